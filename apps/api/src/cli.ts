@@ -1,0 +1,77 @@
+import { buildOpenApiDocument } from "@dbmon/contract";
+import { migrateDatastore, openDatastore } from "@dbmon/datastore";
+import { Command } from "commander";
+import { ConfigError, loadConfig, loadDotEnv } from "./config.js";
+import { createLogger } from "./logger.js";
+import { startService } from "./server.js";
+import { version } from "./version.js";
+
+const program = new Command()
+  .name("dbmon")
+  .description("dbmon: monitoring for fleets of PostgreSQL servers")
+  .version(version)
+  .showHelpAfterError();
+
+program
+  .command("serve", { isDefault: true })
+  .description("serve the REST API (the default command)")
+  .action(async () => {
+    const config = loadConfig();
+    const logger = createLogger(config.logLevel);
+    const service = await startService(config, logger);
+    const stop = (signal: string) => {
+      logger.info({ signal }, "shutting down");
+      service.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, "shutdown failed");
+          process.exit(1);
+        },
+      );
+    };
+    process.once("SIGTERM", () => stop("SIGTERM"));
+    process.once("SIGINT", () => stop("SIGINT"));
+  });
+
+program
+  .command("migrate")
+  .description("apply pending datastore migrations and exit")
+  .option("--json", "print the result as JSON")
+  .action(async (options: { json?: boolean }) => {
+    const config = loadConfig();
+    const logger = createLogger(config.logLevel === "info" ? "warn" : config.logLevel);
+    if (config.databaseUrl) {
+      await migrateDatastore(config.databaseUrl);
+    } else {
+      // The embedded server migrates as it opens.
+      const datastore = await openDatastore({
+        dataDir: config.dataDir,
+        embeddedPort: config.embeddedPort,
+        logger,
+      });
+      await datastore.close();
+    }
+    const datastore = config.databaseUrl ? "external" : "embedded";
+    console.log(
+      options.json ? JSON.stringify({ migrated: true, datastore }) : `datastore (${datastore}) is up to date`,
+    );
+  });
+
+program
+  .command("openapi")
+  .description("print the OpenAPI 3.0.3 document")
+  .option("--json", "print compact JSON on one line")
+  .action((options: { json?: boolean }) => {
+    const document = buildOpenApiDocument();
+    console.log(options.json ? JSON.stringify(document) : JSON.stringify(document, null, 2));
+  });
+
+loadDotEnv();
+program.parseAsync().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    console.error(`dbmon: ${error.message}`);
+    process.exit(2);
+  }
+  console.error(`dbmon: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,95 @@
+import { existsSync } from "node:fs";
+import { z } from "zod";
+
+const boolean = z
+  .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
+  .transform((value) => value === "true" || value === "1" || value === "yes");
+
+const port = z.coerce
+  .number({ error: "must be a port number" })
+  .int({ error: "must be a port number" })
+  .min(0, { error: "must be a port number" })
+  .max(65_535, { error: "must be a port number" });
+
+const corsOrigin = z
+  .string()
+  .refine((value) => value !== "*", {
+    error: "must be one origin, not *: credentials are always required",
+  })
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return (
+          (url.protocol === "http:" || url.protocol === "https:") && url.origin === value.replace(/\/$/, "")
+        );
+      } catch {
+        return false;
+      }
+    },
+    { error: "must be an origin such as https://dbmon.example.com" },
+  )
+  .transform((value) => value.replace(/\/$/, ""));
+
+const postgresUrl = z.string().refine((value) => /^postgres(ql)?:\/\//.test(value), {
+  error: "must be a postgres:// or postgresql:// URL",
+});
+
+/** Every setting comes from the environment; these are the variables, their defaults and checks. */
+const environment = z.object({
+  DBMON_HOST: z.string().min(1).default("127.0.0.1"),
+  DBMON_PORT: port.default(8080),
+  DBMON_DATABASE_URL: postgresUrl.optional(),
+  DBMON_DATA_DIR: z.string().min(1).default("./.dbmon"),
+  DBMON_EMBEDDED_PORT: port.default(54329),
+  DBMON_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  DBMON_CORS_ORIGIN: corsOrigin.optional(),
+  DBMON_HSTS: boolean.default(false),
+  DBMON_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+});
+
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  embeddedPort: number;
+  logLevel: z.infer<typeof environment>["DBMON_LOG_LEVEL"];
+  corsOrigin: string | undefined;
+  hsts: boolean;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Reads and validates the configuration; the first wrong variable is named in the error. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const values = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ""));
+  const parsed = environment.safeParse(values);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = String(issue?.path[0] ?? "environment");
+    throw new ConfigError(`Invalid configuration: ${variable} ${issue?.message ?? "is invalid"}`);
+  }
+  const e = parsed.data;
+  return {
+    host: e.DBMON_HOST,
+    port: e.DBMON_PORT,
+    databaseUrl: e.DBMON_DATABASE_URL,
+    dataDir: e.DBMON_DATA_DIR,
+    embeddedPort: e.DBMON_EMBEDDED_PORT,
+    logLevel: e.DBMON_LOG_LEVEL,
+    corsOrigin: e.DBMON_CORS_ORIGIN,
+    hsts: e.DBMON_HSTS,
+    shutdownTimeoutMs: e.DBMON_SHUTDOWN_TIMEOUT_SECONDS * 1000,
+  };
+}
+
+/** Loads `.env` from the working directory into the environment, without overriding what is set. */
+export function loadDotEnv(file = ".env"): void {
+  if (existsSync(file)) {
+    process.loadEnvFile(file);
+  }
+}

@@ -1,0 +1,85 @@
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { secureHeaders } from "hono/secure-headers";
+import type { Config } from "../config.js";
+import type { AppEnv, Services } from "../services.js";
+import { ApiError } from "./errors.js";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** RFC 8631 discovery link, on every JSON response (decision D2). */
+export const SERVICE_DESC_LINK = '</api/v1/openapi.json>; rel="service-desc"';
+
+export function provideServices(services: Services): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set("services", services);
+    await next();
+  };
+}
+
+export function securityHeaders(config: Config): MiddlewareHandler {
+  return secureHeaders({
+    xContentTypeOptions: "nosniff",
+    xFrameOptions: "DENY",
+    xXssProtection: "1; mode=block",
+    referrerPolicy: "strict-origin-when-cross-origin",
+    contentSecurityPolicy: {
+      defaultSrc: ["'self'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      fontSrc: ["'self'", "data:"],
+    },
+    strictTransportSecurity: config.hsts ? "max-age=31536000; includeSubDomains" : false,
+    // Headers we do not promise; leave the browser defaults.
+    crossOriginEmbedderPolicy: false,
+    crossOriginOpenerPolicy: false,
+    crossOriginResourcePolicy: false,
+    originAgentCluster: false,
+    xDnsPrefetchControl: false,
+    xDownloadOptions: false,
+    xPermittedCrossDomainPolicies: false,
+  });
+}
+
+/** CORS for the one configured origin; preflights are answered before authentication. */
+export function corsForOrigin(origin: string): MiddlewareHandler {
+  return cors({
+    origin,
+    allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    allowHeaders: ["Content-Type", "Authorization"],
+    exposeHeaders: ["Link", "X-Request-Id"],
+    credentials: true,
+    maxAge: 600,
+  });
+}
+
+export const serviceDescLink: MiddlewareHandler = async (c, next) => {
+  await next();
+  if (c.res.headers.get("content-type")?.startsWith("application/json")) {
+    c.res.headers.set("Link", SERVICE_DESC_LINK);
+  }
+};
+
+export const limitBodySize: MiddlewareHandler = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw new ApiError(413, "Request body too large (max 1MB)");
+  },
+});
+
+/** One structured line per request: never the query string, headers or body. */
+export const logRequests: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const started = performance.now();
+  await next();
+  const { logger } = c.get("services");
+  logger.info(
+    {
+      requestId: c.get("requestId"),
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+    },
+    "request",
+  );
+};

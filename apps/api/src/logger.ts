@@ -1,0 +1,41 @@
+import { type DestinationStream, type Logger, pino } from "pino";
+
+export type { Logger };
+
+/**
+ * Paths pino blanks wherever they appear in a logged object, so a secret that reaches a log call
+ * by accident is still never written.
+ */
+export const redactedPaths = [
+  "password",
+  "*.password",
+  "token",
+  "*.token",
+  "session_token",
+  "*.session_token",
+  "secret",
+  "*.secret",
+  "api_key",
+  "*.api_key",
+  "databaseUrl",
+  "*.databaseUrl",
+  "url",
+  "*.url",
+  "headers.authorization",
+  "headers.cookie",
+  "*.headers.authorization",
+  "*.headers.cookie",
+];
+
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      name: "dbmon",
+      level,
+      redact: { paths: redactedPaths, censor: "[redacted]" },
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination,
+  );
+}

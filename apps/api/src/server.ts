@@ -1,0 +1,75 @@
+import type { AddressInfo } from "node:net";
+import { type Datastore, openDatastore } from "@dbmon/datastore";
+import { serve } from "@hono/node-server";
+import { createApp } from "./app.js";
+import type { Config } from "./config.js";
+import type { Logger } from "./logger.js";
+import { systemClock } from "./services.js";
+
+export interface RunningService {
+  /** Base URL the API listens on. */
+  url: string;
+  datastore: Datastore;
+  /** Stops accepting, lets in-flight requests finish, then closes the datastore. */
+  close(): Promise<void>;
+}
+
+/** Opens the datastore (migrating it) and serves the API until `close()`. */
+export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+  const datastore = await openDatastore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    embeddedPort: config.embeddedPort,
+    logger,
+  });
+  const app = createApp({ config, datastore, logger, clock: systemClock });
+
+  let server: ReturnType<typeof serve>;
+  try {
+    server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const started = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () =>
+        resolve(started),
+      );
+      started.once("error", reject);
+    });
+  } catch (error) {
+    await datastore.close();
+    throw error;
+  }
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  logger.info(
+    { address: url, datastore: datastore.embedded ? "embedded" : "external" },
+    "dbmon API listening",
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    datastore,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          const force = setTimeout(() => {
+            logger.warn("shutdown timeout: closing remaining connections");
+            if ("closeAllConnections" in server) {
+              server.closeAllConnections();
+            }
+          }, config.shutdownTimeoutMs);
+          server.close(() => {
+            clearTimeout(force);
+            resolve();
+          });
+          // Idle keep-alive connections would hold close() open; busy ones finish their request.
+          if ("closeIdleConnections" in server) {
+            server.closeIdleConnections();
+          }
+        });
+        await datastore.close();
+        logger.info("dbmon stopped");
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import { cpSync } from "node:fs";
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: ["src/cli.ts", "src/index.ts"],
+  format: ["esm"],
+  clean: true,
+  sourcemap: true,
+  target: "node20",
+  // Workspace packages ship TypeScript sources: bundle them; everything from npm stays external.
+  noExternal: [/^@dbmon\//],
+  banner: { js: "#!/usr/bin/env node" },
+  async onSuccess() {
+    // The datastore finds its migrations beside the module that runs them: now this bundle.
+    cpSync("../../packages/datastore/src/migrations", "dist/migrations", { recursive: true });
+  },
+});

@@ -1,0 +1,51 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import packageJson from "../package.json" with { type: "json" };
+import { utilityRoutes } from "./groups/utilities.js";
+import { tags } from "./tags.js";
+
+/** Every route of the contract, by function group. The API registers a handler for each. */
+export const routeGroups = {
+  utilities: utilityRoutes,
+} as const;
+
+export const allRoutes = Object.values(routeGroups).flatMap((group) => Object.values(group));
+
+export const apiVersion = packageJson.version;
+
+export type OpenApiDocument = ReturnType<OpenAPIHono["getOpenAPIDocument"]>;
+
+/**
+ * Builds the OpenAPI 3.0.3 document from the route definitions alone, so the contract package can
+ * write it at build time and the API can serve the very same object.
+ */
+export function buildOpenApiDocument(): OpenApiDocument {
+  const app = new OpenAPIHono();
+  const registry = app.openAPIRegistry;
+  registry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "A session token from POST /api/v1/auth/login or a service token",
+  });
+  registry.registerComponent("securitySchemes", "cookieAuth", {
+    type: "apiKey",
+    in: "cookie",
+    name: "session_token",
+    description: "The session cookie set by POST /api/v1/auth/login",
+  });
+  for (const route of allRoutes) {
+    registry.registerPath(route);
+  }
+  return app.getOpenAPIDocument({
+    openapi: "3.0.3",
+    info: {
+      title: "dbmon API",
+      version: apiVersion,
+      description:
+        "REST API of dbmon, a monitoring service for fleets of PostgreSQL servers. " +
+        'Every error is a JSON body {"error": "..."}.',
+      license: { name: "Apache-2.0" },
+    },
+    servers: [{ url: "/", description: "This dbmon server" }],
+    tags: Object.values(tags).map((tag) => ({ ...tag })),
+  });
+}

@@ -1,0 +1,4 @@
+export * from "./common.js";
+export * from "./document.js";
+export * from "./groups/utilities.js";
+export * from "./tags.js";

@@ -1,0 +1,75 @@
+import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import { type EmbeddedServer, startEmbeddedServer } from "./embedded.js";
+import { type DatastoreLogger, silentLogger } from "./logger.js";
+import { migrateDatastore } from "./migrate.js";
+import * as schema from "./schema/index.js";
+
+export type Db = PostgresJsDatabase<typeof schema>;
+export type Sql = postgres.Sql;
+
+export interface DatastoreConfig {
+  /** An external PostgreSQL server; when absent an embedded server runs in `dataDir`. */
+  databaseUrl?: string | undefined;
+  /** Where the embedded server keeps its data. */
+  dataDir: string;
+  /** Port of the embedded server on 127.0.0.1; 0 picks a free one. */
+  embeddedPort?: number;
+  /** Pool size of this process. */
+  maxConnections?: number;
+  /** Apply pending migrations on open (the default). */
+  migrate?: boolean;
+  logger?: DatastoreLogger;
+}
+
+export interface Datastore {
+  db: Db;
+  sql: Sql;
+  /** Connection URL in use (carries credentials: never log it). */
+  url: string;
+  /** The embedded server, when this process started one. */
+  embedded: EmbeddedServer | undefined;
+  /** Resolves when the datastore answers a trivial query. */
+  ping(): Promise<void>;
+  /** Closes the pool and stops an embedded server. */
+  close(): Promise<void>;
+}
+
+export async function openDatastore(config: DatastoreConfig): Promise<Datastore> {
+  const logger = config.logger ?? silentLogger;
+  const embedded = config.databaseUrl
+    ? undefined
+    : await startEmbeddedServer({ dataDir: config.dataDir, port: config.embeddedPort ?? 0, logger });
+  const url = config.databaseUrl ?? (embedded as EmbeddedServer).url;
+  try {
+    if (config.migrate !== false) {
+      await migrateDatastore(url);
+    }
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+  const sql = postgres(url, {
+    max: config.maxConnections ?? 10,
+    onnotice: () => {},
+    connection: { application_name: "dbmon" },
+  });
+  let closed = false;
+  return {
+    db: drizzle({ client: sql, schema, casing: "snake_case" }),
+    sql,
+    url,
+    embedded,
+    async ping() {
+      await sql`select 1`;
+    },
+    async close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      await sql.end({ timeout: 5 });
+      await embedded?.stop();
+    },
+  };
+}

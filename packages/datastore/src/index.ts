@@ -1,0 +1,5 @@
+export { type Datastore, type DatastoreConfig, type Db, openDatastore, type Sql } from "./datastore.js";
+export { type EmbeddedServer, startEmbeddedServer } from "./embedded.js";
+export { type DatastoreLogger, silentLogger } from "./logger.js";
+export { migrateDatastore, migrationsFolder } from "./migrate.js";
+export * as schema from "./schema/index.js";

@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    projects: ["packages/*", "apps/*"],
+    globalSetup: ["./tooling/testing/src/global-setup.ts"],
+    // Two cores: keep the number of test workers (and their databases) small.
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
