@@ -8,5 +8,8 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // CI reads the JSON report to print its "N passed, N failed" line.
+    reporters: process.env.CI ? ["default", "json"] : ["default"],
+    outputFile: { json: "test-results/vitest.json" },
   },
 });

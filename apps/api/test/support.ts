@@ -2,8 +2,8 @@ import { type Datastore, openDatastore } from "@dbmon/datastore";
 import { createTestDatabase, type TestDatabase } from "@dbmon/testing";
 import { createApp } from "../src/app.js";
 import { type Config, loadConfig } from "../src/config.js";
-import { createLogger } from "../src/logger.js";
 import type { App } from "../src/http/app-type.js";
+import { createLogger } from "../src/logger.js";
 import type { Clock, Services } from "../src/services.js";
 
 export interface TestApp {
@@ -24,7 +24,12 @@ export interface TestAppOptions {
 /** An app on a fresh database of its own, with captured logs. */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
-  const datastore = await openDatastore({ databaseUrl: database.url, dataDir: "", migrate: false, maxConnections: 4 });
+  const datastore = await openDatastore({
+    databaseUrl: database.url,
+    dataDir: "",
+    migrate: false,
+    maxConnections: 4,
+  });
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger("debug", {
     write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>),

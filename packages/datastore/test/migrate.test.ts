@@ -1,6 +1,6 @@
-import { createTestDatabase, databaseUrl, type TestDatabase } from "@dbmon/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, databaseUrl, type TestDatabase } from "../../../tooling/testing/src/index.js";
 import { migrateDatastore } from "../src/index.js";
 
 describe("migrations", () => {
@@ -26,7 +26,8 @@ describe("migrations", () => {
     await Promise.all([migrateDatastore(url), migrateDatastore(url), migrateDatastore(url)]);
     const sql = postgres(url, { max: 1 });
     const applied = await sql`select count(*)::int as n from drizzle.__drizzle_migrations`;
-    const tables = await sql`select count(*)::int as n from information_schema.tables where table_name = 'system_settings'`;
+    const tables =
+      await sql`select count(*)::int as n from information_schema.tables where table_name = 'system_settings'`;
     await sql.end();
     expect(tables[0]?.n).toBe(1);
     expect(applied[0]?.n).toBeGreaterThan(0);

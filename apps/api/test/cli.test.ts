@@ -1,0 +1,114 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createTestDatabase, type TestDatabase } from "@dbmon/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const apiDir = fileURLToPath(new URL("..", import.meta.url));
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `dbmon` from source with a clean environment plus `env`. */
+function dbmon(args: string[], env: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+    cwd: apiDir,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+function finished(child: ChildProcess): Promise<Finished> {
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Waits for the "listening" log line of `dbmon serve` and returns the address. */
+function listeningAddress(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buffered = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const match = /"address":"(http:[^"]+)"/.exec(buffered);
+      if (match?.[1]) {
+        resolve(match[1]);
+      }
+    });
+    child.on("close", (code) => reject(new Error(`dbmon exited with ${code} before listening: ${buffered}`)));
+  });
+}
+
+describe("dbmon command line", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  it("prints the OpenAPI document", async () => {
+    const result = await finished(dbmon(["openapi", "--json"]));
+    expect(result.code).toBe(0);
+    const committed = JSON.parse(
+      readFileSync(new URL("../../../packages/contract/openapi.json", import.meta.url), "utf8"),
+    ) as unknown;
+    expect(JSON.parse(result.stdout)).toEqual(committed);
+  });
+
+  it("stops with one line naming a wrong variable", async () => {
+    const result = await finished(dbmon(["serve"], { DBMON_PORT: "eighty" }));
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe("dbmon: Invalid configuration: DBMON_PORT must be a port number");
+  });
+
+  it("migrates an external datastore and reports it as JSON", async () => {
+    const result = await finished(dbmon(["migrate", "--json"], { DBMON_DATABASE_URL: database.url }));
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ migrated: true, datastore: "external" });
+  });
+
+  it("serves, then shuts down cleanly on SIGTERM", async () => {
+    const child = dbmon(["serve"], { DBMON_DATABASE_URL: database.url, DBMON_PORT: "0" });
+    const done = finished(child);
+    const address = await listeningAddress(child);
+    const res = await fetch(`${address}/health`);
+    expect(res.status).toBe(200);
+    child.kill("SIGTERM");
+    const result = await done;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('"msg":"dbmon stopped"');
+    // Logs never carry the datastore URL (it holds credentials).
+    expect(result.stdout).not.toContain(database.url);
+    await expect(fetch(`${address}/health`)).rejects.toThrow();
+  });
+
+  it("runs on the embedded datastore and stops it on SIGINT", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "dbmon-cli-"));
+    try {
+      const child = dbmon(["serve"], { DBMON_DATA_DIR: dataDir, DBMON_PORT: "0", DBMON_EMBEDDED_PORT: "0" });
+      const done = finished(child);
+      const address = await listeningAddress(child);
+      expect(await (await fetch(`${address}/health`)).json()).toMatchObject({ status: "ok" });
+      child.kill("SIGINT");
+      const result = await done;
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('"msg":"embedded datastore stopped"');
+      const leftovers = await finished(spawn("pgrep", ["-f", join(dataDir, "pg")]));
+      expect(leftovers.stdout.trim()).toBe("");
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});

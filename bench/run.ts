@@ -1,0 +1,16 @@
+// `pnpm bench [name...]`: runs bench/*.bench.ts (or the named ones) one after another.
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const dir = fileURLToPath(new URL(".", import.meta.url));
+const wanted = process.argv.slice(2);
+const files = readdirSync(dir)
+  .filter((file) => file.endsWith(".bench.ts"))
+  .filter((file) => wanted.length === 0 || wanted.some((name) => file.startsWith(name)))
+  .sort();
+
+console.log(`# dbmon benchmarks (${process.env.BENCH_DURATION_SECONDS ?? 10} s per target, 50 connections)`);
+for (const file of files) {
+  const module = (await import(`./${file}`)) as { run(): Promise<void> };
+  await module.run();
+}

@@ -1,0 +1,1 @@
+export { type AlertOperator, alertOperators, isAlertOperator, violates } from "./operators.js";

@@ -1,0 +1,43 @@
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatastore, schema } from "../src/index.js";
+
+describe("embedded datastore", () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "dbmon-embedded-"));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  it("keeps its data across a restart", async () => {
+    const first = await openDatastore({ dataDir, embeddedPort: 0 });
+    expect(first.embedded).toBeDefined();
+    await first.db.insert(schema.systemSettings).values({ key: "restart-check", value: { kept: true } });
+    await first.close();
+
+    const second = await openDatastore({ dataDir, embeddedPort: 0 });
+    const rows = await second.db
+      .select()
+      .from(schema.systemSettings)
+      .where(eq(schema.systemSettings.key, "restart-check"));
+    await second.close();
+    expect(rows.map((row) => row.value)).toEqual([{ kept: true }]);
+  });
+
+  it("keeps its generated credentials private", async () => {
+    const info = await stat(join(dataDir, "embedded-credentials.json"));
+    expect(info.mode & 0o077).toBe(0);
+  });
+
+  it("runs PostgreSQL 18 on loopback only", async () => {
+    const store = await openDatastore({ dataDir, embeddedPort: 0 });
+    const [row] = await store.sql`select current_setting('server_version_num')::int as version,
+      current_setting('listen_addresses') as listen`;
+    await store.close();
+    expect(row?.version).toBeGreaterThanOrEqual(180000);
+    expect(row?.listen).toBe("127.0.0.1");
+  });
+});
