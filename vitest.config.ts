@@ -6,8 +6,6 @@ export default defineConfig({
     globalSetup: ["./tooling/testing/src/global-setup.ts"],
     // Two cores: keep the number of test workers (and their databases) small.
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
     // CI reads the JSON report to print its "N passed, N failed" line.
     reporters: process.env.CI ? ["default", "json"] : ["default"],
     outputFile: { json: "test-results/vitest.json" },
