@@ -1,9 +1,9 @@
 // GET /health on the full app (middleware, datastore ping) against a bare node:http JSON server.
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import { createApp, createLogger, loadConfig, systemClock } from "@dbmon/api";
-import { openDatastore } from "@dbmon/datastore";
 import { serve } from "@hono/node-server";
+import { createApp, createLogger, loadConfig, systemClock } from "../apps/api/src/index.js";
+import { openDatastore } from "../packages/datastore/src/index.js";
 import { benchDatastoreOptions } from "./datastore.js";
 import { load, report, startBareJsonServer } from "./harness.js";
 

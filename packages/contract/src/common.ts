@@ -9,12 +9,6 @@ export type ErrorBody = z.infer<typeof ErrorSchema>;
 /** Positive integer identifiers as they appear in JSON bodies. */
 export const IdSchema = z.number().int().positive();
 
-/** Positive integer identifiers as they arrive in a path segment. */
-export const IdParamSchema = z.coerce
-  .number({ error: "must be an integer" })
-  .int({ error: "must be an integer" })
-  .positive({ error: "must be a positive integer" });
-
 /** ISO 8601 timestamps in UTC, as every timestamp on the wire is written. */
 export const TimestampSchema = z.iso.datetime({ offset: true }).openapi({ example: "2026-11-22T08:15:30Z" });
 
@@ -58,7 +52,7 @@ export function jsonResponse<T extends z.ZodType>(schema: T, description: string
 }
 
 /** Security requirement of routes that need a session or service token. */
-export const authenticated = [{ bearerAuth: [] }, { cookieAuth: [] }];
+export const authenticated: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { cookieAuth: [] }];
 
 /** Security requirement of public routes (no token needed). */
 export const publicAccess: never[] = [];
@@ -76,4 +70,16 @@ export function message(text: string): { error: string } {
 
 export function isSentenceMessage(text: string): boolean {
   return sentenceMessages.has(text);
+}
+
+/**
+ * A positive integer identifier in the path segment `name`; anything else is a 400 with `invalid`
+ * (the reference's wording, such as "Invalid connection ID").
+ */
+export function idParam(name: string, invalid: string) {
+  return z
+    .string()
+    .regex(/^[1-9]\d{0,14}$/, message(invalid))
+    .transform(Number)
+    .openapi({ param: { name, in: "path" }, type: "integer", minimum: 1, example: 1 });
 }

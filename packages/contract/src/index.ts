@@ -1,4 +1,6 @@
 export * from "./common.js";
 export * from "./document.js";
+export * from "./groups/connections.js";
+export * from "./groups/server-info.js";
 export * from "./groups/utilities.js";
 export * from "./tags.js";
