@@ -8,12 +8,18 @@ const sdkErrors = { APIError, APIUserAbortError, APIConnectionTimeoutError };
 const OPENAI_ORIGIN = "https://api.openai.com";
 
 /**
+ * The SDK will not start without a credential. For a server that needs none it gets this one, which
+ * never leaves the process: the null Authorization default header removes it from every request.
+ */
+const UNSENT_CREDENTIAL = "no-key";
+
+/**
  * A client for the Chat Completions API: OpenAI itself, any OpenAI-compatible server, Gemini's and
  * Ollama's OpenAI-compatible endpoints.
  */
 export function createOpenAiCompatibleClient(config: LlmConfig): LlmClient {
   const sdk = new OpenAI({
-    apiKey: config.apiKey?.reveal() ?? null,
+    apiKey: config.apiKey?.reveal() ?? UNSENT_CREDENTIAL,
     baseURL: config.baseUrl,
     timeout: config.timeoutMs,
     maxRetries: config.maxRetries,
