@@ -255,5 +255,10 @@ describe("the request", () => {
       databases: described,
       generatedAt: now,
     });
+    // A JSON object, not a JSON string, for whoever reads the table with SQL.
+    const [stored] = await datastore.sql`
+      select jsonb_typeof(databases) as type, databases ->> 'shop' as shop
+      from ai_analysis_cache where connection_id = ${options.connectionId}`;
+    expect(stored).toEqual({ type: "object", shop: described.shop });
   });
 });

@@ -244,3 +244,35 @@ describe.each(["anthropic", "openai"] as const satisfies LlmProviderName[])("fai
     expect(JSON.stringify(llm)).not.toContain(TEST_KEY);
   });
 });
+
+describe("the fake provider", () => {
+  it("rejects what the real APIs reject", async () => {
+    const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${fake.anthropicBaseUrl}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+      });
+    const anthropic = { "anthropic-version": "2023-06-01" };
+    const messages = [{ role: "user", content: "Hi" }];
+
+    const noVersion = await post("/v1/messages", { model: "m", max_tokens: 5, messages });
+    expect(noVersion.status).toBe(400);
+    expect(await noVersion.json()).toEqual({
+      type: "error",
+      error: { type: "invalid_request_error", message: "anthropic-version: header is required" },
+    });
+    expect((await post("/v1/messages", { model: "m", messages }, anthropic)).status).toBe(400);
+    expect((await post("/v1/chat/completions", { messages })).status).toBe(400);
+    const streaming = await post("/v1/chat/completions", { model: "m", messages, stream: true });
+    expect(await streaming.json()).toMatchObject({ error: { message: "the fake provider does not stream" } });
+    expect((await post("/v1/embeddings", { model: "m", input: "x" })).status).toBe(404);
+  });
+
+  it("answers 500 when nothing is scripted", async () => {
+    const error = await failure(
+      clientFor(fake, "openai").complete({ messages: [{ role: "user", content: "Hi" }], maxTokens: 5 }),
+    );
+    expect(error.message).toBe("openai answered HTTP 500: the fake provider has no scripted answer");
+  });
+});

@@ -85,9 +85,10 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         if (req.method !== "POST" || !completion) {
           return sendError(res, api, 404, `no route for ${req.method} ${path}`);
         }
-        const request = body as { model?: unknown; stream?: unknown };
-        if (request.stream === true) {
-          return sendError(res, api, 400, "the fake provider does not stream");
+        const request = (body ?? {}) as Record<string, unknown>;
+        const invalid = invalidRequest(api, req, request);
+        if (invalid) {
+          return sendError(res, api, 400, invalid);
         }
         const answer = answers.shift();
         if (!answer) {
@@ -100,7 +101,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
           return sendError(res, api, answer.status, answer.message);
         }
         sequence += 1;
-        const model = typeof request.model === "string" ? request.model : "fake-model";
+        const model = String(request.model);
         const input = answer.inputTokens ?? 10;
         const output = answer.outputTokens ?? 20;
         return sendJson(
@@ -136,6 +137,30 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       return new Promise((closed, failed) => server.close((error) => (error ? failed(error) : closed())));
     },
   };
+}
+
+/** The checks of the real APIs that a client of ours could fail. */
+function invalidRequest(
+  api: "anthropic" | "openai",
+  req: IncomingMessage,
+  request: Record<string, unknown>,
+): string | undefined {
+  if (api === "anthropic" && req.headers["anthropic-version"] === undefined) {
+    return "anthropic-version: header is required";
+  }
+  if (typeof request.model !== "string" || request.model === "") {
+    return "model: field required";
+  }
+  if (!Array.isArray(request.messages) || request.messages.length === 0) {
+    return "messages: field required";
+  }
+  if (api === "anthropic" && typeof request.max_tokens !== "number") {
+    return "max_tokens: field required";
+  }
+  if (request.stream === true) {
+    return "the fake provider does not stream";
+  }
+  return undefined;
 }
 
 function anthropicMessage(sequence: number, model: string, text: string, input: number, output: number) {
