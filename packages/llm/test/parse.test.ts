@@ -76,6 +76,22 @@ describe("parseAnalysis", () => {
     expect(parseAnalysis(answer, names)).toEqual({ sales: "Orders and invoices.", analytics: "Reports" });
   });
 
+  it("accepts the details from the prompt repeated after the name", () => {
+    const answer = [
+      "- sales (size: 12.3 MB; extensions: pg_trgm): Orders.",
+      "- **analytics** (40 GB): Reports.",
+      "postgres (size: unknown; extensions: none) - Default.",
+    ].join("\n");
+    expect(parseAnalysis(answer, [...names, "archive (old)"])).toEqual({
+      sales: "Orders.",
+      analytics: "Reports.",
+      postgres: "Default.",
+    });
+    expect(parseAnalysis("archive (old): Old archive.", ["archive", "archive (old)"])).toEqual({
+      "archive (old)": "Old archive.",
+    });
+  });
+
   it("handles names that contain a colon, a dash or spaces", () => {
     const tricky = ["team:alpha", "billing - eu", "Customer Data"];
     const answer = "team:alpha: Alpha team.\nbilling - eu: European billing.\n- Customer Data: Customers.";

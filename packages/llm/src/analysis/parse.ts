@@ -4,6 +4,8 @@ const SEPARATOR = /:|\s[-–—]\s/g;
 const LINE_PREFIX = /^(?:[-*•+]\s+|\(?\d+[.)]\s+|#+\s+)+/;
 /** Quotes and emphasis around a name. */
 const NAME_WRAPPING = /^["'“”‘’*_]+|["'“”‘’*_]+$/g;
+/** What a model may repeat after the name from the prompt: `sales (size: 1 MB; extensions: none)`. */
+const TRAILING_DETAILS = /\s*\([^()]*\)$/;
 
 /**
  * Reads the model's answer into database name → description, keeping only lines about a database
@@ -72,7 +74,12 @@ function resolveName(
   byLowerCase: Map<string, string>,
 ): string | undefined {
   const trimmed = candidate.trim();
-  for (const name of [trimmed, trimmed.replace(NAME_WRAPPING, "").trim()]) {
+  const unwrapped = trimmed.replace(NAME_WRAPPING, "").trim();
+  for (const name of [
+    trimmed,
+    unwrapped,
+    unwrapped.replace(TRAILING_DETAILS, "").replace(NAME_WRAPPING, ""),
+  ]) {
     if (known.has(name)) {
       return name;
     }
