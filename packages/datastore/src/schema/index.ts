@@ -1,1 +1,2 @@
+export * from "./ai-analysis.js";
 export * from "./system.js";
