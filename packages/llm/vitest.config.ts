@@ -1,3 +1,3 @@
-import { defineProject } from "vitest/config";
+import { dbmonProject } from "../../tooling/testing/src/project.js";
 
-export default defineProject({ test: { name: "llm" } });
+export default dbmonProject("llm");
