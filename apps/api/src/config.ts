@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
+import { isValidHostEntry } from "./connections/host-policy.js";
 
 const boolean = z
   .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
@@ -35,6 +36,12 @@ const postgresUrl = z.string().refine((value) => /^postgres(ql)?:\/\//.test(valu
   error: "must be a postgres:// or postgresql:// URL",
 });
 
+const hostList = z
+  .string()
+  .refine((value) => value.split(",").every((entry) => !entry.trim() || isValidHostEntry(entry)), {
+    error: "must be a comma-separated list of host names, IP addresses and CIDR ranges",
+  });
+
 /** Every setting comes from the environment; these are the variables, their defaults and checks. */
 const environment = z.object({
   DBMON_HOST: z.string().min(1).default("127.0.0.1"),
@@ -45,6 +52,8 @@ const environment = z.object({
   DBMON_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DBMON_CORS_ORIGIN: corsOrigin.optional(),
   DBMON_HSTS: boolean.default(false),
+  DBMON_ALLOWED_HOSTS: hostList.optional(),
+  DBMON_BLOCKED_HOSTS: hostList.optional(),
   DBMON_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
 });
 
@@ -58,6 +67,10 @@ export interface Config {
   corsOrigin: string | undefined;
   hsts: boolean;
   shutdownTimeoutMs: number;
+  /** Hosts, addresses and CIDR ranges re-admitted for monitored connections. */
+  allowedHosts: string | undefined;
+  /** Hosts, addresses and CIDR ranges refused for monitored connections. */
+  blockedHosts: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -84,6 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigin: e.DBMON_CORS_ORIGIN,
     hsts: e.DBMON_HSTS,
     shutdownTimeoutMs: e.DBMON_SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    allowedHosts: e.DBMON_ALLOWED_HOSTS,
+    blockedHosts: e.DBMON_BLOCKED_HOSTS,
   };
 }
 

@@ -13,6 +13,8 @@ describe("configuration", () => {
       corsOrigin: undefined,
       hsts: false,
       shutdownTimeoutMs: 30_000,
+      allowedHosts: undefined,
+      blockedHosts: undefined,
     });
   });
 
@@ -45,6 +47,8 @@ describe("configuration", () => {
     [{ DBMON_CORS_ORIGIN: "*" }, "DBMON_CORS_ORIGIN"],
     [{ DBMON_CORS_ORIGIN: "ui.example.com" }, "DBMON_CORS_ORIGIN"],
     [{ DBMON_HSTS: "maybe" }, "DBMON_HSTS"],
+    [{ DBMON_BLOCKED_HOSTS: "10.0.0.0/99" }, "DBMON_BLOCKED_HOSTS"],
+    [{ DBMON_ALLOWED_HOSTS: "db..example" }, "DBMON_ALLOWED_HOSTS"],
   ])("names the wrong variable in one line (%o)", (env, variable) => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
     try {
