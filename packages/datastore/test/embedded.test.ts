@@ -1,6 +1,8 @@
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatastore, schema } from "../src/index.js";
@@ -39,5 +41,26 @@ describe("embedded datastore", () => {
     await store.close();
     expect(row?.version).toBeGreaterThanOrEqual(180000);
     expect(row?.listen).toBe("127.0.0.1");
+  });
+
+  it("leaves the process's exit code and signals to the process", async () => {
+    const script = join(dataDir, "exit-code.mts");
+    const entry = fileURLToPath(new URL("../src/index.ts", import.meta.url));
+    await writeFile(
+      script,
+      `import { startEmbeddedServer, silentLogger } from ${JSON.stringify(entry)};
+const server = await startEmbeddedServer({ dataDir: ${JSON.stringify(join(dataDir, "exit"))}, port: 0, logger: silentLogger });
+await server.stop();
+process.exitCode = 3;
+console.log(process.listenerCount("SIGTERM"), process.listenerCount("beforeExit"));
+`,
+    );
+    const result = spawnSync(process.execPath, ["--import", "tsx", script], {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(result.stdout.trim()).toBe("0 0");
+    expect(result.status).toBe(3);
   });
 });
