@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
+import { isAddressOrRange } from "./auth/client-address.js";
 
 const boolean = z
   .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
@@ -31,6 +32,25 @@ const corsOrigin = z
   )
   .transform((value) => value.replace(/\/$/, ""));
 
+const trustedProxies = z
+  .string()
+  .transform((value) =>
+    value
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  )
+  .refine((entries) => entries.every(isAddressOrRange), {
+    error: "must be a comma-separated list of IP addresses or CIDR ranges",
+  });
+
+const count = (max: number) =>
+  z.coerce
+    .number({ error: "must be a whole number" })
+    .int({ error: "must be a whole number" })
+    .min(0)
+    .max(max);
+
 const postgresUrl = z.string().refine((value) => /^postgres(ql)?:\/\//.test(value), {
   error: "must be a postgres:// or postgresql:// URL",
 });
@@ -46,6 +66,14 @@ const environment = z.object({
   DBMON_CORS_ORIGIN: corsOrigin.optional(),
   DBMON_HSTS: boolean.default(false),
   DBMON_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  DBMON_ADMIN_USERNAME: z.string().min(1).default("admin"),
+  DBMON_ADMIN_PASSWORD: z.string().optional(),
+  DBMON_TRUSTED_PROXIES: trustedProxies.default([]),
+  DBMON_LOGIN_REQUESTS_PER_MINUTE: count(100_000).min(1).default(20),
+  DBMON_LOGIN_MAX_FAILED_ATTEMPTS: count(100_000).min(1).default(10),
+  DBMON_LOGIN_FAILURE_WINDOW_MINUTES: count(10_080).min(1).default(15),
+  DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS: count(100_000).default(0),
+  DBMON_LLM_MAX_ITERATIONS: count(10_000).min(1).default(50),
 });
 
 export interface Config {
@@ -58,6 +86,23 @@ export interface Config {
   corsOrigin: string | undefined;
   hsts: boolean;
   shutdownTimeoutMs: number;
+  /** The superuser created on first start when there are no users. */
+  adminUsername: string;
+  /** Its password; generated and printed once when absent. */
+  adminPassword: string | undefined;
+  /** Peers whose X-Forwarded-For header is believed (addresses or CIDR ranges). */
+  trustedProxies: string[];
+  loginThrottle: {
+    /** Login requests per minute per client address. */
+    requestsPerMinute: number;
+    /** Failed logins per client address within the window before 429. */
+    maxFailedAttempts: number;
+    failureWindowMs: number;
+  };
+  /** Consecutive wrong passwords that disable an account; 0 never locks out. */
+  lockoutAfterFailedAttempts: number;
+  /** Tool-use rounds an LLM conversation may take (reported by /capabilities). */
+  llmMaxIterations: number;
 }
 
 export class ConfigError extends Error {
@@ -84,6 +129,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigin: e.DBMON_CORS_ORIGIN,
     hsts: e.DBMON_HSTS,
     shutdownTimeoutMs: e.DBMON_SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    adminUsername: e.DBMON_ADMIN_USERNAME,
+    adminPassword: e.DBMON_ADMIN_PASSWORD,
+    trustedProxies: e.DBMON_TRUSTED_PROXIES,
+    loginThrottle: {
+      requestsPerMinute: e.DBMON_LOGIN_REQUESTS_PER_MINUTE,
+      maxFailedAttempts: e.DBMON_LOGIN_MAX_FAILED_ATTEMPTS,
+      failureWindowMs: e.DBMON_LOGIN_FAILURE_WINDOW_MINUTES * 60_000,
+    },
+    lockoutAfterFailedAttempts: e.DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS,
+    llmMaxIterations: e.DBMON_LLM_MAX_ITERATIONS,
   };
 }
 

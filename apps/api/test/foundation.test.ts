@@ -136,7 +136,9 @@ describe("cross-cutting HTTP behaviour", () => {
   });
 
   it("logs one line per request without headers or query strings", async () => {
-    await t.app.request("/health?password=hunter2hunter2", { headers: { authorization: "Bearer abcdef123456" } });
+    await t.app.request("/health?password=hunter2hunter2", {
+      headers: { authorization: "Bearer abcdef123456" },
+    });
     const text = JSON.stringify(t.logs);
     expect(text).not.toContain("hunter2");
     expect(text).not.toContain("abcdef123456");

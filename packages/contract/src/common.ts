@@ -58,7 +58,7 @@ export function jsonResponse<T extends z.ZodType>(schema: T, description: string
 }
 
 /** Security requirement of routes that need a session or service token. */
-export const authenticated = [{ bearerAuth: [] }, { cookieAuth: [] }];
+export const authenticated: Record<string, string[]>[] = [{ bearerAuth: [] }, { cookieAuth: [] }];
 
 /** Security requirement of public routes (no token needed). */
 export const publicAccess: never[] = [];

@@ -1,11 +1,15 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import packageJson from "../package.json" with { type: "json" };
+import { authRoutes } from "./groups/auth.js";
+import { rbacRoutes } from "./groups/rbac.js";
 import { utilityRoutes } from "./groups/utilities.js";
 import { tags } from "./tags.js";
 
 /** Every route of the contract, by function group. The API registers a handler for each. */
 export const routeGroups = {
   utilities: utilityRoutes,
+  auth: authRoutes,
+  rbac: rbacRoutes,
 } as const;
 
 export const allRoutes = Object.values(routeGroups).flatMap((group) => Object.values(group));
