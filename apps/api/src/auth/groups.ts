@@ -44,7 +44,8 @@ export class GroupDirectory {
         name: rbacGroups.name,
         description: rbacGroups.description,
         createdAt: rbacGroups.createdAt,
-        memberCount: sql<number>`(select count(*)::int from ${groupMemberships} where ${groupMemberships.parentGroupId} = ${rbacGroups.id})`,
+        // Written out: drizzle would leave the outer column unqualified inside the subquery.
+        memberCount: sql<number>`(select count(*)::int from group_memberships m where m.parent_group_id = rbac_groups.id)`,
       })
       .from(rbacGroups)
       .orderBy(asc(rbacGroups.name));
