@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, requestJson, type TestApp } from "./support.js";
+import { buildTestApp, createUser, requestJson, type TestApp } from "./support.js";
 
 /**
  * Generated from the committed OpenAPI document: every operation that declares a security
@@ -76,5 +76,30 @@ describe("authorization matrix", () => {
       body: op.method === "GET" ? undefined : "{}",
     });
     expect(cookie.status).toBe(401);
+  });
+});
+
+describe("malformed identifiers", () => {
+  let t: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    t = await buildTestApp();
+    token = (await createUser(t, "root", { superuser: true })).token;
+  });
+  afterAll(() => t.close());
+
+  const withIds = protectedOperations.filter((op) => op.template.includes("{id}"));
+
+  it.each(withIds)("$method $template answers 400 for a non-numeric id", async (op) => {
+    const path = op.template
+      .replace("{id}", "abc")
+      .replace(/\{([^}]+)\}/g, (_, name: string) => samples[name] ?? "1");
+    const res = await requestJson(t.app, path, {
+      method: op.method,
+      body: op.method === "GET" ? undefined : {},
+      token,
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toMatch(/^Invalid \w+ ID$/);
   });
 });
