@@ -1,8 +1,11 @@
 import { type Datastore, schema } from "@dbmon/datastore";
-import { and, eq, gt, sql } from "drizzle-orm";
+import { and, eq, gt, lt, sql } from "drizzle-orm";
 import type { Clock } from "../services.js";
 
 const { loginThrottle } = schema;
+
+/** Counters untouched for this long belong to no current window (the longest is a week). */
+const STALE_AFTER_MS = 8 * 24 * 60 * 60 * 1000;
 
 /**
  * Fixed-window counters kept in the datastore, so every API instance counts the same attempts.
@@ -31,7 +34,13 @@ export class LoginThrottle {
         },
       })
       .returning({ count: loginThrottle.count });
-    return row?.count ?? 1;
+    const count = row?.count ?? 1;
+    if (count === 1) {
+      // A window just started: a good moment to forget the counters of addresses long gone.
+      const stale = new Date(now.getTime() - STALE_AFTER_MS);
+      await this.datastore.db.delete(loginThrottle).where(lt(loginThrottle.windowStart, stale));
+    }
+    return count;
   }
 
   /** The count under `key` within the current window, without counting. */
