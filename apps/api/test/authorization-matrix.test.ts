@@ -103,3 +103,50 @@ describe("malformed identifiers", () => {
     expect(((await res.json()) as { error: string }).error).toMatch(/^Invalid \w+ ID$/);
   });
 });
+
+/** Valid bodies, so a request reaches the lookup of its resource. */
+const validBodies: Record<string, unknown> = {
+  updateGroup: { name: "renamed" },
+  addGroupMember: { user_id: 1 },
+  setGroupMCPPrivileges: { privileges: [] },
+  grantGroupMCPPrivilege: { privilege: "*" },
+  setGroupConnectionPrivileges: { connections: [] },
+  grantGroupConnectionPrivilege: { connection_id: 0, access_level: "read" },
+  setGroupPermissions: { permissions: [] },
+  grantGroupPermission: { permission: "*" },
+};
+
+describe("RBAC operations", () => {
+  let t: TestApp;
+  let root: string;
+  let plain: string;
+  beforeAll(async () => {
+    t = await buildTestApp();
+    root = (await createUser(t, "root", { superuser: true })).token;
+    plain = (await createUser(t, "plain")).token;
+  });
+  afterAll(() => t.close());
+
+  const rbac = protectedOperations.filter((op) => op.template.startsWith("/api/v1/rbac/"));
+  const request = (op: (typeof rbac)[number], path: string, token: string) =>
+    requestJson(t.app, op.operationId === "revokeGroupMCPPrivilege" ? `${path}?name=count_rows` : path, {
+      method: op.method,
+      body: op.method === "GET" ? undefined : (validBodies[op.operationId] ?? {}),
+      token,
+    });
+
+  it.each(rbac)("$method $template answers 403 to a caller without privileges", async (op) => {
+    const res = await request(op, op.path, plain);
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: string }).error).toMatch(/^Permission denied: requires /);
+  });
+
+  it.each(rbac.filter((op) => op.template.includes("{id}")))(
+    "$method $template answers 404 for an unknown id",
+    async (op) => {
+      const res = await request(op, op.path.replace(/^(\/api\/v1\/rbac\/\w+\/)1/, "$199999"), root);
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { error: string }).error).toMatch(/^(User|Group|Token) not found$/);
+    },
+  );
+});
