@@ -38,6 +38,19 @@ describe("authorization layer", () => {
     addProbeRoute(t, "get", "/probe/mcp/query", { mcp: "query_database" });
     addProbeRoute(t, "get", "/probe/mcp/memory", { mcp: "store_memory" });
     addProbeRoute(t, "get", "/probe/superuser", { superuser: true });
+    t.app.openapi(
+      guarded(
+        createRoute({
+          method: "get",
+          path: "/probe/metrics",
+          security: authenticated,
+          request: { query: z.object({ connection_id: IdParamSchema }) },
+          responses: { 200: { description: "ok" }, ...errorResponses(400, 401, 403) },
+        }),
+        { connection: { query: "connection_id", level: "read" } },
+      ),
+      async (c) => c.json({ ok: true }, 200),
+    );
     t.app.get("/probe/visible", async (c) => c.json(await c.get("access").visibleConnections()));
     t.connections.push(
       { id: 1, ownerUsername: "alice", isShared: false },
@@ -108,6 +121,14 @@ describe("authorization layer", () => {
     expect((await get("/probe/connections/99", alice.token)).status).toBe(403);
     // A malformed id is a 400 before the access decision.
     expect((await get("/probe/connections/abc", alice.token)).status).toBe(400);
+  });
+
+  it("takes the connection from a query parameter when the route says so", async () => {
+    expect((await get("/probe/metrics?connection_id=1", alice.token)).status).toBe(200);
+    expect((await get("/probe/metrics?connection_id=2", alice.token)).status).toBe(403);
+    const bad = await get("/probe/metrics?connection_id=x", alice.token);
+    expect(bad.status).toBe(400);
+    expect((await get("/probe/metrics", alice.token)).status).toBe(400);
   });
 
   it("gives a grant on connection 0 access to every connection at its level", async () => {

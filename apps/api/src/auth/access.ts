@@ -12,8 +12,11 @@ export const SESSION_COOKIE = "session_token";
 export interface AccessRequirement {
   superuser?: true;
   permission?: AdminPermission;
-  /** Access to the connection whose id is in this path parameter, at least at this level. */
-  connection?: { param: string; level: AccessLevel };
+  /**
+   * Access, at least at this level, to the connection whose id is in this path parameter (`param`)
+   * or query parameter (`query`).
+   */
+  connection?: { param: string; level: AccessLevel } | { query: string; level: AccessLevel };
   /** Use of this registered MCP tool, resource or prompt. */
   mcp?: string;
   /** The 403 message, where the reference's text for the route differs from the default. */
