@@ -117,7 +117,8 @@ describe("login", () => {
   });
 });
 
-describe("login throttling and lockout", () => {
+// Dozens of logins, each an Argon2 check: generous on a busy two-core machine.
+describe("login throttling and lockout", { timeout: 30_000 }, () => {
   it("refuses the 21st login request of a minute from one address", async () => {
     const t = await buildTestApp({
       config: { loginThrottle: { requestsPerMinute: 20, maxFailedAttempts: 100, failureWindowMs: 900_000 } },
@@ -214,7 +215,7 @@ describe("login throttling and lockout", () => {
   });
 });
 
-describe("credentials on protected routes", () => {
+describe("credentials on protected routes", { timeout: 30_000 }, () => {
   let t: TestApp;
   let alice: Awaited<ReturnType<typeof createUser>>;
   beforeAll(async () => {
