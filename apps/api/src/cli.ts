@@ -1,6 +1,11 @@
 import { buildOpenApiDocument } from "@dbmon/contract";
 import { migrateDatastore, openDatastore } from "@dbmon/datastore";
 import { Command } from "commander";
+import type { CreatedAdmin } from "./auth/bootstrap.js";
+import { CommandError } from "./cli/context.js";
+import { registerGroupCommands } from "./cli/groups.js";
+import { registerTokenCommands } from "./cli/tokens.js";
+import { registerUserCommands } from "./cli/users.js";
 import { ConfigError, loadConfig, loadDotEnv } from "./config.js";
 import { createLogger } from "./logger.js";
 import { startService } from "./server.js";
@@ -18,7 +23,7 @@ program
   .action(async () => {
     const config = loadConfig();
     const logger = createLogger(config.logLevel);
-    const service = await startService(config, logger);
+    const service = await startService(config, logger, { onAdminCreated: announceAdmin });
     const stop = (signal: string) => {
       logger.info({ signal }, "shutting down");
       service.close().then(
@@ -66,8 +71,36 @@ program
     console.log(options.json ? JSON.stringify(document) : JSON.stringify(document, null, 2));
   });
 
+registerUserCommands(program);
+registerGroupCommands(program);
+registerTokenCommands(program);
+
+/** The first superuser's generated password is printed once, on the console only (never logged). */
+function announceAdmin(admin: CreatedAdmin): void {
+  if (admin.generatedPassword === undefined) {
+    return;
+  }
+  const rule = "=".repeat(72);
+  console.log(
+    [
+      rule,
+      `dbmon created the superuser '${admin.username}' with this generated password:`,
+      "",
+      `    ${admin.generatedPassword}`,
+      "",
+      "It is shown only this once. Log in and change it (dbmon user set-password), or set",
+      "DBMON_ADMIN_PASSWORD before the first start to choose it yourself.",
+      rule,
+    ].join("\n"),
+  );
+}
+
 loadDotEnv();
 program.parseAsync().catch((error: unknown) => {
+  if (error instanceof CommandError) {
+    console.error(`dbmon: ${error.message}`);
+    process.exit(1);
+  }
   if (error instanceof ConfigError) {
     console.error(`dbmon: ${error.message}`);
     process.exit(2);

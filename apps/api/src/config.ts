@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
+import { isAddressOrRange } from "./auth/client-address.js";
 import { isValidHostEntry } from "./connections/host-policy.js";
 
 const boolean = z
@@ -32,6 +33,25 @@ const corsOrigin = z
   )
   .transform((value) => value.replace(/\/$/, ""));
 
+const trustedProxies = z
+  .string()
+  .transform((value) =>
+    value
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  )
+  .refine((entries) => entries.every(isAddressOrRange), {
+    error: "must be a comma-separated list of IP addresses or CIDR ranges",
+  });
+
+const count = (max: number) =>
+  z.coerce
+    .number({ error: "must be a whole number" })
+    .int({ error: "must be a whole number" })
+    .min(0)
+    .max(max);
+
 const postgresUrl = z.string().refine((value) => /^postgres(ql)?:\/\//.test(value), {
   error: "must be a postgres:// or postgresql:// URL",
 });
@@ -55,6 +75,14 @@ const environment = z.object({
   DBMON_ALLOWED_HOSTS: hostList.optional(),
   DBMON_BLOCKED_HOSTS: hostList.optional(),
   DBMON_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  DBMON_ADMIN_USERNAME: z.string().min(1).default("admin"),
+  DBMON_ADMIN_PASSWORD: z.string().optional(),
+  DBMON_TRUSTED_PROXIES: trustedProxies.default([]),
+  DBMON_LOGIN_REQUESTS_PER_MINUTE: count(100_000).min(1).default(20),
+  DBMON_LOGIN_MAX_FAILED_ATTEMPTS: count(100_000).min(1).default(10),
+  DBMON_LOGIN_FAILURE_WINDOW_MINUTES: count(10_080).min(1).default(15),
+  DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS: count(100_000).default(0),
+  DBMON_LLM_MAX_ITERATIONS: count(10_000).min(1).default(50),
 });
 
 export interface Config {
@@ -71,6 +99,23 @@ export interface Config {
   allowedHosts: string | undefined;
   /** Hosts, addresses and CIDR ranges refused for monitored connections. */
   blockedHosts: string | undefined;
+  /** The superuser created on first start when there are no users. */
+  adminUsername: string;
+  /** Its password; generated and printed once when absent. */
+  adminPassword: string | undefined;
+  /** Peers whose X-Forwarded-For header is believed (addresses or CIDR ranges). */
+  trustedProxies: string[];
+  loginThrottle: {
+    /** Login requests per minute per client address. */
+    requestsPerMinute: number;
+    /** Failed logins per client address within the window before 429. */
+    maxFailedAttempts: number;
+    failureWindowMs: number;
+  };
+  /** Consecutive wrong passwords that disable an account; 0 never locks out. */
+  lockoutAfterFailedAttempts: number;
+  /** Tool-use rounds an LLM conversation may take (reported by /capabilities). */
+  llmMaxIterations: number;
 }
 
 export class ConfigError extends Error {
@@ -99,6 +144,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.DBMON_SHUTDOWN_TIMEOUT_SECONDS * 1000,
     allowedHosts: e.DBMON_ALLOWED_HOSTS,
     blockedHosts: e.DBMON_BLOCKED_HOSTS,
+    adminUsername: e.DBMON_ADMIN_USERNAME,
+    adminPassword: e.DBMON_ADMIN_PASSWORD,
+    trustedProxies: e.DBMON_TRUSTED_PROXIES,
+    loginThrottle: {
+      requestsPerMinute: e.DBMON_LOGIN_REQUESTS_PER_MINUTE,
+      maxFailedAttempts: e.DBMON_LOGIN_MAX_FAILED_ATTEMPTS,
+      failureWindowMs: e.DBMON_LOGIN_FAILURE_WINDOW_MINUTES * 60_000,
+    },
+    lockoutAfterFailedAttempts: e.DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS,
+    llmMaxIterations: e.DBMON_LLM_MAX_ITERATIONS,
   };
 }
 

@@ -2,6 +2,9 @@ import type { AddressInfo } from "node:net";
 import { type Datastore, openDatastore } from "@dbmon/datastore";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
+import { type CreatedAdmin, ensureFirstAdmin } from "./auth/bootstrap.js";
+import type { ConnectionCatalog } from "./auth/privileges.js";
+import { AuthService } from "./auth/service.js";
 import type { Config } from "./config.js";
 import type { Logger } from "./logger.js";
 import { systemClock } from "./services.js";
@@ -14,15 +17,41 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/** Opens the datastore (migrating it) and serves the API until `close()`. */
-export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+export interface StartOptions {
+  /** Told once when the first superuser was created on an empty datastore. */
+  onAdminCreated?: (admin: CreatedAdmin) => void;
+  connections?: ConnectionCatalog;
+}
+
+/**
+ * Opens the datastore (migrating it), registers the MCP items, creates the first superuser when
+ * there are no users, and serves the API until `close()`.
+ */
+export async function startService(
+  config: Config,
+  logger: Logger,
+  options: StartOptions = {},
+): Promise<RunningService> {
   const datastore = await openDatastore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     embeddedPort: config.embeddedPort,
     logger,
   });
-  const app = createApp({ config, datastore, logger, clock: systemClock });
+  const auth = new AuthService({ datastore, clock: systemClock, config, connections: options.connections });
+  try {
+    await auth.registerMcpItems();
+    const admin = await ensureFirstAdmin(auth, config.adminUsername, config.adminPassword);
+    if (admin) {
+      logger.info({ username: admin.username }, "created the first superuser");
+      options.onAdminCreated?.(admin);
+    }
+  } catch (error) {
+    await datastore.close();
+    throw error;
+  }
+  // AI features arrive with the LLM configuration; until a provider is configured they are off.
+  const app = createApp({ config, datastore, logger, clock: systemClock, auth, ai: { enabled: false } });
 
   let server: ReturnType<typeof serve>;
   try {

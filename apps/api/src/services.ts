@@ -1,4 +1,6 @@
 import type { Datastore } from "@dbmon/datastore";
+import type { RequestAccess } from "./auth/access.js";
+import type { AuthService } from "./auth/service.js";
 import type { Config } from "./config.js";
 import type { Logger } from "./logger.js";
 
@@ -15,11 +17,21 @@ export interface Services {
   datastore: Datastore;
   logger: Logger;
   clock: Clock;
+  /** Users, groups, credentials and privileges. */
+  auth: AuthService;
+  /** Whether AI features can run (an LLM provider is configured), as /capabilities reports. */
+  ai: AiFeatures;
+}
+
+export interface AiFeatures {
+  readonly enabled: boolean;
 }
 
 export interface AppEnv {
   Variables: {
     services: Services;
     requestId: string;
+    /** The caller of this request and what it may do (looked up on first use). */
+    access: RequestAccess;
   };
 }

@@ -15,6 +15,31 @@ describe("configuration", () => {
       shutdownTimeoutMs: 30_000,
       allowedHosts: undefined,
       blockedHosts: undefined,
+      adminUsername: "admin",
+      adminPassword: undefined,
+      trustedProxies: [],
+      loginThrottle: { requestsPerMinute: 20, maxFailedAttempts: 10, failureWindowMs: 900_000 },
+      lockoutAfterFailedAttempts: 0,
+      llmMaxIterations: 50,
+    });
+  });
+
+  it("reads the authentication variables", () => {
+    const config = loadConfig({
+      DBMON_ADMIN_USERNAME: "root",
+      DBMON_ADMIN_PASSWORD: "a-long-admin-password",
+      DBMON_TRUSTED_PROXIES: "10.0.0.0/8, 192.168.1.1,fd00::/8",
+      DBMON_LOGIN_REQUESTS_PER_MINUTE: "5",
+      DBMON_LOGIN_MAX_FAILED_ATTEMPTS: "3",
+      DBMON_LOGIN_FAILURE_WINDOW_MINUTES: "1",
+      DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS: "4",
+    });
+    expect(config).toMatchObject({
+      adminUsername: "root",
+      adminPassword: "a-long-admin-password",
+      trustedProxies: ["10.0.0.0/8", "192.168.1.1", "fd00::/8"],
+      loginThrottle: { requestsPerMinute: 5, maxFailedAttempts: 3, failureWindowMs: 60_000 },
+      lockoutAfterFailedAttempts: 4,
     });
   });
 
@@ -49,6 +74,9 @@ describe("configuration", () => {
     [{ DBMON_HSTS: "maybe" }, "DBMON_HSTS"],
     [{ DBMON_BLOCKED_HOSTS: "10.0.0.0/99" }, "DBMON_BLOCKED_HOSTS"],
     [{ DBMON_ALLOWED_HOSTS: "db..example" }, "DBMON_ALLOWED_HOSTS"],
+    [{ DBMON_TRUSTED_PROXIES: "10.0.0.0/33" }, "DBMON_TRUSTED_PROXIES"],
+    [{ DBMON_TRUSTED_PROXIES: "proxy.example.com" }, "DBMON_TRUSTED_PROXIES"],
+    [{ DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS: "-1" }, "DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS"],
   ])("names the wrong variable in one line (%o)", (env, variable) => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
     try {

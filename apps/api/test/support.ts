@@ -1,6 +1,9 @@
 import { type Datastore, openDatastore } from "@dbmon/datastore";
 import { createTestDatabase, type TestDatabase } from "@dbmon/testing";
 import { createApp } from "../src/app.js";
+import type { AdminPermission } from "../src/auth/model.js";
+import type { ConnectionCatalog, ConnectionInfo } from "../src/auth/privileges.js";
+import { AuthService } from "../src/auth/service.js";
 import { type Config, loadConfig } from "../src/config.js";
 import type { App } from "../src/http/app-type.js";
 import { createLogger } from "../src/logger.js";
@@ -13,17 +16,24 @@ export interface TestApp {
   database: TestDatabase;
   /** Log lines the app wrote, parsed. */
   logs: Record<string, unknown>[];
+  /** Connections the authorization layer knows about; tests add to it. */
+  connections: ConnectionInfo[];
   close(): Promise<void>;
 }
 
 export interface TestAppOptions {
   config?: Partial<Config>;
   clock?: Clock;
+  /** Reuse this database (a second API instance on the same datastore) instead of a fresh one. */
+  database?: TestDatabase;
 }
+
+/** Every test password: long enough and not common. */
+export const TEST_PASSWORD = "correct-horse-battery-1";
 
 /** An app on a fresh database of its own, with captured logs. */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   const datastore = await openDatastore({
     databaseUrl: database.url,
     dataDir: "",
@@ -35,16 +45,27 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>),
   });
   const config: Config = { ...loadConfig({}), databaseUrl: database.url, ...options.config };
-  const services: Services = { config, datastore, logger, clock: options.clock ?? { now: () => new Date() } };
+  const clock = options.clock ?? { now: () => new Date() };
+  const connections: ConnectionInfo[] = [];
+  const catalog: ConnectionCatalog = {
+    get: async (id) => connections.find((c) => c.id === id),
+    list: async () => [...connections],
+  };
+  const auth = new AuthService({ datastore, clock, config, connections: catalog });
+  await auth.registerMcpItems();
+  const services: Services = { config, datastore, logger, clock, auth, ai: { enabled: false } };
   return {
     app: createApp(services),
     services,
     datastore,
     database,
     logs,
+    connections,
     async close() {
       await datastore.close();
-      await database.drop();
+      if (!options.database) {
+        await database.drop();
+      }
     },
   };
 }
@@ -69,4 +90,42 @@ export function requestJson(
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     }),
   );
+}
+
+export interface TestUser {
+  id: number;
+  username: string;
+  /** A session token of the user. */
+  token: string;
+}
+
+/** Creates a user directly in the datastore and logs it in through the API. */
+export async function createUser(
+  t: TestApp,
+  username: string,
+  options: { superuser?: boolean; permissions?: (AdminPermission | "*")[] } = {},
+): Promise<TestUser> {
+  const user = await t.services.auth.users.create({
+    username,
+    password: TEST_PASSWORD,
+    isSuperuser: options.superuser ?? false,
+  });
+  if (options.permissions?.length) {
+    const group = await t.services.auth.groups.create(`${username}-admins`, "");
+    await t.services.auth.groups.setPermissions(group.id, options.permissions);
+    await t.services.auth.groups.addMember(group.id, { userId: user.id });
+  }
+  return { id: user.id, username, token: await login(t, username) };
+}
+
+/** Logs in through the API and returns the session token. */
+export async function login(t: TestApp, username: string, password = TEST_PASSWORD): Promise<string> {
+  const res = await requestJson(t.app, "/api/v1/auth/login", {
+    method: "POST",
+    body: { username, password },
+  });
+  if (res.status !== 200) {
+    throw new Error(`login of ${username} failed: ${res.status} ${await res.text()}`);
+  }
+  return ((await res.json()) as { session_token: string }).session_token;
 }

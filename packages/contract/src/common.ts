@@ -52,7 +52,7 @@ export function jsonResponse<T extends z.ZodType>(schema: T, description: string
 }
 
 /** Security requirement of routes that need a session or service token. */
-export const authenticated: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { cookieAuth: [] }];
+export const authenticated: Record<string, string[]>[] = [{ bearerAuth: [] }, { cookieAuth: [] }];
 
 /** Security requirement of public routes (no token needed). */
 export const publicAccess: never[] = [];
@@ -73,13 +73,13 @@ export function isSentenceMessage(text: string): boolean {
 }
 
 /**
- * A positive integer identifier in the path segment `name`; anything else is a 400 with `invalid`
- * (the reference's wording, such as "Invalid connection ID").
+ * An integer identifier in a path segment (at least `min`); anything else is a 400 with `invalid`,
+ * the reference's wording such as "Invalid connection ID".
  */
-export function idParam(name: string, invalid: string) {
+export function idParam(invalid: string, min = 1) {
   return z
     .string()
-    .regex(/^[1-9]\d{0,14}$/, message(invalid))
+    .regex(min === 0 ? /^(0|[1-9]\d{0,14})$/ : /^[1-9]\d{0,14}$/, message(invalid))
     .transform(Number)
-    .openapi({ param: { name, in: "path" }, type: "integer", minimum: 1, example: 1 });
+    .openapi({ type: "integer", minimum: min, example: 1 });
 }

@@ -1,6 +1,8 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import packageJson from "../package.json" with { type: "json" };
+import { authRoutes } from "./groups/auth.js";
 import { connectionRoutes } from "./groups/connections.js";
+import { rbacRoutes } from "./groups/rbac.js";
 import { serverInfoRoutes } from "./groups/server-info.js";
 import { utilityRoutes } from "./groups/utilities.js";
 import { tags } from "./tags.js";
@@ -10,6 +12,8 @@ export const routeGroups = {
   utilities: utilityRoutes,
   connections: connectionRoutes,
   serverInfo: serverInfoRoutes,
+  auth: authRoutes,
+  rbac: rbacRoutes,
 } as const;
 
 export const allRoutes = Object.values(routeGroups).flatMap((group) => Object.values(group));

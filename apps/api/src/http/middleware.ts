@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { secureHeaders } from "hono/secure-headers";
+import { presentedCredential, RequestAccess } from "../auth/access.js";
 import type { Config } from "../config.js";
 import type { AppEnv, Services } from "../services.js";
 import { ApiError } from "./errors.js";
@@ -14,6 +15,7 @@ export const SERVICE_DESC_LINK = '</api/v1/openapi.json>; rel="service-desc"';
 export function provideServices(services: Services): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     c.set("services", services);
+    c.set("access", new RequestAccess(services.auth, presentedCredential(c)));
     await next();
   };
 }

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { authenticated, errorResponses, idParam, jsonResponse, message, TimestampSchema } from "../common.js";
 import { tags } from "../tags.js";
 
-export const ConnectionPathSchema = z.object({ id: idParam("id", "Invalid connection ID") });
+export const ConnectionPathSchema = z.object({ id: idParam("Invalid connection ID") });
 
 export const SslModeSchema = z
   .enum(["disable", "allow", "prefer", "require", "verify-ca", "verify-full"], message("Invalid ssl_mode"))

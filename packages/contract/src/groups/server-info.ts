@@ -4,7 +4,7 @@ import { tags } from "../tags.js";
 
 /** `connection_id` of the server-information paths; the messages are the reference's. */
 export const ConnectionIdParamSchema = z.object({
-  connection_id: idParam("connection_id", "Invalid connection ID"),
+  connection_id: idParam("Invalid connection ID"),
 });
 
 const int = () => z.number().int();

@@ -1,0 +1,150 @@
+import type { Context } from "hono";
+import { getCookie } from "hono/cookie";
+import { ApiError } from "../http/errors.js";
+import type { Caller } from "./credentials.js";
+import type { AccessLevel, AdminPermission } from "./model.js";
+import { connectionLevel, type EffectivePrivileges, hasPermission, mayUseMcp } from "./privileges.js";
+import type { AuthService } from "./service.js";
+
+export const SESSION_COOKIE = "session_token";
+
+/** What a route needs beyond a valid credential; `{}` is any authenticated caller. */
+export interface AccessRequirement {
+  superuser?: true;
+  permission?: AdminPermission;
+  /**
+   * Access, at least at this level, to the connection whose id is in this path parameter (`param`)
+   * or query parameter (`query`).
+   */
+  connection?: { param: string; level: AccessLevel } | { query: string; level: AccessLevel };
+  /** Use of this registered MCP tool, resource or prompt. */
+  mcp?: string;
+  /** The 403 message, where the reference's text for the route differs from the default. */
+  message?: string;
+}
+
+export type PresentedCredential =
+  | { kind: "none" }
+  | { kind: "token"; token: string; source: "header" | "cookie" };
+
+/**
+ * The credential of a request: a Bearer token, else the session cookie. An Authorization header
+ * that is not `Bearer <token>` counts as no credential, and the cookie is then not consulted.
+ */
+export function presentedCredential(c: Context): PresentedCredential {
+  const header = c.req.header("authorization");
+  if (header !== undefined) {
+    const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
+    return token ? { kind: "token", token, source: "header" } : { kind: "none" };
+  }
+  const cookie = getCookie(c, SESSION_COOKIE);
+  return cookie ? { kind: "token", token: cookie, source: "cookie" } : { kind: "none" };
+}
+
+export const messages = {
+  missing: "Missing or invalid authentication credentials",
+  invalid: "Invalid or unknown token",
+  superuser: "Permission denied: requires superuser privileges",
+  permission: (permission: string) => `Permission denied: requires ${permission} permission`,
+  connectionRead: "Permission denied: you do not have access to this connection",
+  connectionWrite: "Permission denied: you do not have write access to this connection",
+  mcp: (identifier: string) => `Access denied: you do not have permission to use tool '${identifier}'`,
+} as const;
+
+export type VisibleConnections = { all: true; ids: number[] } | { all: false; ids: number[] };
+
+/**
+ * The caller of one request and what it may do. Nothing is looked up until asked, and every answer
+ * is computed at most once per request.
+ */
+export class RequestAccess {
+  private callerLookup: Promise<Caller | undefined> | undefined;
+  private privilegesLookup: Promise<EffectivePrivileges> | undefined;
+
+  constructor(
+    private readonly auth: AuthService,
+    readonly credential: PresentedCredential,
+  ) {}
+
+  /** The authenticated caller, or undefined (no credential, or one that stands for nobody). */
+  caller(): Promise<Caller | undefined> {
+    this.callerLookup ??=
+      this.credential.kind === "token"
+        ? this.auth.credentials.resolve(this.credential.token)
+        : Promise.resolve(undefined);
+    return this.callerLookup;
+  }
+
+  /** The caller, or 401 with the reference's message. */
+  async requireCaller(): Promise<Caller> {
+    const caller = await this.caller();
+    if (!caller) {
+      throw new ApiError(401, this.credential.kind === "none" ? messages.missing : messages.invalid);
+    }
+    return caller;
+  }
+
+  async privileges(): Promise<EffectivePrivileges> {
+    this.privilegesLookup ??= this.requireCaller().then((caller) => this.auth.privilegesOf(caller));
+    return this.privilegesLookup;
+  }
+
+  async isSuperuser(): Promise<boolean> {
+    return (await this.requireCaller()).isSuperuser;
+  }
+
+  async hasPermission(permission: AdminPermission): Promise<boolean> {
+    return hasPermission(await this.privileges(), permission);
+  }
+
+  async mayUseMcp(identifier: string): Promise<boolean> {
+    const [privileges, items] = await Promise.all([this.privileges(), this.auth.scopes.mcpItems()]);
+    return mayUseMcp(
+      privileges,
+      items.find((item) => item.identifier === identifier),
+    );
+  }
+
+  /** The caller's access level on a connection, or undefined for none (unknown connections too). */
+  async connectionLevel(connectionId: number): Promise<AccessLevel | undefined> {
+    const [privileges, info] = await Promise.all([
+      this.privileges(),
+      this.auth.connections.get(connectionId),
+    ]);
+    return connectionLevel(privileges, connectionId, info);
+  }
+
+  /** The connections the caller can see (read or better); `all` when nothing is hidden. */
+  async visibleConnections(): Promise<VisibleConnections> {
+    const [privileges, connections] = await Promise.all([this.privileges(), this.auth.connections.list()]);
+    const ids = connections
+      .filter((info) => connectionLevel(privileges, info.id, info) !== undefined)
+      .map((info) => info.id);
+    return { all: ids.length === connections.length, ids };
+  }
+
+  /** Refuses (401, then 403) unless the caller meets the requirement. */
+  async require(requirement: AccessRequirement, connectionId?: number): Promise<void> {
+    const caller = await this.requireCaller();
+    if (requirement.superuser && !caller.isSuperuser) {
+      throw new ApiError(403, requirement.message ?? messages.superuser);
+    }
+    if (requirement.permission && !(await this.hasPermission(requirement.permission))) {
+      throw new ApiError(403, requirement.message ?? messages.permission(requirement.permission));
+    }
+    if (requirement.mcp && !(await this.mayUseMcp(requirement.mcp))) {
+      throw new ApiError(403, requirement.message ?? messages.mcp(requirement.mcp));
+    }
+    if (requirement.connection) {
+      const level = connectionId === undefined ? undefined : await this.connectionLevel(connectionId);
+      const wanted = requirement.connection.level;
+      if (!level || (wanted === "read_write" && level !== "read_write")) {
+        throw new ApiError(
+          403,
+          requirement.message ??
+            (wanted === "read_write" ? messages.connectionWrite : messages.connectionRead),
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,170 @@
+import { type Datastore, schema } from "@dbmon/datastore";
+import { asc, eq, sql } from "drizzle-orm";
+import type { Clock } from "../services.js";
+import { hashPassword, passwordProblem } from "./secrets.js";
+
+const { users, sessions } = schema;
+
+export type User = typeof users.$inferSelect;
+
+export interface NewUser {
+  username: string;
+  password?: string | undefined;
+  displayName?: string | undefined;
+  email?: string | undefined;
+  annotation?: string | undefined;
+  enabled?: boolean | undefined;
+  isSuperuser?: boolean | undefined;
+  isServiceAccount?: boolean | undefined;
+}
+
+export type UserChanges = Omit<NewUser, "username" | "isServiceAccount">;
+
+/** Why a user could not be created or changed; the message is meant for the caller. */
+export class UserRefusal extends Error {
+  constructor(
+    readonly reason: "invalid" | "duplicate" | "not_found",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const USERNAME = /^[\p{L}\p{N}][\p{L}\p{N}_.@-]{0,127}$/u;
+
+/** Users and their passwords; every change that must end sessions ends them here. */
+export class UserDirectory {
+  constructor(
+    private readonly datastore: Datastore,
+    private readonly clock: Clock,
+    private readonly commonPasswords: ReadonlySet<string>,
+  ) {}
+
+  /** The policy's refusal for a password, or null when it is acceptable. */
+  passwordProblem(password: string): string | null {
+    return passwordProblem(password, this.commonPasswords);
+  }
+
+  async list(): Promise<User[]> {
+    return this.datastore.db.select().from(users).orderBy(asc(users.username));
+  }
+
+  async count(): Promise<number> {
+    const [row] = await this.datastore.db.select({ n: sql<number>`count(*)::int` }).from(users);
+    return row?.n ?? 0;
+  }
+
+  async byId(id: number): Promise<User | undefined> {
+    const [row] = await this.datastore.db.select().from(users).where(eq(users.id, id));
+    return row;
+  }
+
+  async byUsername(username: string): Promise<User | undefined> {
+    const [row] = await this.datastore.db.select().from(users).where(eq(users.username, username));
+    return row;
+  }
+
+  async create(input: NewUser): Promise<User> {
+    if (!USERNAME.test(input.username)) {
+      throw new UserRefusal(
+        "invalid",
+        "Invalid username: use 1 to 128 letters, digits, '_', '.', '@' or '-', starting with a letter or digit",
+      );
+    }
+    let passwordHash: string | null = null;
+    if (!input.isServiceAccount || input.password) {
+      if (!input.password) {
+        throw new UserRefusal("invalid", "Password is required");
+      }
+      passwordHash = await this.checkedHash(input.password);
+    }
+    const [row] = await this.datastore.db
+      .insert(users)
+      .values({
+        username: input.username,
+        passwordHash,
+        displayName: input.displayName ?? "",
+        email: input.email ?? "",
+        annotation: input.annotation ?? "",
+        enabled: input.enabled ?? true,
+        isSuperuser: input.isSuperuser ?? false,
+        isServiceAccount: input.isServiceAccount ?? false,
+      })
+      .onConflictDoNothing({ target: users.username })
+      .returning();
+    if (!row) {
+      throw new UserRefusal("duplicate", "A user with this username already exists");
+    }
+    return row;
+  }
+
+  /** Applies the changes at once; a new password or disabling ends the user's sessions. */
+  async update(id: number, changes: UserChanges): Promise<User> {
+    const passwordHash =
+      changes.password === undefined ? undefined : await this.checkedHash(changes.password);
+    return this.datastore.db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(users)
+        .set({
+          passwordHash,
+          displayName: changes.displayName,
+          email: changes.email,
+          annotation: changes.annotation,
+          enabled: changes.enabled,
+          isSuperuser: changes.isSuperuser,
+          // Re-enabling an account (after a lockout, say) gives it a fresh count.
+          ...(changes.enabled === true ? { failedAttempts: 0 } : {}),
+        })
+        .where(eq(users.id, id))
+        .returning();
+      if (!row) {
+        throw new UserRefusal("not_found", "User not found");
+      }
+      if (passwordHash !== undefined || changes.enabled === false) {
+        await tx.delete(sessions).where(eq(sessions.userId, id));
+      }
+      return row;
+    });
+  }
+
+  /** Deletes a user; sessions, tokens, scopes and memberships go with it (cascades). */
+  async delete(id: number): Promise<boolean> {
+    const deleted = await this.datastore.db.delete(users).where(eq(users.id, id)).returning({ id: users.id });
+    return deleted.length > 0;
+  }
+
+  async recordLogin(id: number): Promise<void> {
+    await this.datastore.db
+      .update(users)
+      .set({ lastLogin: this.clock.now(), failedAttempts: 0 })
+      .where(eq(users.id, id));
+  }
+
+  /**
+   * Counts a wrong password; at `lockoutAfter` consecutive failures (0 = never) the account is
+   * disabled and its sessions end. Returns whether this failure locked it.
+   */
+  async recordFailedPassword(id: number, lockoutAfter: number): Promise<boolean> {
+    return this.datastore.db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(users)
+        .set({ failedAttempts: sql`${users.failedAttempts} + 1` })
+        .where(eq(users.id, id))
+        .returning({ failedAttempts: users.failedAttempts });
+      if (!row || lockoutAfter <= 0 || row.failedAttempts < lockoutAfter) {
+        return false;
+      }
+      await tx.update(users).set({ enabled: false }).where(eq(users.id, id));
+      await tx.delete(sessions).where(eq(sessions.userId, id));
+      return true;
+    });
+  }
+
+  private async checkedHash(password: string): Promise<string> {
+    const problem = this.passwordProblem(password);
+    if (problem) {
+      throw new UserRefusal("invalid", problem);
+    }
+    return hashPassword(password);
+  }
+}

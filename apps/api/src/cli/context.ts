@@ -1,0 +1,35 @@
+import { openDatastore } from "@dbmon/datastore";
+import { AuthService } from "../auth/service.js";
+import { loadConfig } from "../config.js";
+import { createLogger } from "../logger.js";
+import { systemClock } from "../services.js";
+
+/** A refusal meant for the operator: printed without a stack, exit status 1. */
+export class CommandError extends Error {
+  override name = "CommandError";
+}
+
+/** Runs a command against the configured datastore (migrated, MCP items registered), then closes it. */
+export async function withAuth<T>(run: (auth: AuthService) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel === "info" ? "warn" : config.logLevel);
+  const datastore = await openDatastore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    embeddedPort: config.embeddedPort,
+    maxConnections: 2,
+    logger,
+  });
+  try {
+    const auth = new AuthService({ datastore, clock: systemClock, config });
+    await auth.registerMcpItems();
+    return await run(auth);
+  } finally {
+    await datastore.close();
+  }
+}
+
+/** Prints data as JSON (`--json`) or as the given human text. */
+export function print(json: boolean | undefined, data: unknown, text: string): void {
+  console.log(json ? JSON.stringify(data) : text);
+}

@@ -1,0 +1,11 @@
+import { listUsers } from "@dbmon/contract";
+import { guarded } from "../../auth/guard.js";
+import type { App } from "../../http/app-type.js";
+import { presentUser } from "./present.js";
+
+export function registerListUsers(app: App): void {
+  app.openapi(guarded(listUsers, { permission: "manage_users" }), async (c) => {
+    const users = await c.get("services").auth.users.list();
+    return c.json({ users: users.map(presentUser) }, 200);
+  });
+}
