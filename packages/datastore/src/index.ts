@@ -3,3 +3,12 @@ export { type EmbeddedServer, startEmbeddedServer } from "./embedded.js";
 export { type DatastoreLogger, silentLogger } from "./logger.js";
 export { migrateDatastore, migrationsFolder } from "./migrate.js";
 export * as schema from "./schema/index.js";
+export {
+  decryptSecret,
+  encryptSecret,
+  loadSecretKey,
+  SECRET_FILE_NAME,
+  SecretError,
+  type SecretKey,
+  type SecretKeySource,
+} from "./secrets.js";

@@ -26,7 +26,8 @@ describe("migrations", () => {
     await Promise.all([migrateDatastore(url), migrateDatastore(url), migrateDatastore(url)]);
     const sql = postgres(url, { max: 1 });
     const applied = await sql`select count(*)::int as n from drizzle.__drizzle_migrations`;
-    const tables = await sql`select count(*)::int as n from information_schema.tables where table_name = 'system_settings'`;
+    const tables =
+      await sql`select count(*)::int as n from information_schema.tables where table_name = 'system_settings'`;
     await sql.end();
     expect(tables[0]?.n).toBe(1);
     expect(applied[0]?.n).toBeGreaterThan(0);

@@ -1,1 +1,3 @@
+export * from "./collector.js";
+export * from "./connections.js";
 export * from "./system.js";
