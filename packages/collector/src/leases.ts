@@ -1,0 +1,56 @@
+import type { Sql } from "@dbmon/datastore";
+
+export interface LeaseState {
+  /** Connections this collector holds a valid lease on. */
+  owned: number[];
+  /** When the earliest lease held by another collector expires (a takeover chance), if any. */
+  nextForeignExpiry: Date | null;
+}
+
+/**
+ * One lease cycle (D11), in one transaction on the datastore's clock: renew this collector's leases
+ * of monitored connections, drop those of connections no longer monitored, take every monitored
+ * connection whose lease is missing or expired (rows locked by another collector's cycle are skipped),
+ * and report what this collector holds.
+ */
+export async function cycleLeases(sql: Sql, holder: string, leaseSeconds: number): Promise<LeaseState> {
+  return sql.begin(async (tx) => {
+    const period = `${leaseSeconds} seconds`;
+    await tx`
+      delete from collector_leases l using connections c
+      where l.holder = ${holder} and c.id = l.connection_id and not c.is_monitored`;
+    await tx`
+      update collector_leases set expires_at = now() + ${period}::interval
+      where holder = ${holder}`;
+    await tx`
+      with free as (
+        select c.id from connections c
+        where c.is_monitored
+          and not exists (
+            select 1 from collector_leases l where l.connection_id = c.id and l.expires_at > now()
+          )
+        order by c.id
+        for update of c skip locked
+      )
+      insert into collector_leases (connection_id, holder, acquired_at, expires_at)
+      select id, ${holder}, now(), now() + ${period}::interval from free
+      on conflict (connection_id) do update
+        set holder = excluded.holder, acquired_at = excluded.acquired_at, expires_at = excluded.expires_at
+        where collector_leases.expires_at <= now()`;
+    const owned = await tx<{ connection_id: number }[]>`
+      select connection_id from collector_leases where holder = ${holder} order by connection_id`;
+    const [foreign] = await tx<{ next_ms: number | null }[]>`
+      select (extract(epoch from min(expires_at)) * 1000)::float8 as next_ms
+      from collector_leases where holder <> ${holder}`;
+    const next = foreign?.next_ms ?? null;
+    return {
+      owned: owned.map((row) => row.connection_id),
+      nextForeignExpiry: next === null ? null : new Date(next),
+    };
+  });
+}
+
+/** Gives up this collector's leases at once (a clean stop), so others take over without waiting. */
+export async function releaseLeases(sql: Sql, holder: string): Promise<void> {
+  await sql`delete from collector_leases where holder = ${holder}`;
+}
