@@ -198,7 +198,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       await listener.unlisten().catch(() => {});
       await Promise.all([...monitors.values()].map((monitor) => monitor.stop()));
       monitors.clear();
-      await releaseLeases(sql, instanceId).catch((error: unknown) => {
+      await releaseLeases(sql, instanceId, CONNECTIONS_CHANNEL).catch((error: unknown) => {
         logger.warn({ err: describeError(error) }, "releasing collector leases failed");
       });
       logger.info({ instanceId }, "collector stopped");

@@ -50,7 +50,15 @@ export async function cycleLeases(sql: Sql, holder: string, leaseSeconds: number
   });
 }
 
-/** Gives up this collector's leases at once (a clean stop), so others take over without waiting. */
-export async function releaseLeases(sql: Sql, holder: string): Promise<void> {
-  await sql`delete from collector_leases where holder = ${holder}`;
+/**
+ * Gives up this collector's leases (a clean stop) and tells the other collectors, so that they take
+ * the connections over at once instead of at the next poll.
+ */
+export async function releaseLeases(sql: Sql, holder: string, channel: string): Promise<void> {
+  await sql.begin(async (tx) => {
+    const released = await tx`delete from collector_leases where holder = ${holder} returning connection_id`;
+    if (released.length > 0) {
+      await tx`select pg_notify(${channel}, ${JSON.stringify({ op: "release" })})`;
+    }
+  });
 }

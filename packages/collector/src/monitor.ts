@@ -212,6 +212,14 @@ export class ConnectionMonitor {
         backoffInitialSeconds * 2 ** (this.consecutiveFailures - 1),
       );
       this.retryAt = this.lastFailureAt + delaySeconds * 1000;
+      this.deps.logger.debug(
+        {
+          connectionId: this.connection.id,
+          failures: this.consecutiveFailures,
+          retryInSeconds: delaySeconds,
+        },
+        "connection attempt failed",
+      );
     }
     const message = this.redact(`connection error: ${error.message}`);
     if (message !== this.recordedError) {

@@ -82,10 +82,16 @@ export async function insertConnection(env: TestEnvironment, fields: ConnectionF
 }
 
 /** A database of this test's own on a monitored server, dropped by the returned function. */
+export interface MonitoredDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
 export async function createMonitoredDatabase(
   serverUrl: string,
   setup?: (sql: postgres.Sql) => Promise<unknown>,
-): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+): Promise<MonitoredDatabase> {
   const name = `dbmon_mon_${randomBytes(5).toString("hex")}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${name}"`);
