@@ -29,6 +29,8 @@ export interface TestEnvironment {
   datastore: Datastore;
   secretKey: SecretKey;
   testDb: TestDatabase;
+  /** Holds the secret file of `secretKey`. */
+  dataDir: string;
   close(): Promise<void>;
 }
 
@@ -47,6 +49,7 @@ export async function openTestEnvironment(): Promise<TestEnvironment> {
     datastore,
     secretKey,
     testDb,
+    dataDir,
     async close() {
       await datastore.close();
       await testDb.drop();
