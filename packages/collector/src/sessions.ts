@@ -35,6 +35,9 @@ const CONNECTION_ERROR_CODES = new Set([
   "3D000",
 ]);
 
+/** SQLSTATE of a statement ended by statement_timeout (or a cancel request). */
+const QUERY_CANCELED = "57014";
+
 export function isConnectionFailure(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== "string") {
@@ -177,6 +180,9 @@ export class ServerSessions {
       if (isConnectionFailure(error)) {
         session.broken = true;
         throw new ConnectError(describeError(error));
+      }
+      if ((error as { code?: unknown }).code === QUERY_CANCELED) {
+        throw new RunTimeoutError("probe run timed out (statement_timeout)");
       }
       throw error;
     } finally {
