@@ -7,7 +7,7 @@ describe("an unreachable server", () => {
   let collector: RunningCollector;
   const failedAttempts: number[] = [];
   const logger: CollectorLogger = {
-    debug(obj, msg) {
+    debug(_obj, msg) {
       if (msg === "connection attempt failed") {
         failedAttempts.push(Date.now());
       }
