@@ -89,7 +89,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   let takeoverTimer: NodeJS.Timeout | undefined;
 
   async function reconcile(): Promise<void> {
-    const leases = await cycleLeases(sql, instanceId, leaseSeconds);
+    const leases = await cycleLeases(sql, instanceId, leaseSeconds, CONNECTIONS_CHANNEL);
     const rows = await sql<ConnectionRow[]>`
       select id, name, host, hostaddr, port, database_name, username, password_encrypted, sslmode, sslcert,
         sslkey, sslrootcert, is_local, connection_error

@@ -104,10 +104,17 @@ describe("leases: each connection collected by exactly one collector", () => {
       20_000,
     );
 
+    // A second collector gets its fair share: A gives back one of its three connections.
     const b = await collector("in-test-b");
-    // B finds every connection leased, through several lease renewals of A.
-    await new Promise((done) => setTimeout(done, LEASE_SECONDS * 1500));
-    expect(b.connectionIds()).toEqual([]);
+    await waitFor("the connections shared out", async () => {
+      const current = [...(await holders()).values()];
+      return current.filter((holder) => holder === "process-a").length === 2 &&
+        current.filter((holder) => holder === "in-test-b").length === 1
+        ? true
+        : undefined;
+    });
+    expect(b.connectionIds()).toHaveLength(1);
+    await new Promise((done) => setTimeout(done, LEASE_SECONDS * 1000));
 
     child.kill("SIGKILL");
     const killedAt = Date.now();
@@ -132,14 +139,15 @@ describe("leases: each connection collected by exactly one collector", () => {
     }
   });
 
-  it("two collectors share the connections; a clean stop hands them over at once", async () => {
+  it("collectors share the connections evenly; a clean stop hands them over at once", async () => {
     const c = await collector("in-test-c", 30);
     const d = await collector("in-test-d", 30);
-    await waitFor("all leases taken", async () => {
-      const current = await holders();
-      return connectionIds.every((id) => current.has(id)) ? true : undefined;
-    });
-    const owned = [...c.connectionIds(), ...d.connectionIds(), ...(started[0]?.connectionIds() ?? [])];
+    // Three collectors (B of the previous test, C and D), three connections: one each.
+    const b = started[0];
+    await waitFor("one connection per collector", async () =>
+      [b, c, d].every((running) => running?.connectionIds().length === 1) ? true : undefined,
+    );
+    const owned = [b, c, d].flatMap((running) => running?.connectionIds() ?? []);
     expect(owned.sort()).toEqual([...connectionIds].sort());
 
     const startedAt = Date.now();

@@ -2,6 +2,16 @@ import { integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-co
 import { connections } from "./connections.js";
 
 /**
+ * Collector processes alive on this datastore: each renews its row with its leases, so that the
+ * connections can be shared out evenly among the living.
+ */
+export const collectorInstances = pgTable("collector_instances", {
+  instanceId: text().primaryKey(),
+  startedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  expiresAt: timestamp({ withTimezone: true }).notNull(),
+});
+
+/**
  * Which collector process collects a connection (D11). A lease past `expires_at` may be taken by any
  * collector; the holder renews it well before then.
  */
