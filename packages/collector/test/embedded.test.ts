@@ -8,8 +8,15 @@ import {
   silentLogger,
   startEmbeddedServer,
 } from "@dbmon/datastore";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningCollector, startCollector } from "../src/index.js";
+import {
+  type CollectorLogger,
+  type ProbeDefinition,
+  probeRegistry,
+  type RunningCollector,
+  startCollector,
+} from "../src/index.js";
 import {
   createMonitoredDatabase,
   insertConnection,
@@ -52,19 +59,61 @@ const SYSTEM_STATS_STAND_IN = [
      ('/', '/dev/nvme0n1p1', null, 0, 'ext4', 100000000000, 40000000000, 60000000000, 1000, 100, 900) $$`,
 ];
 
+/** Database-scoped probes that record how many sessions their role has open on the server. */
+function sessionCountingProbes(count: number): ProbeDefinition[] {
+  return Array.from({ length: count }, (_, index) => ({
+    name: `session_count_${index}`,
+    scope: "database" as const,
+    intervalSeconds: 0.2,
+    retentionDays: 1,
+    snapshot: false,
+    columns: [{ name: "sessions", type: "integer" as const }],
+    queries: [
+      {
+        minVersion: 0,
+        sql: `select (select count(*)::int from pg_stat_activity where usename = current_user) as sessions
+              from pg_sleep(0.05)`,
+      },
+    ],
+  }));
+}
+
+const slowProbe: ProbeDefinition = {
+  name: "slow_probe",
+  scope: "server",
+  intervalSeconds: 60,
+  retentionDays: 1,
+  snapshot: false,
+  columns: [{ name: "slept", type: "text" }],
+  queries: [{ minVersion: 0, sql: "select pg_sleep(5)::text as slept" }],
+};
+
+// One PostgreSQL 18 server for the whole file: it is this file's own, so probes may visit every
+// database of it as often as they like.
+let dataDir: string;
+let server: EmbeddedServer;
+let password: string;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "dbmon-collector-pg18-"));
+  server = await startEmbeddedServer({ dataDir, port: 0, logger: silentLogger });
+  password = decodeURIComponent(new URL(server.url).password);
+});
+
+afterAll(async () => {
+  await server?.stop();
+  if (dataDir) {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
 describe("collection from the embedded PostgreSQL 18", () => {
   let env: TestEnvironment;
-  let dataDir: string;
-  let server: EmbeddedServer;
   let monitored: MonitoredDatabase;
   let collector: RunningCollector;
-  let password: string;
 
   beforeAll(async () => {
     env = await openTestEnvironment();
-    dataDir = await mkdtemp(join(tmpdir(), "dbmon-collector-pg18-"));
-    server = await startEmbeddedServer({ dataDir, port: 0, logger: silentLogger });
-    password = decodeURIComponent(new URL(server.url).password);
     monitored = await createMonitoredDatabase(server.url, async (sql) => {
       for (const statement of SYSTEM_STATS_STAND_IN) {
         await sql.unsafe(statement);
@@ -76,18 +125,14 @@ describe("collection from the embedded PostgreSQL 18", () => {
       secretKey: env.secretKey,
       backoffInitialSeconds: 0.5,
       backoffMaxSeconds: 1,
-      intervalOverrides: { pg_connectivity: 0.5 },
+      intervalOverrides: { pg_connectivity: 0.5, pg_extension: 0.5 },
     });
   });
 
   afterAll(async () => {
     await collector?.stop();
     await monitored?.drop();
-    await server?.stop();
     await env?.close();
-    if (dataDir) {
-      await rm(dataDir, { recursive: true, force: true });
-    }
   });
 
   it("collects PostgreSQL 18 and takes host figures from system_stats", async () => {
@@ -181,5 +226,156 @@ describe("collection from the embedded PostgreSQL 18", () => {
         where connection_id = ${connectionId} and collected_at >= ${new Date(changedAt).toISOString()}::timestamptz`;
       return fresh?.n ? true : undefined;
     });
+  });
+
+  it("stores a new pg_extension snapshot when an extension is created, and only then", async () => {
+    const connectionId = await insertConnection(env, {
+      name: "extensions",
+      port: server.port,
+      username: "dbmon",
+      password,
+      database_name: monitored.name,
+    });
+    const snapshots = async () => {
+      const [row] = await env.datastore.sql<{ n: number }[]>`
+        select count(distinct collected_at)::int as n from metrics.pg_extension
+        where connection_id = ${connectionId}`;
+      return row?.n ?? 0;
+    };
+    const lastRun = async () => {
+      const [row] = await env.datastore.sql<{ at: number }[]>`
+        select (extract(epoch from last_run_at) * 1000)::float8 as at from probe_runs
+        where connection_id = ${connectionId} and probe_name = 'pg_extension'`;
+      return row?.at ?? 0;
+    };
+    await waitFor("a first snapshot", async () => ((await snapshots()) === 1 ? true : undefined));
+    const firstRun = await lastRun();
+    await waitFor("three more runs", async () => ((await lastRun()) >= firstRun + 1400 ? true : undefined));
+    expect(await snapshots()).toBe(1);
+
+    const sql = postgres(monitored.url, { max: 1, onnotice: () => {} });
+    await sql`create extension hstore`;
+    await sql.end();
+    const info = await waitFor("a snapshot with hstore", async () => {
+      const current = await readServerInfo(env.datastore, connectionId);
+      return current?.extensions.some((extension) => extension.name === "hstore") ? current : undefined;
+    });
+    expect(await snapshots()).toBe(2);
+    expect(info.databases.find((database) => database.name === monitored.name)?.extensions).toEqual([
+      "hstore",
+      "plpgsql",
+    ]);
+    expect(info.extensions).toContainEqual({
+      name: "hstore",
+      version: expect.any(String),
+      schema: "public",
+      database: monitored.name,
+    });
+  });
+});
+
+describe("sessions on a monitored server", () => {
+  let env: TestEnvironment;
+  let admin: postgres.Sql;
+  const role = "dbmon_limited";
+  const rolePassword = "Limited-Pa55";
+  const collectors: RunningCollector[] = [];
+  const warnings: string[] = [];
+  const logger: CollectorLogger = {
+    debug() {},
+    info() {},
+    warn(obj, msg) {
+      warnings.push(`${msg}: ${JSON.stringify(obj)}`);
+    },
+    error() {},
+  };
+
+  beforeAll(async () => {
+    env = await openTestEnvironment();
+    admin = postgres(server.url, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create role "${role}" login password '${rolePassword}'`);
+    // Some databases for the database-scoped probes to go through.
+    for (const name of ["alpha", "beta", "gamma"]) {
+      await admin.unsafe(`create database "${name}"`);
+    }
+  });
+
+  afterAll(async () => {
+    await Promise.all(collectors.map((collector) => collector.stop()));
+    await admin?.end();
+    await env?.close();
+  });
+
+  it("never opens more than 3 sessions on one server, over all its databases", async () => {
+    const probes = sessionCountingProbes(5);
+    const id = await insertConnection(env, {
+      name: "limited",
+      port: server.port,
+      username: role,
+      password: rolePassword,
+      database_name: "postgres",
+    });
+    collectors.push(
+      await startCollector({ datastore: env.datastore, logger, secretKey: env.secretKey, probes }),
+    );
+    const counts = await waitFor(
+      "many concurrent runs",
+      async () => {
+        const rows = await env.datastore.sql.unsafe(
+          probes
+            .map((probe) => `select sessions from metrics."${probe.name}" where connection_id = $1`)
+            .join(" union all "),
+          [id],
+        );
+        return rows.length >= 100 ? rows.map((row) => Number(row.sessions)) : undefined;
+      },
+      20_000,
+    );
+    expect(Math.max(...counts)).toBeLessThanOrEqual(3);
+    expect(Math.max(...counts)).toBeGreaterThanOrEqual(2);
+  });
+
+  it("ends a run at its time limit, on the server as well", async () => {
+    await Promise.all(collectors.splice(0).map((collector) => collector.stop()));
+    const id = await insertConnection(env, {
+      name: "slow",
+      port: server.port,
+      username: role,
+      password: rolePassword,
+      database_name: "postgres",
+    });
+    await env.datastore.sql`update connections set is_monitored = false where id <> ${id}`;
+    collectors.push(
+      await startCollector({
+        datastore: env.datastore,
+        logger,
+        secretKey: env.secretKey,
+        probes: [slowProbe, ...probeRegistry.filter((probe) => probe.name === "pg_connectivity")],
+        runTimeoutSeconds: 1,
+      }),
+    );
+    await waitFor("the timeout", async () =>
+      warnings.some(
+        (warning) => warning.startsWith("probe run timed out") && warning.includes(`"connectionId":${id}`),
+      )
+        ? true
+        : undefined,
+    );
+    await waitFor(
+      "the server to stop the query",
+      async () => {
+        const running = await admin`
+          select 1 from pg_stat_activity where usename = ${role} and state = 'active' and query like '%pg_sleep(5)%'`;
+        return running.length === 0 ? true : undefined;
+      },
+      3_000,
+    );
+    const [stored] = await env.datastore.sql<{ n: number }[]>`
+      select count(*)::int as n from metrics.slow_probe where connection_id = ${id}`;
+    expect(stored?.n).toBe(0);
+    // The connection itself is fine: a slow probe is not a connection error.
+    const [row] = await env.datastore.sql<{ connection_error: string | null }[]>`
+      select connection_error from connections where id = ${id}`;
+    expect(row?.connection_error).toBeNull();
   });
 });
