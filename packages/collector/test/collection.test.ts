@@ -158,7 +158,7 @@ describe("collection from PostgreSQL 15 on this host", () => {
 
     const settings = await live<{ name: string; setting: string; unit: string | null; category: string }[]>`
       select name, setting, unit, category from pg_settings where name = any(${[...KEY_SETTING_NAMES]})
-      order by category, name`;
+      order by category collate "C", name collate "C"`;
     expect(info.key_settings).toHaveLength(16);
     expect(info.key_settings).toEqual(
       settings.map(({ unit, ...setting }) => (unit ? { ...setting, unit } : setting)),

@@ -143,7 +143,7 @@ export async function readServerInfo(
       `mount_point, file_system_type, total_space::float8 as total_space, used_space::float8 as used_space,
        free_space::float8 as free_space`,
       connectionId,
-      "mount_point",
+      'mount_point collate "C"',
     ),
     latestRows<{
       server_version: string | null;
@@ -168,7 +168,7 @@ export async function readServerInfo(
       "pg_database",
       "datname, database_size_bytes::float8 as database_size_bytes, encoding, datconnlimit",
       connectionId,
-      "datname",
+      'datname collate "C"',
     ),
     latestRows<{
       database_name: string;
@@ -180,14 +180,14 @@ export async function readServerInfo(
       "pg_extension",
       "database_name, extname, extversion, schema_name",
       connectionId,
-      "database_name, extname",
+      'database_name collate "C", extname collate "C"',
     ),
     latestRows<{ name: string; setting: string | null; unit: string | null; category: string | null }>(
       sql,
       "pg_settings",
       "name, setting, unit, category",
       connectionId,
-      "category, name",
+      'category collate "C", name collate "C"',
     ),
   ]);
 
@@ -267,7 +267,8 @@ export async function readServerInfo(
 }
 
 /**
- * The rows of the newest collection of a probe for a connection. A metrics table the collector has
+ * The rows of the newest collection of a probe for a connection, in byte order of the `orderBy`
+ * columns (collation "C") whatever the datastore's collation. A metrics table the collector has
  * not created yet reads as no data.
  */
 async function latestRows<T extends object>(
