@@ -1,5 +1,6 @@
+import { readServerInfo } from "@dbmon/datastore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CollectorLogger, ProbeDefinition } from "../src/index.js";
+import { type CollectorLogger, type ProbeDefinition, probeRegistry } from "../src/index.js";
 import { ensureMetricsTables, PartitionManager, storeProbeRun, weekStart } from "../src/storage.js";
 import { insertConnection, openTestEnvironment, type TestEnvironment } from "./support.js";
 
@@ -38,7 +39,7 @@ describe("metrics storage", () => {
   beforeAll(async () => {
     env = await openTestEnvironment();
     connectionId = await insertConnection(env, { database_name: "postgres" });
-    await ensureMetricsTables(env.datastore.sql, [sampleProbe, configProbe]);
+    await ensureMetricsTables(env.datastore.sql, [sampleProbe, configProbe, ...probeRegistry]);
   });
 
   afterAll(async () => {
@@ -112,5 +113,35 @@ describe("metrics storage", () => {
       select count(distinct collected_at)::int as snapshots, count(*)::int as rows
       from metrics.test_config where connection_id = ${connectionId}`;
     expect(row).toEqual({ snapshots: 2, rows: 4 });
+  });
+
+  it("an emptied snapshot reads as empty, not as the last non-empty one", async () => {
+    const pgExtension = probeRegistry.find((probe) => probe.name === "pg_extension");
+    if (!pgExtension) {
+      throw new Error("pg_extension is not registered");
+    }
+    const partitions = new PartitionManager(env.datastore.sql, [pgExtension]);
+    const at = new Date();
+    await partitions.ensureAround(at);
+    const extension = {
+      database_name: "app",
+      extname: "plpgsql",
+      extversion: "1.0",
+      extrelocatable: false,
+      schema_name: "pg_catalog",
+    };
+    await storeProbeRun(env.datastore.sql, logger, pgExtension, connectionId, at, [extension]);
+    expect((await readServerInfo(env.datastore, connectionId))?.extensions).toEqual([
+      { name: "plpgsql", version: "1.0", schema: "pg_catalog", database: "app" },
+    ]);
+    await storeProbeRun(
+      env.datastore.sql,
+      logger,
+      pgExtension,
+      connectionId,
+      new Date(at.getTime() + 1000),
+      [],
+    );
+    expect((await readServerInfo(env.datastore, connectionId))?.extensions).toEqual([]);
   });
 });

@@ -90,6 +90,9 @@ export const KEY_SETTING_NAMES = [
 
 const EXCLUDED_DATABASES = ["template0", "template1"];
 
+/** Probes the collector stores only when their content changes (see its probe registry). */
+const SNAPSHOT_PROBES = new Set(["pg_server_info", "pg_settings", "pg_extension", "pg_sys_cpu_info"]);
+
 type Timestamped<T> = T & { collected_ms: number };
 
 /**
@@ -279,13 +282,17 @@ async function latestRows<T extends object>(
   orderBy?: string,
 ): Promise<Timestamped<T>[]> {
   const table = `metrics."${probe}"`;
+  // A snapshot probe stores nothing while its content is unchanged, and a changed snapshot may be
+  // empty: its latest snapshot is the one probe_runs names, not the newest rows in its table.
+  const latest = SNAPSHOT_PROBES.has(probe)
+    ? "select snapshot_collected_at from probe_runs where connection_id = $1 and probe_name = $2"
+    : `select max(collected_at) from ${table} where connection_id = $1 and $2::text is not null`;
   try {
     return (await sql.unsafe(
       `select ${columns}, (extract(epoch from collected_at) * 1000)::float8 as collected_ms from ${table}
-       where connection_id = $1
-         and collected_at = (select max(collected_at) from ${table} where connection_id = $1)
+       where connection_id = $1 and collected_at = (${latest})
        ${orderBy ? `order by ${orderBy}` : ""}`,
-      [connectionId],
+      [connectionId, probe],
     )) as unknown as Timestamped<T>[];
   } catch (error) {
     const code = (error as { code?: unknown }).code;
