@@ -95,17 +95,16 @@ export async function startCollector(options: CollectorOptions): Promise<Running
         sslkey, sslrootcert, is_local, connection_error
       from connections where id = any(${leases.owned}::int[]) and is_monitored`;
     const wanted = new Map(rows.map((row) => [row.id, row]));
+    const stopping: Promise<void>[] = [];
     for (const [id, monitor] of monitors) {
       const row = wanted.get(id);
       if (!row || connectionFingerprint(row) !== monitor.fingerprint) {
         monitors.delete(id);
-        await monitor.stop();
-        logger.info(
-          { connectionId: id, changed: Boolean(row) },
-          row ? "connection changed" : "connection released",
-        );
+        stopping.push(monitor.stop());
+        logger.info({ connectionId: id }, row ? "connection changed: reconnecting" : "connection released");
       }
     }
+    await Promise.all(stopping);
     for (const [id, row] of wanted) {
       if (stopped || monitors.has(id)) {
         continue;
