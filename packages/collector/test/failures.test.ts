@@ -83,4 +83,28 @@ describe("an unreachable server", () => {
       select count(*)::int as n from metrics.pg_connectivity where connection_id = ${hanging}`;
     expect(hangingRows?.n).toBe(0);
   });
+
+  it("stops collecting a connection within a second of its removal or of monitoring being turned off", async () => {
+    const removed = await insertConnection(env, { name: "removed", database_name: "postgres" });
+    const unmonitored = await insertConnection(env, { name: "unmonitored", database_name: "postgres" });
+    await waitFor("both collected", async () =>
+      [removed, unmonitored].every((id) => collector.connectionIds().includes(id)) ? true : undefined,
+    );
+    const changedAt = Date.now();
+    await env.datastore.sql`update connections set is_monitored = false where id = ${unmonitored}`;
+    await env.datastore.sql`delete from connections where id = ${removed}`;
+    await waitFor("both dropped", async () =>
+      [removed, unmonitored].some((id) => collector.connectionIds().includes(id)) ? undefined : true,
+    );
+    expect(Date.now() - changedAt).toBeLessThan(1_000);
+    const since = new Date().toISOString();
+    await new Promise((done) => setTimeout(done, 500));
+    const [row] = await env.datastore.sql<{ n: number }[]>`
+      select count(*)::int as n from metrics.pg_connectivity
+      where connection_id = ${unmonitored} and collected_at >= ${since}::timestamptz`;
+    expect(row?.n).toBe(0);
+    expect(
+      await env.datastore.sql`select 1 from collector_leases where connection_id = ${unmonitored}`,
+    ).toHaveLength(0);
+  });
 });
