@@ -8,7 +8,7 @@ import { probeRegistry } from "./probes/registry.js";
 import type { ProbeDefinition } from "./probes/types.js";
 import { describeError } from "./sessions.js";
 import { ensureMetricsTables, PartitionManager } from "./storage.js";
-import { type ConnectionRow, connectionFingerprint, serverTarget } from "./target.js";
+import { type ConnectionRow, connectionFingerprint, type ServerTarget, serverTarget } from "./target.js";
 
 /** The API (or the trigger on `connections`) notifies this channel after a connection changes. */
 export const CONNECTIONS_CHANNEL = "dbmon_connections";
@@ -109,22 +109,36 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       if (stopped || monitors.has(id)) {
         continue;
       }
+      let target: ServerTarget;
       try {
-        const monitor = new ConnectionMonitor(
-          row,
-          connectionFingerprint(row),
-          serverTarget(row, secretKey),
-          deps,
-        );
-        monitors.set(id, monitor);
+        target = serverTarget(row, secretKey);
+      } catch (error) {
+        // A password encrypted under another key, or a missing TLS file: nothing to connect with.
+        await recordUnusable(row, `connection error: ${describeError(error)}`);
+        continue;
+      }
+      const monitor = new ConnectionMonitor(row, connectionFingerprint(row), target, deps);
+      monitors.set(id, monitor);
+      try {
         await monitor.start();
         logger.info({ connectionId: id, name: row.name }, "collecting connection");
       } catch (error) {
         monitors.delete(id);
+        await monitor.stop();
         logger.error({ connectionId: id, err: describeError(error) }, "cannot collect connection");
       }
     }
     scheduleTakeover(leases.nextForeignExpiry);
+  }
+
+  /** Records why a connection cannot be collected; logs only when that reason is new. */
+  async function recordUnusable(row: ConnectionRow, message: string): Promise<void> {
+    const changed = await sql`
+      update connections set connection_error = ${message}
+      where id = ${row.id} and connection_error is distinct from ${message}`;
+    if (changed.count > 0) {
+      logger.error({ connectionId: row.id, error: message }, "cannot collect connection");
+    }
   }
 
   // A lease held elsewhere may lapse before the next poll: look again right when it expires.

@@ -3,7 +3,7 @@ import type { Sql } from "@dbmon/datastore";
 export interface LeaseState {
   /** Connections this collector holds a valid lease on. */
   owned: number[];
-  /** When the earliest lease held by another collector expires (a takeover chance), if any. */
+  /** When the earliest valid lease held by another collector expires (a takeover chance), if any. */
   nextForeignExpiry: Date | null;
 }
 
@@ -31,7 +31,8 @@ export async function cycleLeases(
       on conflict (instance_id) do update set expires_at = excluded.expires_at`;
     await tx`
       delete from collector_leases l using connections c
-      where l.holder = ${holder} and c.id = l.connection_id and not c.is_monitored`;
+      where c.id = l.connection_id and not c.is_monitored
+        and (l.holder = ${holder} or l.expires_at <= now())`;
     await tx`update collector_leases set expires_at = now() + ${period}::interval where holder = ${holder}`;
     const [share] = await tx<{ connections: number }[]>`
       select ceil(
@@ -72,7 +73,7 @@ export async function cycleLeases(
       select connection_id from collector_leases where holder = ${holder} order by connection_id`;
     const [foreign] = await tx<{ next_ms: number | null }[]>`
       select (extract(epoch from min(expires_at)) * 1000)::float8 as next_ms
-      from collector_leases where holder <> ${holder}`;
+      from collector_leases where holder <> ${holder} and expires_at > now()`;
     const next = foreign?.next_ms ?? null;
     return {
       owned: owned.map((row) => row.connection_id),

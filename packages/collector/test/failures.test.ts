@@ -1,3 +1,4 @@
+import { encryptSecret, loadSecretKey } from "@dbmon/datastore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CollectorLogger, probeRegistry, type RunningCollector, startCollector } from "../src/index.js";
 import { insertConnection, openTestEnvironment, type TestEnvironment, waitFor } from "./support.js";
@@ -103,8 +104,24 @@ describe("an unreachable server", () => {
       select count(*)::int as n from metrics.pg_connectivity
       where connection_id = ${unmonitored} and collected_at >= ${since}::timestamptz`;
     expect(row?.n).toBe(0);
-    expect(
-      await env.datastore.sql`select 1 from collector_leases where connection_id = ${unmonitored}`,
-    ).toHaveLength(0);
+    await waitFor("the lease given up", async () => {
+      const leases = await env.datastore
+        .sql`select 1 from collector_leases where connection_id = ${unmonitored}`;
+      return leases.length === 0 ? true : undefined;
+    });
+  });
+
+  it("records a password it cannot decrypt (another secret) and collects once it is re-entered", async () => {
+    const otherKey = await loadSecretKey({ secret: "another installation", dataDir: env.dataDir });
+    const id = await insertConnection(env, { name: "foreign secret", database_name: "postgres" });
+    await env.datastore.sql`
+      update connections set password_encrypted = ${encryptSecret(otherKey, "whatever")} where id = ${id}`;
+    const message = await waitFor("the error", async () => (await connectionError(id)) ?? undefined);
+    expect(message).toBe(
+      "connection error: The encrypted secret cannot be decrypted: wrong key or altered data",
+    );
+    await env.datastore.sql`
+      update connections set password_encrypted = ${encryptSecret(env.secretKey, "whatever")} where id = ${id}`;
+    await waitFor("the error cleared", async () => ((await connectionError(id)) === null ? true : undefined));
   });
 });
