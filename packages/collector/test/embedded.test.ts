@@ -151,6 +151,7 @@ describe("collection from the embedded PostgreSQL 18", () => {
         current.system.cpu_model &&
         current.system.memory_total_bytes &&
         current.dbserver.version &&
+        current.databases.some((database) => database.name === monitored.name) &&
         current.key_settings.length;
       return complete ? current : undefined;
     });
