@@ -1,3 +1,9 @@
+CREATE TABLE "collector_instances" (
+	"instance_id" text PRIMARY KEY NOT NULL,
+	"started_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "collector_leases" (
 	"connection_id" integer PRIMARY KEY NOT NULL,
 	"holder" text NOT NULL,
