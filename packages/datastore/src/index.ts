@@ -2,4 +2,24 @@ export { type Datastore, type DatastoreConfig, type Db, openDatastore, type Sql 
 export { type EmbeddedServer, startEmbeddedServer } from "./embedded.js";
 export { type DatastoreLogger, silentLogger } from "./logger.js";
 export { migrateDatastore, migrationsFolder } from "./migrate.js";
+export {
+  KEY_SETTING_NAMES,
+  readServerInfo,
+  type ServerInfo,
+  type ServerInfoDatabase,
+  type ServerInfoDbServer,
+  type ServerInfoDisk,
+  type ServerInfoExtension,
+  type ServerInfoSetting,
+  type ServerInfoSystem,
+} from "./queries/server-info.js";
 export * as schema from "./schema/index.js";
+export {
+  decryptSecret,
+  encryptSecret,
+  loadSecretKey,
+  SECRET_FILE_NAME,
+  SecretError,
+  type SecretKey,
+  type SecretKeySource,
+} from "./secrets.js";

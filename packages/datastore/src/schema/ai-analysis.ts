@@ -1,12 +1,14 @@
 import { integer, jsonb, pgTable, timestamp } from "drizzle-orm/pg-core";
+import { connections } from "./connections.js";
 
 /**
  * The latest AI analysis of each connection's databases, kept in the datastore so that every API
  * instance serves the same result within its five-minute window.
  */
 export const aiAnalysisCache = pgTable("ai_analysis_cache", {
-  // References connections(id) (on delete cascade) once the connections table exists.
-  connectionId: integer().primaryKey(),
+  connectionId: integer()
+    .primaryKey()
+    .references(() => connections.id, { onDelete: "cascade" }),
   /** Database name → one-sentence description of its likely purpose. */
   databases: jsonb().$type<Record<string, string>>().notNull(),
   generatedAt: timestamp({ withTimezone: true }).notNull(),

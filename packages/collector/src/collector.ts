@@ -1,0 +1,220 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { Datastore, SecretKey } from "@dbmon/datastore";
+import { cycleLeases, releaseLeases } from "./leases.js";
+import { type Clock, type CollectorLogger, systemClock } from "./logger.js";
+import { ConnectionMonitor, type MonitorDeps } from "./monitor.js";
+import { probeRegistry } from "./probes/registry.js";
+import type { ProbeDefinition } from "./probes/types.js";
+import { describeError } from "./sessions.js";
+import { ensureMetricsTables, PartitionManager } from "./storage.js";
+import { type ConnectionRow, connectionFingerprint, type ServerTarget, serverTarget } from "./target.js";
+
+/** The API (or the trigger on `connections`) notifies this channel after a connection changes. */
+export const CONNECTIONS_CHANNEL = "dbmon_connections";
+
+export interface CollectorOptions {
+  datastore: Pick<Datastore, "sql">;
+  logger: CollectorLogger;
+  /** Decrypts connection passwords (`loadSecretKey` from @dbmon/datastore). */
+  secretKey: SecretKey;
+  clock?: Clock;
+  /** Identifies this process in `collector_leases`; unique by default. */
+  instanceId?: string;
+  /** A lease lasts this long unless renewed (renewed every third of it). Default 30. */
+  leaseSeconds?: number;
+  /** Connections are re-read at least this often besides notifications. Default leaseSeconds / 3. */
+  pollSeconds?: number;
+  /** Default 3. */
+  maxSessionsPerServer?: number;
+  /** Default 10. */
+  connectTimeoutSeconds?: number;
+  /** Time limit of one probe run, over all its databases; also the statement_timeout. Default 60. */
+  runTimeoutSeconds?: number;
+  /** First retry delay after a connection failure, doubled up to `backoffMaxSeconds`. Default 5. */
+  backoffInitialSeconds?: number;
+  /** Default 300. */
+  backoffMaxSeconds?: number;
+  /** Default: every probe of the registry. */
+  probes?: readonly ProbeDefinition[];
+  /** Collection interval per probe name, replacing the probe's default. */
+  intervalOverrides?: Readonly<Record<string, number>>;
+}
+
+export interface RunningCollector {
+  instanceId: string;
+  /** Connections this collector currently collects. */
+  connectionIds(): number[];
+  /** Re-reads leases and connections now (as a notification does). */
+  sync(): Promise<void>;
+  /** Stops collecting, releases the leases and stops listening. */
+  stop(): Promise<void>;
+}
+
+const PARTITION_CHECK_MS = 3600 * 1000;
+
+/** Starts collecting every monitored connection this process wins a lease for. */
+export async function startCollector(options: CollectorOptions): Promise<RunningCollector> {
+  const { sql } = options.datastore;
+  const { logger, secretKey } = options;
+  const clock = options.clock ?? systemClock;
+  const instanceId = options.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const leaseSeconds = options.leaseSeconds ?? 30;
+  const pollMs = (options.pollSeconds ?? leaseSeconds / 3) * 1000;
+  const probes = options.probes ?? probeRegistry;
+  const overrides = options.intervalOverrides ?? {};
+
+  await ensureMetricsTables(sql, probes);
+  const partitions = new PartitionManager(sql, probes);
+  await partitions.ensureAround(clock.now());
+
+  const deps: MonitorDeps = {
+    sql,
+    logger,
+    clock,
+    partitions,
+    settings: {
+      probes,
+      intervalSeconds: (probe) => overrides[probe.name] ?? probe.intervalSeconds,
+      maxSessionsPerServer: options.maxSessionsPerServer ?? 3,
+      connectTimeoutSeconds: options.connectTimeoutSeconds ?? 10,
+      runTimeoutSeconds: options.runTimeoutSeconds ?? 60,
+      backoffInitialSeconds: options.backoffInitialSeconds ?? 5,
+      backoffMaxSeconds: options.backoffMaxSeconds ?? 300,
+    },
+  };
+  const monitors = new Map<number, ConnectionMonitor>();
+  let stopped = false;
+  let pollTimer: NodeJS.Timeout | undefined;
+  let takeoverTimer: NodeJS.Timeout | undefined;
+
+  async function reconcile(): Promise<void> {
+    const leases = await cycleLeases(sql, instanceId, leaseSeconds, CONNECTIONS_CHANNEL);
+    const rows = await sql<ConnectionRow[]>`
+      select id, name, host, hostaddr, port, database_name, username, password_encrypted, sslmode, sslcert,
+        sslkey, sslrootcert, is_local, connection_error
+      from connections where id = any(${leases.owned}::int[]) and is_monitored`;
+    const wanted = new Map(rows.map((row) => [row.id, row]));
+    const stopping: Promise<void>[] = [];
+    for (const [id, monitor] of monitors) {
+      const row = wanted.get(id);
+      if (!row || connectionFingerprint(row) !== monitor.fingerprint) {
+        monitors.delete(id);
+        stopping.push(monitor.stop());
+        logger.info({ connectionId: id }, row ? "connection changed: reconnecting" : "connection released");
+      }
+    }
+    await Promise.all(stopping);
+    for (const [id, row] of wanted) {
+      if (stopped || monitors.has(id)) {
+        continue;
+      }
+      let target: ServerTarget;
+      try {
+        target = serverTarget(row, secretKey);
+      } catch (error) {
+        // A password encrypted under another key, or a missing TLS file: nothing to connect with.
+        await recordUnusable(row, `connection error: ${describeError(error)}`);
+        continue;
+      }
+      const monitor = new ConnectionMonitor(row, connectionFingerprint(row), target, deps);
+      monitors.set(id, monitor);
+      try {
+        await monitor.start();
+        logger.info({ connectionId: id, name: row.name }, "collecting connection");
+      } catch (error) {
+        monitors.delete(id);
+        await monitor.stop();
+        logger.error({ connectionId: id, err: describeError(error) }, "cannot collect connection");
+      }
+    }
+    scheduleTakeover(leases.nextForeignExpiry);
+  }
+
+  /** Records why a connection cannot be collected; logs only when that reason is new. */
+  async function recordUnusable(row: ConnectionRow, message: string): Promise<void> {
+    const changed = await sql`
+      update connections set connection_error = ${message}
+      where id = ${row.id} and connection_error is distinct from ${message}`;
+    if (changed.count > 0) {
+      logger.error({ connectionId: row.id, error: message }, "cannot collect connection");
+    }
+  }
+
+  // A lease held elsewhere may lapse before the next poll: look again right when it expires.
+  function scheduleTakeover(expiry: Date | null): void {
+    clearTimeout(takeoverTimer);
+    if (expiry === null || stopped) {
+      return;
+    }
+    const delay = expiry.getTime() - Date.now() + 50;
+    if (delay < pollMs) {
+      takeoverTimer = setTimeout(() => void sync(), Math.max(0, delay));
+      takeoverTimer.unref();
+    }
+  }
+
+  // Calls are serialised; a call during a cycle asks for one more cycle after it.
+  let cycle: Promise<void> | undefined;
+  let again = false;
+  function sync(): Promise<void> {
+    if (stopped) {
+      return Promise.resolve();
+    }
+    if (cycle) {
+      again = true;
+      return cycle;
+    }
+    cycle = (async () => {
+      do {
+        again = false;
+        try {
+          await reconcile();
+        } catch (error) {
+          logger.error({ err: describeError(error) }, "collector sync failed");
+        }
+      } while (again && !stopped);
+      cycle = undefined;
+    })();
+    return cycle;
+  }
+
+  const listener = await sql.listen(
+    CONNECTIONS_CHANNEL,
+    () => void sync(),
+    () => void sync(),
+  );
+  await sync();
+  pollTimer = setInterval(() => void sync(), pollMs);
+  pollTimer.unref();
+  const partitionTimer = setInterval(() => {
+    partitions.ensureAround(clock.now()).catch((error: unknown) => {
+      logger.error({ err: describeError(error) }, "creating metrics partitions failed");
+    });
+  }, PARTITION_CHECK_MS);
+  partitionTimer.unref();
+  logger.info({ instanceId, probes: probes.length }, "collector started");
+
+  return {
+    instanceId,
+    connectionIds: () => [...monitors.keys()].sort((a, b) => a - b),
+    sync,
+    async stop() {
+      if (stopped) {
+        return;
+      }
+      stopped = true;
+      clearInterval(pollTimer);
+      clearInterval(partitionTimer);
+      clearTimeout(takeoverTimer);
+      await cycle;
+      await listener.unlisten().catch(() => {});
+      await Promise.all([...monitors.values()].map((monitor) => monitor.stop()));
+      monitors.clear();
+      await releaseLeases(sql, instanceId, CONNECTIONS_CHANNEL).catch((error: unknown) => {
+        logger.warn({ err: describeError(error) }, "releasing collector leases failed");
+      });
+      logger.info({ instanceId }, "collector stopped");
+    },
+  };
+}

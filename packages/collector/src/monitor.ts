@@ -1,0 +1,268 @@
+import type { Sql } from "@dbmon/datastore";
+import type { Clock, CollectorLogger } from "./logger.js";
+import { type ProbeContext, type ProbeDefinition, type ProbeRow, queryForVersion } from "./probes/types.js";
+import { ConnectError, describeError, type QueryFn, RunTimeoutError, ServerSessions } from "./sessions.js";
+import type { PartitionManager } from "./storage.js";
+import { storeProbeRun } from "./storage.js";
+import type { ConnectionRow, ServerTarget } from "./target.js";
+
+export interface MonitorSettings {
+  probes: readonly ProbeDefinition[];
+  intervalSeconds(probe: ProbeDefinition): number;
+  maxSessionsPerServer: number;
+  connectTimeoutSeconds: number;
+  runTimeoutSeconds: number;
+  backoffInitialSeconds: number;
+  backoffMaxSeconds: number;
+}
+
+export interface MonitorDeps {
+  sql: Sql;
+  logger: CollectorLogger;
+  clock: Clock;
+  partitions: PartitionManager;
+  settings: MonitorSettings;
+}
+
+const SYSTEM_STATS_PROBE_FUNCTION = "pg_sys_os_info";
+
+/**
+ * Collects one connection: each probe on its own timer, a run never overlapping the previous run of
+ * the same probe; while the server is unreachable, runs are skipped with exponential backoff.
+ */
+export class ConnectionMonitor {
+  private readonly sessions: ServerSessions;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly running = new Set<Promise<void>>();
+  private stopped = false;
+  private consecutiveFailures = 0;
+  private lastFailureAt = 0;
+  private retryAt = 0;
+  private recordedError: string | null;
+
+  constructor(
+    readonly connection: ConnectionRow,
+    readonly fingerprint: string,
+    private readonly target: ServerTarget,
+    private readonly deps: MonitorDeps,
+  ) {
+    const { settings } = deps;
+    this.recordedError = connection.connection_error;
+    this.sessions = new ServerSessions(target, {
+      maxSessions: settings.maxSessionsPerServer,
+      connectTimeoutSeconds: settings.connectTimeoutSeconds,
+      statementTimeoutMs: settings.runTimeoutSeconds * 1000,
+    });
+  }
+
+  /** Schedules every probe, resuming each one's rhythm from its last run (by any collector). */
+  async start(): Promise<void> {
+    const lastRuns = await this.deps.sql<{ probe_name: string; last_run_ms: number }[]>`
+      select probe_name, (extract(epoch from last_run_at) * 1000)::float8 as last_run_ms
+      from probe_runs where connection_id = ${this.connection.id}`;
+    const lastRunAt = new Map(lastRuns.map((run) => [run.probe_name, run.last_run_ms]));
+    for (const probe of this.deps.settings.probes) {
+      const last = lastRunAt.get(probe.name);
+      const intervalMs = this.deps.settings.intervalSeconds(probe) * 1000;
+      const delay = last === undefined ? 0 : Math.max(0, last + intervalMs - this.deps.clock.now().getTime());
+      this.schedule(probe, delay);
+    }
+  }
+
+  /** Stops scheduling, waits for runs in progress, closes the sessions. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers.values()) {
+      clearTimeout(timer);
+    }
+    this.timers.clear();
+    await this.sessions.close();
+    await Promise.allSettled([...this.running]);
+  }
+
+  private schedule(probe: ProbeDefinition, delayMs: number): void {
+    if (this.stopped) {
+      return;
+    }
+    const timer = setTimeout(() => {
+      const startedAt = Date.now();
+      const run = this.runProbe(probe).finally(() => {
+        this.running.delete(run);
+        const intervalMs = this.deps.settings.intervalSeconds(probe) * 1000;
+        this.schedule(probe, Math.max(0, startedAt + intervalMs - Date.now()));
+      });
+      this.running.add(run);
+    }, delayMs);
+    timer.unref();
+    this.timers.set(probe.name, timer);
+  }
+
+  private async runProbe(probe: ProbeDefinition): Promise<void> {
+    const attemptAt = Date.now();
+    if (attemptAt < this.retryAt) {
+      return;
+    }
+    const collectedAt = this.deps.clock.now();
+    const deadline = attemptAt + this.deps.settings.runTimeoutSeconds * 1000;
+    let rows: ProbeRow[] | null;
+    try {
+      rows = await this.collect(probe, deadline);
+    } catch (error) {
+      if (error instanceof ConnectError) {
+        await this.connectionFailed(error, attemptAt);
+      } else if (!this.stopped) {
+        this.deps.logger.warn(
+          { connectionId: this.connection.id, probe: probe.name, err: describeError(error) },
+          error instanceof RunTimeoutError ? "probe run timed out" : "probe run failed",
+        );
+      }
+      return;
+    }
+    await this.connectionSucceeded();
+    if (this.stopped) {
+      return;
+    }
+    try {
+      await this.deps.partitions.ensureFor(probe, collectedAt);
+      await storeProbeRun(this.deps.sql, this.deps.logger, probe, this.connection.id, collectedAt, rows);
+    } catch (error) {
+      this.deps.logger.error(
+        { connectionId: this.connection.id, probe: probe.name, err: describeError(error) },
+        "storing a probe run failed",
+      );
+    }
+  }
+
+  private async collect(probe: ProbeDefinition, deadline: number): Promise<ProbeRow[] | null> {
+    const home = this.connection.database_name;
+    if (probe.scope !== "database") {
+      return this.sessions.withSession(home, deadline, async (query) =>
+        this.runOn(probe, await this.context(probe, query)),
+      );
+    }
+    const databases = await this.sessions.withSession(home, deadline, (query) =>
+      query(
+        tagged(
+          probe,
+          "select datname::text as datname from pg_database where datallowconn and not datistemplate order by datname",
+        ),
+      ),
+    );
+    const rows: ProbeRow[] = [];
+    for (const { datname } of databases) {
+      const database = String(datname);
+      try {
+        const found = await this.sessions.withSession(database, deadline, async (query) =>
+          this.runOn(probe, await this.context(probe, query)),
+        );
+        for (const row of found ?? []) {
+          rows.push({ ...row, database_name: database });
+        }
+      } catch (error) {
+        if (error instanceof RunTimeoutError) {
+          throw error;
+        }
+        // One database that refuses us (privileges, dropped meanwhile) does not fail the others.
+        this.deps.logger.debug(
+          { connectionId: this.connection.id, probe: probe.name, database, err: describeError(error) },
+          "probe skipped a database",
+        );
+      }
+    }
+    return rows;
+  }
+
+  private async context(probe: ProbeDefinition, query: QueryFn): Promise<ProbeContext> {
+    const taggedQuery: QueryFn = (text) => query(tagged(probe, text));
+    let systemStatsSchema: string | null = null;
+    if (probe.scope === "host") {
+      const [found] = await taggedQuery(
+        `select n.nspname::text as schema from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+         where p.proname = '${SYSTEM_STATS_PROBE_FUNCTION}' and p.pronargs = 0 order by n.nspname limit 1`,
+      );
+      systemStatsSchema = found ? String(found.schema) : null;
+    }
+    return {
+      query: taggedQuery,
+      serverVersionNum: this.sessions.serverVersionNum,
+      systemStatsSchema,
+      isLocalHost: this.target.isLocalHost,
+    };
+  }
+
+  private async runOn(probe: ProbeDefinition, context: ProbeContext): Promise<ProbeRow[] | null> {
+    if (probe.collect) {
+      return probe.collect(context);
+    }
+    const text = queryForVersion(probe.queries ?? [], context.serverVersionNum);
+    return text === undefined ? null : context.query(text);
+  }
+
+  private async connectionFailed(error: ConnectError, attemptAt: number): Promise<void> {
+    if (this.stopped) {
+      return;
+    }
+    // Runs that started before the last failure fail for the same outage: count it once.
+    if (attemptAt >= this.lastFailureAt) {
+      this.consecutiveFailures += 1;
+      this.lastFailureAt = Date.now();
+      const { backoffInitialSeconds, backoffMaxSeconds } = this.deps.settings;
+      const delaySeconds = Math.min(
+        backoffMaxSeconds,
+        backoffInitialSeconds * 2 ** (this.consecutiveFailures - 1),
+      );
+      this.retryAt = this.lastFailureAt + delaySeconds * 1000;
+      this.deps.logger.debug(
+        {
+          connectionId: this.connection.id,
+          failures: this.consecutiveFailures,
+          retryInSeconds: delaySeconds,
+        },
+        "connection attempt failed",
+      );
+    }
+    const message = this.redact(`connection error: ${error.message}`);
+    if (message !== this.recordedError) {
+      this.recordedError = message;
+      this.deps.logger.warn(
+        { connectionId: this.connection.id, error: message },
+        "monitored server unreachable",
+      );
+      await this.recordError(message);
+    }
+  }
+
+  private async connectionSucceeded(): Promise<void> {
+    this.consecutiveFailures = 0;
+    this.retryAt = 0;
+    if (this.recordedError !== null && !this.stopped) {
+      this.recordedError = null;
+      this.deps.logger.info({ connectionId: this.connection.id }, "monitored server reachable again");
+      await this.recordError(null);
+    }
+  }
+
+  private async recordError(message: string | null): Promise<void> {
+    try {
+      await this.deps.sql`
+        update connections set connection_error = ${message}
+        where id = ${this.connection.id} and connection_error is distinct from ${message}`;
+    } catch (error) {
+      this.deps.logger.error(
+        { connectionId: this.connection.id, err: describeError(error) },
+        "recording the connection state failed",
+      );
+    }
+  }
+
+  /** Driver messages do not carry the password, but make sure no error text ever does. */
+  private redact(message: string): string {
+    const password = this.target.password;
+    return password ? message.replaceAll(password, "********") : message;
+  }
+}
+
+/** Marks collector queries so that they can be told apart in pg_stat_activity. */
+function tagged(probe: ProbeDefinition, text: string): string {
+  return `/* dbmon collector: ${probe.name} */ ${text}`;
+}

@@ -1,0 +1,234 @@
+import postgres from "postgres";
+import type { ProbeRow } from "./probes/types.js";
+import type { ServerTarget } from "./target.js";
+
+/** The monitored server cannot be reached or refuses us; recorded on the connection. */
+export class ConnectError extends Error {
+  override name = "ConnectError";
+}
+
+/** The run used up its time limit. */
+export class RunTimeoutError extends Error {
+  override name = "RunTimeoutError";
+}
+
+export const COLLECTOR_APPLICATION_NAME = "dbmon collector";
+
+// Network errors of the driver, and SQLSTATE classes 08 (connection exception), 28 (invalid
+// authorization), 3D (no such database), 57P01-57P03 (shutdown, cannot connect now).
+const CONNECTION_ERROR_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ETIMEDOUT",
+  "EPIPE",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "57P01",
+  "57P02",
+  "57P03",
+  "3D000",
+]);
+
+/** SQLSTATE of a statement ended by statement_timeout (or a cancel request). */
+const QUERY_CANCELED = "57014";
+
+export function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") {
+    return false;
+  }
+  return CONNECTION_ERROR_CODES.has(code) || code.startsWith("08") || code.startsWith("28");
+}
+
+export interface SessionLimits {
+  /** At most this many sessions are open on the server at once, over all its databases. */
+  maxSessions: number;
+  connectTimeoutSeconds: number;
+  /** statement_timeout of every session. */
+  statementTimeoutMs: number;
+}
+
+interface Session {
+  database: string;
+  sql: postgres.Sql;
+  busy: boolean;
+  broken: boolean;
+}
+
+export type QueryFn = (text: string) => Promise<ProbeRow[]>;
+
+/**
+ * The sessions of one monitored server: one PostgreSQL session per driver instance, reused per
+ * database, never more than `maxSessions` open; a run waits for a free one until its deadline.
+ */
+export class ServerSessions {
+  private readonly sessions: Session[] = [];
+  private readonly waiters = new Set<() => void>();
+  private closed = false;
+  /** `server_version_num`, known after the first session opened. */
+  serverVersionNum = 0;
+
+  constructor(
+    private readonly target: ServerTarget,
+    private readonly limits: SessionLimits,
+  ) {}
+
+  /** Runs `work` on a session in `database`; the queries it makes end at `deadline` (epoch ms). */
+  async withSession<T>(database: string, deadline: number, work: (query: QueryFn) => Promise<T>): Promise<T> {
+    const session = await this.acquire(database, deadline);
+    try {
+      return await work((text) => this.query(session, text, deadline));
+    } finally {
+      session.busy = false;
+      if (session.broken) {
+        this.discard(session);
+      }
+      this.wakeOne();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const ending = this.sessions.splice(0).map((session) => session.sql.end({ timeout: 1 }));
+    for (const wake of this.waiters) {
+      wake();
+    }
+    await Promise.allSettled(ending);
+  }
+
+  private async acquire(database: string, deadline: number): Promise<Session> {
+    for (;;) {
+      if (this.closed) {
+        throw new RunTimeoutError("the collector stopped monitoring this connection");
+      }
+      const idle = this.sessions.find((session) => !session.busy && session.database === database);
+      if (idle) {
+        idle.busy = true;
+        return idle;
+      }
+      if (this.sessions.length < this.limits.maxSessions) {
+        return this.open(database, deadline);
+      }
+      const other = this.sessions.find((session) => !session.busy);
+      if (other) {
+        this.discard(other);
+        continue;
+      }
+      await this.waitForRelease(deadline);
+    }
+  }
+
+  private async open(database: string, deadline: number): Promise<Session> {
+    const sql = postgres({
+      host: this.target.host,
+      path: this.target.path,
+      port: this.target.port,
+      user: this.target.username,
+      password: this.target.password,
+      database,
+      ssl: this.target.ssl,
+      max: 1,
+      prepare: false,
+      connect_timeout: this.limits.connectTimeoutSeconds,
+      onnotice: () => {},
+      connection: {
+        application_name: COLLECTOR_APPLICATION_NAME,
+        statement_timeout: this.limits.statementTimeoutMs,
+      },
+    });
+    const session: Session = { database, sql, busy: true, broken: false };
+    this.sessions.push(session);
+    try {
+      const rows = await this.query(
+        session,
+        "select current_setting('server_version_num')::int as version",
+        deadline,
+      );
+      this.serverVersionNum = Number(rows[0]?.version ?? 0);
+      return session;
+    } catch (error) {
+      this.discard(session);
+      this.wakeOne();
+      throw error instanceof RunTimeoutError ? error : new ConnectError(describeError(error));
+    }
+  }
+
+  private async query(session: Session, text: string, deadline: number): Promise<ProbeRow[]> {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) {
+      throw new RunTimeoutError("probe run timed out");
+    }
+    const pending = session.sql.unsafe(text);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        // The server may be unreachable, so the cancel request may never arrive: drop the session.
+        session.broken = true;
+        pending.cancel();
+        reject(new RunTimeoutError("probe run timed out"));
+      }, remaining);
+    });
+    try {
+      return (await Promise.race([pending, timeout])) as ProbeRow[];
+    } catch (error) {
+      if (isConnectionFailure(error)) {
+        session.broken = true;
+        throw new ConnectError(describeError(error));
+      }
+      if ((error as { code?: unknown }).code === QUERY_CANCELED) {
+        throw new RunTimeoutError("probe run timed out (statement_timeout)");
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private discard(session: Session): void {
+    const index = this.sessions.indexOf(session);
+    if (index >= 0) {
+      this.sessions.splice(index, 1);
+    }
+    session.sql.end({ timeout: 0 }).catch(() => {});
+  }
+
+  private waitForRelease(deadline: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(
+        () => {
+          this.waiters.delete(wake);
+          reject(new RunTimeoutError("probe run timed out waiting for a session"));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
+      this.waiters.add(wake);
+    });
+  }
+
+  private wakeOne(): void {
+    const [first] = this.waiters;
+    first?.();
+  }
+}
+
+/** A readable message for the connection's `connection_error`: the driver's text and code. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === "string" && !error.message.includes(code)
+      ? `${error.message} (${code})`
+      : error.message;
+  }
+  return String(error);
+}

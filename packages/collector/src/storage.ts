@@ -1,0 +1,221 @@
+import { createHash } from "node:crypto";
+import type { Sql } from "@dbmon/datastore";
+import type { ParameterOrJSON } from "postgres";
+import type { CollectorLogger } from "./logger.js";
+import type { ProbeDefinition, ProbeRow } from "./probes/types.js";
+
+/** Every collector takes this transaction-level advisory lock around metrics DDL. */
+const METRICS_DDL_LOCK_KEY = 7_239_184_562;
+const WEEK_MS = 7 * 24 * 3600 * 1000;
+const INSERT_CHUNK_ROWS = 500;
+
+export const METRICS_SCHEMA = "metrics";
+
+function ident(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+function tableName(probe: ProbeDefinition): string {
+  return `${ident(METRICS_SCHEMA)}.${ident(probe.name)}`;
+}
+
+/** Key columns every probe table starts with. */
+function keyColumns(probe: ProbeDefinition): string[] {
+  return probe.scope === "database"
+    ? ["connection_id", "database_name", "collected_at"]
+    : ["connection_id", "collected_at"];
+}
+
+/**
+ * Creates the `metrics` schema and one table per probe, range-partitioned by `collected_at`, and adds
+ * columns a newer registry declares. Idempotent; safe when several collectors start at once.
+ */
+export async function ensureMetricsTables(sql: Sql, probes: readonly ProbeDefinition[]): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${METRICS_DDL_LOCK_KEY})`;
+    await tx.unsafe(`create schema if not exists ${ident(METRICS_SCHEMA)}`);
+    for (const probe of probes) {
+      const table = tableName(probe);
+      const columns = [
+        "connection_id integer not null references public.connections(id) on delete cascade",
+        ...(probe.scope === "database" ? ["database_name text not null"] : []),
+        "collected_at timestamptz not null",
+        ...probe.columns.map((column) => `${ident(column.name)} ${column.type}`),
+      ];
+      await tx.unsafe(
+        `create table if not exists ${table} (${columns.join(", ")}) partition by range (collected_at)`,
+      );
+      for (const column of probe.columns) {
+        await tx.unsafe(`alter table ${table} add column if not exists ${ident(column.name)} ${column.type}`);
+      }
+      await tx.unsafe(
+        `create index if not exists ${ident(`${probe.name}_connection_collected_idx`)}
+           on ${table} (connection_id, collected_at desc)`,
+      );
+    }
+  });
+}
+
+/** Monday 00:00 UTC of the week holding `at`. */
+export function weekStart(at: Date): Date {
+  const day = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
+  const sinceMonday = (day.getUTCDay() + 6) % 7;
+  return new Date(day.getTime() - sinceMonday * 24 * 3600 * 1000);
+}
+
+function partitionName(probe: ProbeDefinition, start: Date): string {
+  return `${probe.name}_${start.toISOString().slice(0, 10).replaceAll("-", "")}`;
+}
+
+/**
+ * Weekly partitions (Monday to Monday, UTC), created ahead of need: `ensureWeeks` remembers what
+ * exists so that a store checks only an in-memory set.
+ */
+export class PartitionManager {
+  private readonly known = new Set<string>();
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly probes: readonly ProbeDefinition[],
+  ) {}
+
+  /** The partitions of the week holding `at` and of the following week, for every probe. */
+  async ensureAround(at: Date): Promise<void> {
+    const start = weekStart(at);
+    await this.ensureWeeks([start, new Date(start.getTime() + WEEK_MS)], this.probes);
+  }
+
+  async ensureFor(probe: ProbeDefinition, at: Date): Promise<void> {
+    const start = weekStart(at);
+    if (!this.known.has(partitionName(probe, start))) {
+      await this.ensureWeeks([start], [probe]);
+    }
+  }
+
+  private async ensureWeeks(starts: Date[], probes: readonly ProbeDefinition[]): Promise<void> {
+    const missing = probes.flatMap((probe) =>
+      starts
+        .filter((start) => !this.known.has(partitionName(probe, start)))
+        .map((start) => ({ probe, start })),
+    );
+    if (missing.length === 0) {
+      return;
+    }
+    await this.sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(${METRICS_DDL_LOCK_KEY})`;
+      for (const { probe, start } of missing) {
+        const end = new Date(start.getTime() + WEEK_MS);
+        await tx.unsafe(
+          `create table if not exists ${ident(METRICS_SCHEMA)}.${ident(partitionName(probe, start))}
+             partition of ${tableName(probe)}
+             for values from ('${start.toISOString()}') to ('${end.toISOString()}')`,
+        );
+      }
+    });
+    for (const { probe, start } of missing) {
+      this.known.add(partitionName(probe, start));
+    }
+  }
+}
+
+/** SHA-256 of the rows as canonical JSON: what a snapshot probe compares between runs. */
+export function snapshotHash(rows: readonly ProbeRow[]): string {
+  const canonical = rows.map((row) =>
+    Object.keys(row)
+      .sort()
+      .map((key) => [key, row[key] instanceof Date ? (row[key] as Date).toISOString() : row[key]]),
+  );
+  return createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
+}
+
+export interface StoreResult {
+  stored: number;
+  failed: number;
+  /** A snapshot probe whose content had not changed: nothing was stored. */
+  unchanged: boolean;
+}
+
+/**
+ * Stores one run of a probe for a connection: multi-row inserts, falling back to row-by-row when a
+ * batch fails so that one bad row loses only itself. Snapshot probes store only when the content hash
+ * differs from the last stored snapshot. The run is recorded in `probe_runs` in the same transaction.
+ */
+export async function storeProbeRun(
+  sql: Sql,
+  logger: CollectorLogger,
+  probe: ProbeDefinition,
+  connectionId: number,
+  collectedAt: Date,
+  rows: readonly ProbeRow[] | null,
+): Promise<StoreResult> {
+  const columns = [...keyColumns(probe), ...probe.columns.map((column) => column.name)];
+  const jsonColumns = probe.columns.filter((column) => column.type === "jsonb").map((column) => column.name);
+  const hash = probe.snapshot && rows ? snapshotHash(rows) : null;
+  return sql.begin(async (tx) => {
+    const result: StoreResult = { stored: 0, failed: 0, unchanged: false };
+    if (hash !== null) {
+      const [previous] = await tx<{ snapshot_hash: string | null }[]>`
+        select snapshot_hash from probe_runs
+        where connection_id = ${connectionId} and probe_name = ${probe.name}
+        for update`;
+      result.unchanged = previous?.snapshot_hash === hash;
+    }
+    if (rows && rows.length > 0 && !result.unchanged) {
+      const records = rows.map((row) => {
+        const record: Record<string, ParameterOrJSON<never>> = {
+          connection_id: connectionId,
+          // ISO text: the datastore client may have its date serializers replaced (Drizzle does).
+          collected_at: collectedAt.toISOString(),
+        };
+        for (const column of columns.slice(probe.scope === "database" ? 3 : 2)) {
+          const raw = row[column] ?? null;
+          const value = raw instanceof Date ? raw.toISOString() : raw;
+          record[column] = (
+            jsonColumns.includes(column) && value !== null ? tx.json(value as never) : value
+          ) as ParameterOrJSON<never>;
+        }
+        if (probe.scope === "database") {
+          record.database_name = String(row.database_name);
+        }
+        return record;
+      });
+      const table = tx.unsafe(tableName(probe));
+      for (let offset = 0; offset < records.length; offset += INSERT_CHUNK_ROWS) {
+        const chunk = records.slice(offset, offset + INSERT_CHUNK_ROWS);
+        try {
+          await tx.savepoint((sp) => sp`insert into ${table} ${sp(chunk, columns)}`);
+          result.stored += chunk.length;
+        } catch (batchError) {
+          logger.debug({ probe: probe.name, err: batchError }, "batch insert failed; storing row by row");
+          for (const record of chunk) {
+            try {
+              await tx.savepoint((sp) => sp`insert into ${table} ${sp(record, columns)}`);
+              result.stored += 1;
+            } catch (rowError) {
+              result.failed += 1;
+              logger.warn(
+                {
+                  probe: probe.name,
+                  connectionId,
+                  err: rowError instanceof Error ? rowError.message : rowError,
+                },
+                "a collected row could not be stored",
+              );
+            }
+          }
+        }
+      }
+    }
+    const storedSnapshot = hash !== null && !result.unchanged;
+    await tx`
+      insert into probe_runs (connection_id, probe_name, last_run_at, snapshot_hash, snapshot_collected_at)
+      values (${connectionId}, ${probe.name}, ${collectedAt.toISOString()}::timestamptz, ${hash},
+        ${storedSnapshot ? collectedAt.toISOString() : null}::timestamptz)
+      on conflict (connection_id, probe_name) do update set
+        last_run_at = excluded.last_run_at,
+        snapshot_hash = case when ${storedSnapshot} then excluded.snapshot_hash else probe_runs.snapshot_hash end,
+        snapshot_collected_at = case when ${storedSnapshot}
+          then excluded.snapshot_collected_at else probe_runs.snapshot_collected_at end`;
+    return result;
+  });
+}

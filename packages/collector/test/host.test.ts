@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import type { ProbeContext } from "../src/index.js";
+import { pgSysDiskInfo, pgSysOsInfo } from "../src/probes/host.js";
+import { isLoopbackAddress } from "../src/target.js";
+
+const noQueries: ProbeContext["query"] = () => {
+  throw new Error("no query expected");
+};
+
+describe("host probes", () => {
+  it("collect nothing for a remote server without system_stats (D6)", async () => {
+    const context: ProbeContext = {
+      query: noQueries,
+      serverVersionNum: 150000,
+      systemStatsSchema: null,
+      isLocalHost: false,
+    };
+    expect(await pgSysOsInfo.collect?.(context)).toBeNull();
+    expect(await pgSysDiskInfo.collect?.(context)).toBeNull();
+  });
+
+  it("tell this host's addresses from others", () => {
+    for (const local of [
+      "127.0.0.1",
+      "127.1.2.3",
+      "localhost",
+      "LOCALHOST.",
+      "::1",
+      "[::1]",
+      "/var/run/postgresql",
+      "",
+    ]) {
+      expect(isLoopbackAddress(local)).toBe(true);
+    }
+    for (const remote of ["10.0.0.5", "db.example.com", "128.0.0.1", "::2", "localhost.example.com"]) {
+      expect(isLoopbackAddress(remote)).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,3 @@
+import { dbmonProject } from "../../tooling/testing/src/project.js";
+
+export default dbmonProject("collector");

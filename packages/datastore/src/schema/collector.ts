@@ -1,0 +1,44 @@
+import { integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { connections } from "./connections.js";
+
+/**
+ * Collector processes alive on this datastore: each renews its row with its leases, so that the
+ * connections can be shared out evenly among the living.
+ */
+export const collectorInstances = pgTable("collector_instances", {
+  instanceId: text().primaryKey(),
+  startedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  expiresAt: timestamp({ withTimezone: true }).notNull(),
+});
+
+/**
+ * Which collector process collects a connection (D11). A lease past `expires_at` may be taken by any
+ * collector; the holder renews it well before then.
+ */
+export const collectorLeases = pgTable("collector_leases", {
+  connectionId: integer()
+    .primaryKey()
+    .references(() => connections.id, { onDelete: "cascade" }),
+  holder: text().notNull(),
+  acquiredAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  expiresAt: timestamp({ withTimezone: true }).notNull(),
+});
+
+/**
+ * The last run of each probe on each connection: lets a collector that takes a connection over keep
+ * its rhythm, and lets snapshot probes store a snapshot only when its content hash changes.
+ */
+export const probeRuns = pgTable(
+  "probe_runs",
+  {
+    connectionId: integer()
+      .notNull()
+      .references(() => connections.id, { onDelete: "cascade" }),
+    probeName: text().notNull(),
+    lastRunAt: timestamp({ withTimezone: true }).notNull(),
+    /** SHA-256 of the last stored snapshot (snapshot probes only). */
+    snapshotHash: text(),
+    snapshotCollectedAt: timestamp({ withTimezone: true }),
+  },
+  (table) => [primaryKey({ columns: [table.connectionId, table.probeName] })],
+);

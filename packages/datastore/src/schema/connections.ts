@@ -1,0 +1,50 @@
+import { sql } from "drizzle-orm";
+import { boolean, check, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+
+/**
+ * Monitored PostgreSQL servers. The password is stored encrypted (see `secrets.ts`); a connection is
+ * owned either by a user or by a service token, never both.
+ */
+export const connections = pgTable(
+  "connections",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    name: text().notNull(),
+    description: text(),
+    host: text().notNull(),
+    /** Numeric address to connect to instead of resolving `host` (as libpq's hostaddr). */
+    hostaddr: text(),
+    port: integer().notNull().default(5432),
+    databaseName: text().notNull(),
+    username: text().notNull(),
+    passwordEncrypted: text(),
+    sslmode: text().notNull().default("prefer"),
+    sslcert: text(),
+    sslkey: text(),
+    sslrootcert: text(),
+    ownerUsername: text(),
+    ownerToken: text(),
+    isShared: boolean().notNull().default(false),
+    isMonitored: boolean().notNull().default(true),
+    /** The server runs on the collector's own host, so host metrics may come from that host (D6). */
+    isLocal: boolean().notNull().default(false),
+    /** Cluster membership; the clusters table references come with the clusters feature. */
+    clusterId: integer(),
+    role: text(),
+    membershipSource: text().notNull().default("auto"),
+    /** Set by the collector while the server cannot be reached, cleared on recovery. */
+    connectionError: text(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    check("connections_port_range", sql`${table.port} between 1 and 65535`),
+    check(
+      "connections_sslmode",
+      sql`${table.sslmode} in ('disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full')`,
+    ),
+    check("connections_membership_source", sql`${table.membershipSource} in ('auto', 'manual')`),
+    check("connections_one_owner", sql`(${table.ownerUsername} is null) <> (${table.ownerToken} is null)`),
+    index("connections_monitored_idx").on(table.id).where(sql`${table.isMonitored}`),
+  ],
+);
