@@ -2,8 +2,10 @@ import { buildOpenApiDocument } from "@dbmon/contract";
 import { migrateDatastore, openDatastore } from "@dbmon/datastore";
 import { Command } from "commander";
 import type { CreatedAdmin } from "./auth/bootstrap.js";
+import { registerCollectorCommand } from "./cli/collector.js";
 import { CommandError } from "./cli/context.js";
 import { registerGroupCommands } from "./cli/groups.js";
+import { closeOnSignals } from "./cli/lifecycle.js";
 import { registerTokenCommands } from "./cli/tokens.js";
 import { registerUserCommands } from "./cli/users.js";
 import { ConfigError, loadConfig, loadDotEnv } from "./config.js";
@@ -19,23 +21,12 @@ const program = new Command()
 
 program
   .command("serve", { isDefault: true })
-  .description("serve the REST API (the default command)")
+  .description("serve the REST API with the collector (the default command)")
   .action(async () => {
     const config = loadConfig();
     const logger = createLogger(config.logLevel);
     const service = await startService(config, logger, { onAdminCreated: announceAdmin });
-    const stop = (signal: string) => {
-      logger.info({ signal }, "shutting down");
-      service.close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error({ err: error }, "shutdown failed");
-          process.exit(1);
-        },
-      );
-    };
-    process.once("SIGTERM", () => stop("SIGTERM"));
-    process.once("SIGINT", () => stop("SIGINT"));
+    closeOnSignals(logger, () => service.close());
   });
 
 program
@@ -71,6 +62,7 @@ program
     console.log(options.json ? JSON.stringify(document) : JSON.stringify(document, null, 2));
   });
 
+registerCollectorCommand(program);
 registerUserCommands(program);
 registerGroupCommands(program);
 registerTokenCommands(program);

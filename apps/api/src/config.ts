@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { type LlmConfig, LlmConfigError, loadLlmConfig } from "@dbmon/llm";
 import { z } from "zod";
 import { isAddressOrRange } from "./auth/client-address.js";
 import { isValidHostEntry } from "./connections/host-policy.js";
@@ -75,6 +76,9 @@ const environment = z.object({
   DBMON_ALLOWED_HOSTS: hostList.optional(),
   DBMON_BLOCKED_HOSTS: hostList.optional(),
   DBMON_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  DBMON_SECRET: z.string().min(16, { error: "must be at least 16 characters" }).optional(),
+  DBMON_COLLECTOR: boolean.default(true),
+  DBMON_MONITOR_SELF: boolean.default(true),
   DBMON_ADMIN_USERNAME: z.string().min(1).default("admin"),
   DBMON_ADMIN_PASSWORD: z.string().optional(),
   DBMON_TRUSTED_PROXIES: trustedProxies.default([]),
@@ -99,6 +103,14 @@ export interface Config {
   allowedHosts: string | undefined;
   /** Hosts, addresses and CIDR ranges refused for monitored connections. */
   blockedHosts: string | undefined;
+  /** Passphrase of the key that encrypts secrets at rest; unset: a generated key file in dataDir. */
+  secret: string | undefined;
+  /** Run the collector inside `dbmon serve`. */
+  runCollector: boolean;
+  /** Register the embedded datastore as the monitored connection `local`. */
+  monitorSelf: boolean;
+  /** The LLM provider for AI features; null when none is configured. */
+  llm: LlmConfig | null;
   /** The superuser created on first start when there are no users. */
   adminUsername: string;
   /** Its password; generated and printed once when absent. */
@@ -144,6 +156,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.DBMON_SHUTDOWN_TIMEOUT_SECONDS * 1000,
     allowedHosts: e.DBMON_ALLOWED_HOSTS,
     blockedHosts: e.DBMON_BLOCKED_HOSTS,
+    secret: e.DBMON_SECRET,
+    runCollector: e.DBMON_COLLECTOR,
+    monitorSelf: e.DBMON_MONITOR_SELF,
+    llm: loadLlm(env),
     adminUsername: e.DBMON_ADMIN_USERNAME,
     adminPassword: e.DBMON_ADMIN_PASSWORD,
     trustedProxies: e.DBMON_TRUSTED_PROXIES,
@@ -155,6 +171,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     lockoutAfterFailedAttempts: e.DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS,
     llmMaxIterations: e.DBMON_LLM_MAX_ITERATIONS,
   };
+}
+
+function loadLlm(env: NodeJS.ProcessEnv): LlmConfig | null {
+  try {
+    return loadLlmConfig(env);
+  } catch (error) {
+    if (error instanceof LlmConfigError) {
+      throw new ConfigError(error.message);
+    }
+    throw error;
+  }
 }
 
 /** Loads `.env` from the working directory into the environment, without overriding what is set. */

@@ -1,13 +1,14 @@
 import type { AddressInfo } from "node:net";
+import { type RunningCollector, startCollector } from "@dbmon/collector";
 import { type Datastore, openDatastore } from "@dbmon/datastore";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import { type CreatedAdmin, ensureFirstAdmin } from "./auth/bootstrap.js";
-import type { ConnectionCatalog } from "./auth/privileges.js";
-import { AuthService } from "./auth/service.js";
 import type { Config } from "./config.js";
+import { registerSelfConnection } from "./connections/self-monitoring.js";
+import { createServices } from "./create-services.js";
 import type { Logger } from "./logger.js";
-import { systemClock } from "./services.js";
+import { type Services, systemClock } from "./services.js";
 
 export interface RunningService {
   /** Base URL the API listens on. */
@@ -20,12 +21,12 @@ export interface RunningService {
 export interface StartOptions {
   /** Told once when the first superuser was created on an empty datastore. */
   onAdminCreated?: (admin: CreatedAdmin) => void;
-  connections?: ConnectionCatalog;
 }
 
 /**
- * Opens the datastore (migrating it), registers the MCP items, creates the first superuser when
- * there are no users, and serves the API until `close()`.
+ * Opens the datastore (migrating it), creates the first superuser when there are no users, registers
+ * the embedded datastore as the connection `local`, starts the collector, and serves the API until
+ * `close()`.
  */
 export async function startService(
   config: Config,
@@ -38,20 +39,28 @@ export async function startService(
     embeddedPort: config.embeddedPort,
     logger,
   });
-  const auth = new AuthService({ datastore, clock: systemClock, config, connections: options.connections });
+  let services: Services;
+  let collector: RunningCollector | undefined;
   try {
-    await auth.registerMcpItems();
-    const admin = await ensureFirstAdmin(auth, config.adminUsername, config.adminPassword);
+    services = await createServices({ config, datastore, logger, clock: systemClock });
+    const admin = await ensureFirstAdmin(services.auth, config.adminUsername, config.adminPassword);
     if (admin) {
       logger.info({ username: admin.username }, "created the first superuser");
       options.onAdminCreated?.(admin);
     }
+    if (datastore.embedded && config.monitorSelf) {
+      const id = await registerSelfConnection(services, datastore.embedded);
+      logger.info({ connectionId: id }, "monitoring the embedded datastore as connection 'local'");
+    }
+    if (config.runCollector) {
+      collector = await startCollector({ datastore, logger, secretKey: services.secretKey });
+    }
   } catch (error) {
+    await collector?.stop();
     await datastore.close();
     throw error;
   }
-  // AI features arrive with the LLM configuration; until a provider is configured they are off.
-  const app = createApp({ config, datastore, logger, clock: systemClock, auth, ai: { enabled: false } });
+  const app = createApp(services);
 
   let server: ReturnType<typeof serve>;
   try {
@@ -62,6 +71,7 @@ export async function startService(
       started.once("error", reject);
     });
   } catch (error) {
+    await collector?.stop();
     await datastore.close();
     throw error;
   }
@@ -95,6 +105,7 @@ export async function startService(
             server.closeIdleConnections();
           }
         });
+        await collector?.stop();
         await datastore.close();
         logger.info("dbmon stopped");
       })();

@@ -1,7 +1,10 @@
-import type { Datastore } from "@dbmon/datastore";
+import type { Datastore, SecretKey } from "@dbmon/datastore";
+import type { LlmClient } from "@dbmon/llm";
 import type { RequestAccess } from "./auth/access.js";
 import type { AuthService } from "./auth/service.js";
 import type { Config } from "./config.js";
+import type { HostPolicy } from "./connections/host-policy.js";
+import type { ConnectionStore } from "./connections/store.js";
 import type { Logger } from "./logger.js";
 
 /** Supplies the current time; tests inject a controllable one. */
@@ -21,6 +24,14 @@ export interface Services {
   auth: AuthService;
   /** Whether AI features can run (an LLM provider is configured), as /capabilities reports. */
   ai: AiFeatures;
+  /** Encrypts connection passwords and other secrets at rest. */
+  secretKey: SecretKey;
+  /** Which hosts monitored connections may point at. */
+  hostPolicy: HostPolicy;
+  /** The configured LLM provider, or null when AI features are off. */
+  llm: LlmClient | null;
+  /** Monitored connections and each credential's selected connection. */
+  connections: ConnectionStore;
 }
 
 export interface AiFeatures {

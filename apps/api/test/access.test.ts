@@ -117,8 +117,10 @@ describe("authorization layer", () => {
     // Connection 4 belongs to bob and is shared, but a group grants it by id: grant holders only.
     expect((await get("/probe/connections/4", bob.token)).status).toBe(403);
     expect((await post("/probe/connections/4", alice.token)).status).toBe(200);
-    // A connection the catalog does not know is refused.
-    expect((await get("/probe/connections/99", alice.token)).status).toBe(403);
+    // A connection the catalog does not know is 404 for everyone (D5), before any access decision.
+    const unknown = await get("/probe/connections/99", alice.token);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: "Connection not found" });
     // A malformed id is a 400 before the access decision.
     expect((await get("/probe/connections/abc", alice.token)).status).toBe(400);
   });

@@ -94,21 +94,74 @@ describe("dbmon command line", () => {
     await expect(fetch(`${address}/health`)).rejects.toThrow();
   });
 
-  it("runs on the embedded datastore and stops it on SIGINT", async () => {
+  it("runs on the embedded datastore, monitors it as `local`, and stops it on SIGINT", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "dbmon-cli-"));
     try {
-      const child = dbmon(["serve"], { DBMON_DATA_DIR: dataDir, DBMON_PORT: "0", DBMON_EMBEDDED_PORT: "0" });
+      const password = "newcomer-admin-password-1";
+      const child = dbmon(["serve"], {
+        DBMON_DATA_DIR: dataDir,
+        DBMON_PORT: "0",
+        DBMON_EMBEDDED_PORT: "0",
+        DBMON_ADMIN_PASSWORD: password,
+      });
       const done = finished(child);
       const address = await listeningAddress(child);
       expect(await (await fetch(`${address}/health`)).json()).toMatchObject({ status: "ok" });
+
+      // The newcomer's first minute: log in, and server information of `local` is real data.
+      const login = await fetch(`${address}/api/v1/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username: "admin", password }),
+      });
+      const { session_token: token } = (await login.json()) as { session_token: string };
+      const headers = { authorization: `Bearer ${token}` };
+      const connections = (await (await fetch(`${address}/api/v1/connections`, { headers })).json()) as {
+        id: number;
+        name: string;
+      }[];
+      expect(connections.map((connection) => connection.name)).toEqual(["local"]);
+      let info: { dbserver: { version: string | null }; databases: { name: string }[] } | undefined;
+      for (let waited = 0; waited < 60_000 && !info?.dbserver.version; waited += 1000) {
+        await new Promise((ready) => setTimeout(ready, 1000));
+        info = (await (
+          await fetch(`${address}/api/v1/server-info/${connections[0]?.id}`, { headers })
+        ).json()) as typeof info;
+      }
+      expect(info?.dbserver.version).toMatch(/^18\./);
+      expect(info?.databases.map((database) => database.name)).toContain("postgres");
+
       child.kill("SIGINT");
       const result = await done;
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('"msg":"embedded datastore stopped"');
+      expect(result.stdout).not.toContain(password);
       const leftovers = await finished(spawn("pgrep", ["-f", join(dataDir, "pg")]));
       expect(leftovers.stdout.trim()).toBe("");
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
+  });
+
+  it("runs the collector alone and stops it on SIGTERM", async () => {
+    const child = dbmon(["collector"], {
+      DBMON_DATABASE_URL: database.url,
+      DBMON_SECRET: "collector-test-secret-0123",
+    });
+    const done = finished(child);
+    await new Promise<void>((resolve, reject) => {
+      let buffered = "";
+      child.stdout?.on("data", (chunk: Buffer) => {
+        buffered += chunk.toString();
+        if (buffered.includes('"msg":"dbmon collector running"')) {
+          resolve();
+        }
+      });
+      child.on("close", (code) => reject(new Error(`collector exited with ${code}: ${buffered}`)));
+    });
+    child.kill("SIGTERM");
+    const result = await done;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('"msg":"dbmon collector stopped"');
   });
 });

@@ -3,8 +3,9 @@ import { createTestDatabase, type TestDatabase } from "@dbmon/testing";
 import { createApp } from "../src/app.js";
 import type { AdminPermission } from "../src/auth/model.js";
 import type { ConnectionCatalog, ConnectionInfo } from "../src/auth/privileges.js";
-import { AuthService } from "../src/auth/service.js";
 import { type Config, loadConfig } from "../src/config.js";
+import { datastoreConnectionCatalog } from "../src/connections/catalog.js";
+import { createServices } from "../src/create-services.js";
 import type { App } from "../src/http/app-type.js";
 import { createLogger } from "../src/logger.js";
 import type { Clock, Services } from "../src/services.js";
@@ -44,16 +45,21 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const logger = createLogger("debug", {
     write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>),
   });
-  const config: Config = { ...loadConfig({}), databaseUrl: database.url, ...options.config };
-  const clock = options.clock ?? { now: () => new Date() };
-  const connections: ConnectionInfo[] = [];
-  const catalog: ConnectionCatalog = {
-    get: async (id) => connections.find((c) => c.id === id),
-    list: async () => [...connections],
+  const config: Config = {
+    ...loadConfig({}),
+    databaseUrl: database.url,
+    secret: "dbmon-test-secret-passphrase",
+    ...options.config,
   };
-  const auth = new AuthService({ datastore, clock, config, connections: catalog });
-  await auth.registerMcpItems();
-  const services: Services = { config, datastore, logger, clock, auth, ai: { enabled: false } };
+  const clock = options.clock ?? { now: () => new Date() };
+  // Connections the tests register by hand, besides those in the datastore.
+  const connections: ConnectionInfo[] = [];
+  const stored = datastoreConnectionCatalog(datastore);
+  const catalog: ConnectionCatalog = {
+    get: async (id) => connections.find((c) => c.id === id) ?? (await stored.get(id)),
+    list: async () => [...connections, ...(await stored.list())],
+  };
+  const services = await createServices({ config, datastore, logger, clock, catalog });
   return {
     app: createApp(services),
     services,

@@ -16,3 +16,4 @@ export type {
   VersionedQuery,
 } from "./probes/types.js";
 export { COLLECTOR_APPLICATION_NAME } from "./sessions.js";
+export { type ConnectionRow as TargetConnection, type ServerTarget, serverTarget } from "./target.js";

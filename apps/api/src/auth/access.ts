@@ -16,12 +16,19 @@ export interface AccessRequirement {
    * Access, at least at this level, to the connection whose id is in this path parameter (`param`)
    * or query parameter (`query`).
    */
-  connection?: { param: string; level: AccessLevel } | { query: string; level: AccessLevel };
+  connection?: ConnectionRequirement;
+  /**
+   * The caller owns the connection in this path parameter or has manage_connections (writes to a
+   * connection's own settings).
+   */
+  connectionOwner?: { param: string };
   /** Use of this registered MCP tool, resource or prompt. */
   mcp?: string;
   /** The 403 message, where the reference's text for the route differs from the default. */
   message?: string;
 }
+
+export type ConnectionRequirement = ({ param: string } | { query: string }) & { level: AccessLevel };
 
 export type PresentedCredential =
   | { kind: "none" }
@@ -48,6 +55,9 @@ export const messages = {
   permission: (permission: string) => `Permission denied: requires ${permission} permission`,
   connectionRead: "Permission denied: you do not have access to this connection",
   connectionWrite: "Permission denied: you do not have write access to this connection",
+  connectionOwner:
+    "Permission denied: you must be the owner or have the manage_connections permission to change this connection",
+  connectionNotFound: "Connection not found",
   mcp: (identifier: string) => `Access denied: you do not have permission to use tool '${identifier}'`,
 } as const;
 
@@ -123,7 +133,16 @@ export class RequestAccess {
     return { all: ids.length === connections.length, ids };
   }
 
-  /** Refuses (401, then 403) unless the caller meets the requirement. */
+  /** Owner of the connection, or holder of manage_connections (superusers included). */
+  async mayManageConnection(connectionId: number): Promise<boolean> {
+    const [caller, info] = await Promise.all([this.requireCaller(), this.auth.connections.get(connectionId)]);
+    if (info && info.ownerUsername === caller.username && (await this.connectionLevel(connectionId))) {
+      return true;
+    }
+    return this.hasPermission("manage_connections");
+  }
+
+  /** Refuses (401, then 404 for an unknown connection, then 403) unless the requirement is met. */
   async require(requirement: AccessRequirement, connectionId?: number): Promise<void> {
     const caller = await this.requireCaller();
     if (requirement.superuser && !caller.isSuperuser) {
@@ -135,8 +154,21 @@ export class RequestAccess {
     if (requirement.mcp && !(await this.mayUseMcp(requirement.mcp))) {
       throw new ApiError(403, requirement.message ?? messages.mcp(requirement.mcp));
     }
-    if (requirement.connection) {
-      const level = connectionId === undefined ? undefined : await this.connectionLevel(connectionId);
+    if (requirement.connection || requirement.connectionOwner) {
+      // Unknown connections are 404 for everyone (D5), before any access decision.
+      if (connectionId === undefined || !(await this.auth.connections.get(connectionId))) {
+        throw new ApiError(404, messages.connectionNotFound);
+      }
+    }
+    if (
+      requirement.connectionOwner &&
+      connectionId !== undefined &&
+      !(await this.mayManageConnection(connectionId))
+    ) {
+      throw new ApiError(403, requirement.message ?? messages.connectionOwner);
+    }
+    if (requirement.connection && connectionId !== undefined) {
+      const level = await this.connectionLevel(connectionId);
       const wanted = requirement.connection.level;
       if (!level || (wanted === "read_write" && level !== "read_write")) {
         throw new ApiError(

@@ -19,7 +19,7 @@ export function guarded<R extends RouteConfig>(route: R, requirement: AccessRequ
       `${route.method.toUpperCase()} ${route.path} is public: it cannot have an access requirement`,
     );
   }
-  const connection = requirement.connection;
+  const connection = requirement.connection ?? requirement.connectionOwner;
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
     const access = c.get("access");
     await access.requireCaller();

@@ -3,6 +3,17 @@ import { registerCapabilities } from "./auth/capabilities.js";
 import { registerLogin } from "./auth/login.js";
 import { registerLogout } from "./auth/logout.js";
 import { registerUserInfo } from "./auth/user-info.js";
+import { registerClearCurrentConnection } from "./connections/clear-current-connection.js";
+import { registerCreateConnection } from "./connections/create-connection.js";
+import { registerDeleteConnection } from "./connections/delete-connection.js";
+import { registerGetConnection } from "./connections/get-connection.js";
+import { registerGetConnectionContext } from "./connections/get-connection-context.js";
+import { registerGetCurrentConnection } from "./connections/get-current-connection.js";
+import { registerListConnectionDatabases } from "./connections/list-connection-databases.js";
+import { registerListConnections } from "./connections/list-connections.js";
+import { registerQueryConnection } from "./connections/query-connection.js";
+import { registerSetCurrentConnection } from "./connections/set-current-connection.js";
+import { registerUpdateConnection } from "./connections/update-connection.js";
 import { registerAddGroupMember } from "./rbac/add-group-member.js";
 import { registerClearTokenScope } from "./rbac/clear-token-scope.js";
 import { registerCreateGroup } from "./rbac/create-group.js";
@@ -35,6 +46,9 @@ import { registerSetGroupPermissions } from "./rbac/set-group-permissions.js";
 import { registerSetTokenScope } from "./rbac/set-token-scope.js";
 import { registerUpdateGroup } from "./rbac/update-group.js";
 import { registerUpdateUser } from "./rbac/update-user.js";
+import { registerGetServerAiAnalysis } from "./server-info/get-server-ai-analysis.js";
+import { registerGetServerInfo } from "./server-info/get-server-info.js";
+import { registerMissingConnectionId } from "./server-info/missing-connection-id.js";
 import { registerHealth } from "./utilities/health.js";
 import { registerOpenApiDocument } from "./utilities/openapi-document.js";
 
@@ -78,4 +92,19 @@ export function registerRoutes(app: App): void {
   registerSetTokenScope(app);
   registerClearTokenScope(app);
   registerListMcpPrivileges(app);
+  // `current` before `{id}`: both patterns match /connections/current.
+  registerGetCurrentConnection(app);
+  registerSetCurrentConnection(app);
+  registerClearCurrentConnection(app);
+  registerListConnections(app);
+  registerCreateConnection(app);
+  registerGetConnection(app);
+  registerUpdateConnection(app);
+  registerDeleteConnection(app);
+  registerListConnectionDatabases(app);
+  registerQueryConnection(app);
+  registerGetConnectionContext(app);
+  registerMissingConnectionId(app);
+  registerGetServerInfo(app);
+  registerGetServerAiAnalysis(app);
 }

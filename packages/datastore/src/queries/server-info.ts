@@ -55,17 +55,17 @@ export interface ServerInfoDatabase {
 
 export interface ServerInfoExtension {
   name: string;
-  version: string | null;
-  schema: string | null;
+  version: string;
+  schema: string;
   database: string;
 }
 
 export interface ServerInfoSetting {
   name: string;
-  setting: string | null;
+  setting: string;
   /** Absent when the setting has no unit. */
   unit?: string;
-  category: string | null;
+  category: string;
 }
 
 /** The curated settings of `key_settings` (spec: exactly these 16). */
@@ -254,17 +254,19 @@ export async function readServerInfo(
       })),
     extensions: extensions.map((extension) => ({
       name: extension.extname,
-      version: extension.extversion,
-      schema: extension.schema_name,
+      // Never null in pg_extension; the stored columns are merely nullable.
+      version: extension.extversion ?? "",
+      schema: extension.schema_name ?? "",
       database: extension.database_name,
     })),
     key_settings: settings
       .filter((setting) => keySettings.has(setting.name))
       .map((setting) => ({
         name: setting.name,
-        setting: setting.setting,
+        // Never null in pg_settings; the stored columns are merely nullable.
+        setting: setting.setting ?? "",
         ...(setting.unit ? { unit: setting.unit } : {}),
-        category: setting.category,
+        category: setting.category ?? "",
       })),
   };
 }

@@ -48,3 +48,16 @@ export const connections = pgTable(
     index("connections_monitored_idx").on(table.id).where(sql`${table.isMonitored}`),
   ],
 );
+
+/**
+ * The connection (and database) each credential has selected, keyed by the SHA-256 of the session
+ * or service token, so two sessions of one user select independently.
+ */
+export const connectionSelections = pgTable("connection_selections", {
+  credentialHash: text().primaryKey(),
+  connectionId: integer()
+    .notNull()
+    .references(() => connections.id, { onDelete: "cascade" }),
+  databaseName: text(),
+  updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+});

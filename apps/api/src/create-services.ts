@@ -1,0 +1,48 @@
+import { type Datastore, loadSecretKey, type SecretKey } from "@dbmon/datastore";
+import { createLlmClient } from "@dbmon/llm";
+import type { ConnectionCatalog } from "./auth/privileges.js";
+import { AuthService } from "./auth/service.js";
+import type { Config } from "./config.js";
+import { datastoreConnectionCatalog } from "./connections/catalog.js";
+import { createHostPolicy } from "./connections/host-policy.js";
+import { ConnectionStore } from "./connections/store.js";
+import type { Logger } from "./logger.js";
+import type { Clock, Services } from "./services.js";
+
+export interface ServiceBase {
+  config: Config;
+  datastore: Datastore;
+  logger: Logger;
+  clock: Clock;
+  /** The key for secrets at rest; loaded from the configuration when absent. */
+  secretKey?: SecretKey;
+  /** What the authorization layer knows of connections; the datastore's by default. */
+  catalog?: ConnectionCatalog;
+}
+
+/** Everything the API's handlers use, built from the configuration and an open datastore. */
+export async function createServices(base: ServiceBase): Promise<Services> {
+  const { config, datastore, logger, clock } = base;
+  const secretKey =
+    base.secretKey ?? (await loadSecretKey({ secret: config.secret, dataDir: config.dataDir }));
+  const auth = new AuthService({
+    datastore,
+    clock,
+    config,
+    connections: base.catalog ?? datastoreConnectionCatalog(datastore),
+  });
+  await auth.registerMcpItems();
+  const llm = config.llm ? createLlmClient(config.llm) : null;
+  return {
+    config,
+    datastore,
+    logger,
+    clock,
+    auth,
+    ai: { enabled: llm !== null },
+    secretKey,
+    hostPolicy: createHostPolicy({ allowed: config.allowedHosts, blocked: config.blockedHosts }),
+    llm,
+    connections: new ConnectionStore(datastore, secretKey),
+  };
+}

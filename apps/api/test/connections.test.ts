@@ -1,0 +1,379 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildTestApp, createUser, login, requestJson, type TestApp, type TestUser } from "./support.js";
+
+/** The test server itself stands in for a monitored server. */
+function serverOf(t: TestApp) {
+  const url = new URL(t.database.url);
+  return {
+    host: url.hostname,
+    port: Number(url.port),
+    database_name: t.database.name,
+    username: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password) || "unused-with-trust-auth",
+  };
+}
+
+describe("connections", () => {
+  let t: TestApp;
+  let root: TestUser;
+  let manager: TestUser;
+  let plain: TestUser;
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    root = await createUser(t, "root", { superuser: true });
+    manager = await createUser(t, "manager", { permissions: ["manage_connections"] });
+    plain = await createUser(t, "plain");
+  });
+  afterAll(() => t.close());
+
+  const create = (token: string, body: Record<string, unknown>) =>
+    requestJson(t.app, "/api/v1/connections", { method: "POST", token, body });
+
+  it("creates a connection and never shows its password", async () => {
+    const res = await create(manager.token, { ...serverOf(t), name: "primary", description: "main db" });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(
+      [
+        "id",
+        "name",
+        "description",
+        "host",
+        "hostaddr",
+        "port",
+        "database_name",
+        "username",
+        "ssl_mode",
+        "ssl_cert_path",
+        "ssl_key_path",
+        "ssl_root_cert_path",
+        "is_monitored",
+        "is_shared",
+        "owner_username",
+        "cluster_id",
+        "membership_source",
+        "connection_error",
+        "created_at",
+        "updated_at",
+      ].sort(),
+    );
+    expect(body).toMatchObject({
+      name: "primary",
+      description: "main db",
+      host: serverOf(t).host,
+      port: serverOf(t).port,
+      ssl_mode: "prefer",
+      is_monitored: true,
+      is_shared: false,
+      owner_username: "manager",
+      cluster_id: null,
+      membership_source: "auto",
+      connection_error: null,
+    });
+    expect(JSON.stringify(body)).not.toContain("password");
+    const [stored] = await t.datastore
+      .sql`select password_encrypted from connections where id = ${body.id as number}`;
+    expect(stored?.password_encrypted).toMatch(/^v1:/);
+    expect(stored?.password_encrypted).not.toContain(serverOf(t).password);
+  });
+
+  it.each([
+    [{ name: "" }, "Name is required"],
+    [{ host: undefined }, "Host is required"],
+    [{ port: 0 }, "Port is required and must be positive"],
+    [{ database_name: " " }, "Maintenance Database is required"],
+    [{ username: undefined }, "Username is required"],
+    [{ password: "" }, "Password is required"],
+    [{ host: "169.254.169.254" }, "Invalid host"],
+    [{ host: "metadata.google.internal" }, "Invalid host"],
+    [{ hostaddr: "fe80::1" }, "Invalid host"],
+    [{ port: 22 }, "Invalid port"],
+    [{ port: 6379 }, "Invalid port"],
+    [{ ssl_mode: "sometimes" }, "Invalid ssl_mode"],
+  ])("refuses %o with 400 %s", async (change, message) => {
+    const res = await create(manager.token, { ...serverOf(t), name: "x", ...change });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: message });
+  });
+
+  it("refuses creation without manage_connections, even with a bad body", async () => {
+    const res = await create(plain.token, { name: "" });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ error: "Permission denied: requires manage_connections permission" });
+    expect((await requestJson(t.app, "/api/v1/connections", { method: "POST", body: {} })).status).toBe(401);
+  });
+
+  it("lists only what a caller may see, ordered by name", async () => {
+    const shared = (await (
+      await create(manager.token, { ...serverOf(t), name: "analytics", is_shared: true })
+    ).json()) as {
+      id: number;
+    };
+    const names = async (token: string) =>
+      ((await (await requestJson(t.app, "/api/v1/connections", { token })).json()) as { name: string }[]).map(
+        (c) => c.name,
+      );
+    expect(await names(root.token)).toEqual(["analytics", "primary"]);
+    expect(await names(manager.token)).toEqual(["analytics", "primary"]);
+    expect(await names(plain.token)).toEqual(["analytics"]);
+    expect((await requestJson(t.app, "/api/v1/connections")).status).toBe(401);
+    expect(shared.id).toBeGreaterThan(0);
+  });
+
+  it("gets a connection: 400 for a bad id, 404 unknown, 403 without access", async () => {
+    const [primary] = await t.datastore.sql`select id from connections where name = 'primary'`;
+    const ok = await requestJson(t.app, `/api/v1/connections/${primary?.id}`, { token: root.token });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ name: "primary" });
+    const bad = await requestJson(t.app, "/api/v1/connections/abc", { token: root.token });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ error: "Invalid connection ID" });
+    const unknown = await requestJson(t.app, "/api/v1/connections/9999", { token: plain.token });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: "Connection not found" });
+    const hidden = await requestJson(t.app, `/api/v1/connections/${primary?.id}`, { token: plain.token });
+    expect(hidden.status).toBe(403);
+    expect(await hidden.json()).toEqual({
+      error: "Permission denied: you do not have access to this connection",
+    });
+  });
+
+  it("answers a wrong method with 405 and Allow", async () => {
+    const res = await requestJson(t.app, "/api/v1/connections/1", { method: "PATCH", token: root.token });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("DELETE, GET, HEAD, PUT");
+  });
+
+  it("updates: owner or manage_connections, partial, re-encrypts the password, clears the error", async () => {
+    const owner = await createUser(t, "owner", { permissions: ["manage_connections"] });
+    const { id } = (await (await create(owner.token, { ...serverOf(t), name: "owned" })).json()) as {
+      id: number;
+    };
+    await t.datastore
+      .sql`update connections set connection_error = 'connection refused', owner_username = 'plain' where id = ${id}`;
+    const [before] = await t.datastore.sql`select password_encrypted from connections where id = ${id}`;
+
+    const res = await requestJson(t.app, `/api/v1/connections/${id}`, {
+      method: "PUT",
+      token: plain.token,
+      body: { description: "renamed by its owner", password: "another-secret" },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      description: "renamed by its owner",
+      connection_error: null,
+      name: "owned",
+    });
+    const [after] = await t.datastore.sql`select password_encrypted from connections where id = ${id}`;
+    expect(after?.password_encrypted).not.toBe(before?.password_encrypted);
+
+    const share = await requestJson(t.app, `/api/v1/connections/${id}`, {
+      method: "PUT",
+      token: plain.token,
+      body: { is_shared: true },
+    });
+    expect(share.status).toBe(403);
+    expect(await share.json()).toEqual({
+      error: "Permission denied: you do not have permission to make connections shared",
+    });
+    const empty = await requestJson(t.app, `/api/v1/connections/${id}`, {
+      method: "PUT",
+      token: plain.token,
+      body: { name: "" },
+    });
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toEqual({ error: "Name cannot be empty" });
+
+    const stranger = await createUser(t, "stranger");
+    await t.datastore.sql`update connections set is_shared = true where id = ${id}`;
+    const refused = await requestJson(t.app, `/api/v1/connections/${id}`, {
+      method: "PUT",
+      token: stranger.token,
+      body: { description: "mine now" },
+    });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({
+      error:
+        "Permission denied: you must be the owner or have the manage_connections permission to update this connection",
+    });
+    const missing = await requestJson(t.app, "/api/v1/connections/9999", {
+      method: "PUT",
+      token: root.token,
+      body: { description: "x" },
+    });
+    expect(missing.status).toBe(404);
+  });
+
+  it("deletes: 204, then 404", async () => {
+    const { id } = (await (await create(manager.token, { ...serverOf(t), name: "doomed" })).json()) as {
+      id: number;
+    };
+    const refused = await requestJson(t.app, `/api/v1/connections/${id}`, {
+      method: "DELETE",
+      token: plain.token,
+    });
+    expect(refused.status).toBe(403);
+    const res = await requestJson(t.app, `/api/v1/connections/${id}`, {
+      method: "DELETE",
+      token: manager.token,
+    });
+    expect(res.status).toBe(204);
+    expect(await res.text()).toBe("");
+    const again = await requestJson(t.app, `/api/v1/connections/${id}`, {
+      method: "DELETE",
+      token: manager.token,
+    });
+    expect(again.status).toBe(404);
+  });
+
+  it("lists the databases of the monitored server live", async () => {
+    const [primary] = await t.datastore.sql`select id from connections where name = 'primary'`;
+    const res = await requestJson(t.app, `/api/v1/connections/${primary?.id}/databases`, {
+      token: root.token,
+    });
+    expect(res.status).toBe(200);
+    const databases = (await res.json()) as { name: string; owner: string; encoding: string; size: string }[];
+    const mine = databases.find((database) => database.name === t.database.name);
+    expect(mine).toMatchObject({ encoding: "UTF8", tablespace: "pg_default" });
+    expect(mine?.size).toMatch(/^\d+ (bytes|kB|MB|GB)$/);
+    expect(databases.map((database) => database.name)).not.toContain("template0");
+    expect(databases.map((database) => database.name)).not.toContain("template1");
+  });
+
+  it("keeps the current connection per credential", async () => {
+    const [primary] = await t.datastore.sql`select id, host, port from connections where name = 'primary'`;
+    const path = "/api/v1/connections/current";
+    const none = await requestJson(t.app, path, { token: root.token });
+    expect(none.status).toBe(404);
+    expect(await none.json()).toEqual({ error: "No database connection selected" });
+    const zero = await requestJson(t.app, path, {
+      method: "POST",
+      token: root.token,
+      body: { connection_id: 0 },
+    });
+    expect(zero.status).toBe(400);
+    expect(await zero.json()).toEqual({ error: "connection_id is required" });
+    const unknown = await requestJson(t.app, path, {
+      method: "POST",
+      token: root.token,
+      body: { connection_id: 9999 },
+    });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toEqual({ error: "Connection not found" });
+    const hidden = await requestJson(t.app, path, {
+      method: "POST",
+      token: plain.token,
+      body: { connection_id: primary?.id },
+    });
+    expect(hidden.status).toBe(403);
+    expect(await hidden.json()).toEqual({ error: "Access denied" });
+
+    const set = await requestJson(t.app, path, {
+      method: "POST",
+      token: root.token,
+      body: { connection_id: primary?.id, database_name: "postgres" },
+    });
+    expect(set.status).toBe(200);
+    const expected = {
+      connection_id: primary?.id,
+      database_name: "postgres",
+      host: primary?.host,
+      port: primary?.port,
+      name: "primary",
+    };
+    expect(await set.json()).toEqual(expected);
+    expect(await (await requestJson(t.app, path, { token: root.token })).json()).toEqual(expected);
+
+    const otherSession = await login(t, "root");
+    expect((await requestJson(t.app, path, { token: otherSession })).status).toBe(404);
+
+    expect((await requestJson(t.app, path, { method: "DELETE", token: root.token })).status).toBe(204);
+    expect((await requestJson(t.app, path, { token: root.token })).status).toBe(404);
+  });
+
+  it("runs queries: read-only by default, writes only when confirmed and allowed", async () => {
+    const [primary] = await t.datastore.sql`select id from connections where name = 'primary'`;
+    const path = `/api/v1/connections/${primary?.id}/query`;
+    const confirm = await requestJson(t.app, path, {
+      method: "POST",
+      token: root.token,
+      body: { query: "DELETE FROM t" },
+    });
+    expect(await confirm.json()).toEqual({
+      requires_confirmation: true,
+      write_statements: ["DELETE FROM t"],
+      confirmation_message:
+        "This request contains 1 write statement(s) that will modify the database. Please confirm to proceed.",
+    });
+    const three = await requestJson(t.app, path, {
+      method: "POST",
+      token: root.token,
+      body: { query: "SELECT 1 AS a; SELECT ';' AS b; SELECT $$a;b$$ AS c" },
+    });
+    const run = (await three.json()) as { total_statements: number; results: { rows: string[][] }[] };
+    expect(run.total_statements).toBe(3);
+    expect(run.results.map((result) => result.rows)).toEqual([[["1"]], [[";"]], [["a;b"]]]);
+    const empty = await requestJson(t.app, path, {
+      method: "POST",
+      token: root.token,
+      body: { query: "-- only comment" },
+    });
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toEqual({ error: "Query is required" });
+
+    const reader = await createUser(t, "reader");
+    const group = await t.services.auth.groups.create("readers", "");
+    await t.services.auth.groups.setConnectionGrants(group.id, [
+      { connectionId: primary?.id, accessLevel: "read" },
+    ]);
+    await t.services.auth.groups.addMember(group.id, { userId: reader.id });
+    const write = await requestJson(t.app, path, {
+      method: "POST",
+      token: reader.token,
+      body: { query: "CREATE TABLE nope (a int)", confirmed: true },
+    });
+    expect(write.status).toBe(403);
+    expect(await write.json()).toEqual({
+      error: "Permission denied: you do not have write access to this connection",
+    });
+
+    const written = await requestJson(t.app, path, {
+      method: "POST",
+      token: root.token,
+      body: {
+        query: "CREATE TABLE written_by_api (a int); INSERT INTO written_by_api VALUES (1)",
+        confirmed: true,
+      },
+    });
+    expect(written.status).toBe(200);
+    expect((await t.datastore.sql`select count(*)::int as n from written_by_api`)[0]?.n).toBe(1);
+  });
+
+  it("describes a connection's context from collected data, empty before any collection", async () => {
+    const [primary] = await t.datastore.sql`select id from connections where name = 'primary'`;
+    const res = await requestJson(t.app, `/api/v1/connections/${primary?.id}/context`, { token: root.token });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      connection_id: primary?.id,
+      server_name: "primary",
+      postgresql: {
+        version: null,
+        version_num: null,
+        max_connections: null,
+        data_directory: null,
+        installed_extensions: [],
+        settings: {},
+      },
+      system: {
+        os_name: null,
+        os_version: null,
+        architecture: null,
+        hostname: null,
+        cpu: { model: null, cores: null, logical_processors: null, clock_speed_hz: null },
+        memory: { total_bytes: null, free_bytes: null },
+        disks: [],
+      },
+    });
+  });
+});
