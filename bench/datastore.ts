@@ -14,5 +14,6 @@ export async function benchConfig(): Promise<NodeJS.ProcessEnv> {
     DBMON_PORT: "0",
     DBMON_EMBEDDED_PORT: "0",
     DBMON_ADMIN_PASSWORD: "bench-admin-password-0123",
+    DBMON_LOG_LEVEL: "silent",
   };
 }

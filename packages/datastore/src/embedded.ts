@@ -103,14 +103,14 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
   };
 }
 
-/** Process events on which the package's exit hook would call process.exit itself. */
-const HIJACKED_EVENTS = ["SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "beforeExit", "message"] as const;
+/** Process events the package hooks on import. */
+const HIJACKED_EVENTS = ["SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "beforeExit", "exit", "message"] as const;
 
 /**
  * On import the package installs handlers that stop its servers and call process.exit: on signals
- * (cutting in-flight requests short) and on beforeExit (with code 0, hiding a failing exit code).
- * The owning process shuts down gracefully itself, so those handlers are removed; the `exit` hook,
- * which stops a server still running when the process exits, stays.
+ * (cutting in-flight requests short), on beforeExit (with code 0, hiding a failing exit code) and on
+ * exit (where it crashes when the process ends on its own). The owning process stops its server
+ * itself, so they are all removed; a server orphaned by a crash is stopped at the next start.
  */
 async function loadEmbeddedPostgres() {
   const emitter: NodeJS.EventEmitter = process;

@@ -52,7 +52,7 @@ describe("embedded datastore", () => {
 const server = await startEmbeddedServer({ dataDir: ${JSON.stringify(join(dataDir, "exit"))}, port: 0, logger: silentLogger });
 await server.stop();
 process.exitCode = 3;
-console.log(process.listenerCount("SIGTERM"), process.listenerCount("beforeExit"));
+console.log(process.listenerCount("SIGTERM"), process.listenerCount("beforeExit"), process.listenerCount("exit"));
 `,
     );
     const result = spawnSync(process.execPath, ["--import", "tsx", script], {
@@ -60,7 +60,7 @@ console.log(process.listenerCount("SIGTERM"), process.listenerCount("beforeExit"
       encoding: "utf8",
       timeout: 60_000,
     });
-    expect(result.stdout.trim()).toBe("0 0");
+    expect(result.stdout.trim()).toBe("0 0 0");
     expect(result.status).toBe(3);
   });
 });
