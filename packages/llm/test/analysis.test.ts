@@ -49,6 +49,10 @@ beforeAll(async () => {
     migrate: false,
     maxConnections: 2,
   });
+  // The cache references connections: register every id the tests hand out.
+  await datastore.sql`insert into connections (id, name, host, database_name, username, owner_username)
+    overriding system value
+    select g, 'c' || g, '127.0.0.1', 'postgres', 'postgres', 'test' from generate_series(1, 1000) g`;
 });
 
 afterAll(async () => {
