@@ -3,7 +3,13 @@ import { getCookie } from "hono/cookie";
 import { ApiError } from "../http/errors.js";
 import type { Caller } from "./credentials.js";
 import type { AccessLevel, AdminPermission } from "./model.js";
-import { connectionLevel, type EffectivePrivileges, hasPermission, mayUseMcp } from "./privileges.js";
+import {
+  type ConnectionInfo,
+  connectionLevel,
+  type EffectivePrivileges,
+  hasPermission,
+  mayUseMcp,
+} from "./privileges.js";
 import type { AuthService } from "./service.js";
 
 export const SESSION_COOKIE = "session_token";
@@ -70,6 +76,7 @@ export type VisibleConnections = { all: true; ids: number[] } | { all: false; id
 export class RequestAccess {
   private callerLookup: Promise<Caller | undefined> | undefined;
   private privilegesLookup: Promise<EffectivePrivileges> | undefined;
+  private readonly connectionLookups = new Map<number, Promise<ConnectionInfo | undefined>>();
 
   constructor(
     private readonly auth: AuthService,
@@ -115,12 +122,19 @@ export class RequestAccess {
     );
   }
 
+  /** What the catalog knows of a connection, looked up once per request. */
+  private connection(connectionId: number): Promise<ConnectionInfo | undefined> {
+    let lookup = this.connectionLookups.get(connectionId);
+    if (!lookup) {
+      lookup = this.auth.connections.get(connectionId);
+      this.connectionLookups.set(connectionId, lookup);
+    }
+    return lookup;
+  }
+
   /** The caller's access level on a connection, or undefined for none (unknown connections too). */
   async connectionLevel(connectionId: number): Promise<AccessLevel | undefined> {
-    const [privileges, info] = await Promise.all([
-      this.privileges(),
-      this.auth.connections.get(connectionId),
-    ]);
+    const [privileges, info] = await Promise.all([this.privileges(), this.connection(connectionId)]);
     return connectionLevel(privileges, connectionId, info);
   }
 
@@ -135,7 +149,7 @@ export class RequestAccess {
 
   /** Owner of the connection, or holder of manage_connections (superusers included). */
   async mayManageConnection(connectionId: number): Promise<boolean> {
-    const [caller, info] = await Promise.all([this.requireCaller(), this.auth.connections.get(connectionId)]);
+    const [caller, info] = await Promise.all([this.requireCaller(), this.connection(connectionId)]);
     if (info && info.ownerUsername === caller.username && (await this.connectionLevel(connectionId))) {
       return true;
     }
@@ -156,7 +170,7 @@ export class RequestAccess {
     }
     if (requirement.connection || requirement.connectionOwner) {
       // Unknown connections are 404 for everyone (D5), before any access decision.
-      if (connectionId === undefined || !(await this.auth.connections.get(connectionId))) {
+      if (connectionId === undefined || !(await this.connection(connectionId))) {
         throw new ApiError(404, messages.connectionNotFound);
       }
     }
