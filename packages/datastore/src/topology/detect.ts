@@ -63,7 +63,6 @@ export function spockPrefix(name: string): string {
  */
 export function detectClusters(allNodes: readonly DetectionNode[]): DetectedCluster[] {
   const nodes = allNodes.filter((node) => node.membershipSource === "auto" && node.primaryRole !== null);
-  const byId = new Map(nodes.map((node) => [node.id, node]));
   const find = (host: string | null, port: number | null): DetectionNode | undefined => {
     if (!host || !port) {
       return undefined;
