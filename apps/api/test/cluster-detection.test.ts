@@ -144,7 +144,7 @@ describe("cluster auto-detection from collected data", () => {
 
   afterAll(async () => {
     // Every step runs even when an earlier one fails: no server may outlive the file.
-    const steps = [
+    const steps: (() => unknown)[] = [
       () => collector?.stop(),
       () => Promise.all(servers.map((server) => server.stop())),
       async () => {
