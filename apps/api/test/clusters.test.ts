@@ -1,3 +1,4 @@
+import { clusterRoutes, getConnectionCluster, updateConnectionCluster } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
 
@@ -62,6 +63,50 @@ describe("clusters and cluster groups", () => {
       200,
     );
     expect(full[0]?.clusters.map((c) => c.name)).toEqual(["private"]);
+  });
+
+  it("refuses anonymous callers on every route, and plain users on every write", async () => {
+    const routes = [...Object.values(clusterRoutes), getConnectionCluster, updateConnectionCluster];
+    const bodies: Record<string, unknown> = {
+      createClusterGroup: { name: "x" },
+      updateClusterGroup: { name: "x" },
+      createClusterInGroup: { name: "x" },
+      createCluster: { name: "x" },
+      updateCluster: { name: "x" },
+      addServerToCluster: { connection_id: 1 },
+      setConnectionRelationships: { relationships: [] },
+      updateConnectionCluster: { cluster_id: null },
+    };
+    const reads = new Set([
+      "listClusterGroups",
+      "getClusterGroup",
+      "listGroupClusters",
+      "getClusterTopology",
+      "listClustersFlat",
+      "getCluster",
+      "listClusterServers",
+      "listClusterRelationships",
+      "getConnectionCluster",
+    ]);
+    const visible = await addConnection("sweep");
+    for (const route of routes) {
+      const path = route.path
+        .replace(/\{(\w+)\}/g, (_, name: string) =>
+          name === "id" && route.path.startsWith("/api/v1/connections") ? String(visible) : "1",
+        )
+        .replace("/api/v1", "");
+      const body = bodies[route.operationId];
+      const anonymous = await call(route.method.toUpperCase(), path, undefined, body);
+      expect([route.operationId, anonymous.status]).toEqual([route.operationId, 401]);
+      expect(await anonymous.json()).toEqual({ error: "Missing or invalid authentication credentials" });
+      if (!reads.has(route.operationId)) {
+        const refused = await call(route.method.toUpperCase(), path, plain.token, body);
+        expect([route.operationId, refused.status]).toEqual([route.operationId, 403]);
+        expect(await refused.json()).toEqual({
+          error: expect.stringMatching(/^Permission denied|^The default group/),
+        });
+      }
+    }
   });
 
   describe("cluster groups", () => {
