@@ -298,6 +298,25 @@ describe("clusters and cluster groups", () => {
       expect(await json(await call("GET", "/clusters/abc", manager.token), 400)).toEqual({
         error: "Invalid cluster ID",
       });
+      expect(
+        await json(await call("POST", "/clusters", manager.token, { name: "x", group_id: 99999 }), 400),
+      ).toEqual({
+        error: "Cluster group not found",
+      });
+      expect(
+        await json(
+          await call("PUT", "/clusters/cluster-spock-pg99", manager.token, {
+            name: "x",
+            auto_cluster_key: "binary:1",
+          }),
+          400,
+        ),
+      ).toEqual({ error: "auto_cluster_key does not belong to this cluster" });
+      expect(
+        await json(await call("PUT", "/clusters/server-99999", manager.token, { name: "x" }), 404),
+      ).toEqual({
+        error: "Cluster not found",
+      });
       expect(await json(await call("GET", "/clusters", undefined), 401)).toEqual({
         error: "Missing or invalid authentication credentials",
       });

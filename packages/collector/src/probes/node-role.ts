@@ -96,7 +96,10 @@ const STATE_SQL = `select
     as active_subscription_count,
   (select count(*)::int from pg_replication_slots where slot_type = 'logical' and active) as active_logical_slot_count,
   case when pg_is_in_recovery() then pg_last_wal_replay_lsn()::text end as replayed_lsn,
-  to_regclass('spock.local_node') is not null and to_regclass('spock.node') is not null as spock_present`;
+  coalesce(case when to_regclass('spock.local_node') is not null and to_regclass('spock.node') is not null
+      and to_regclass('spock.subscription') is not null
+    then has_table_privilege('spock.local_node', 'select') and has_table_privilege('spock.node', 'select')
+      and has_table_privilege('spock.subscription', 'select') end, false) as spock_present`;
 
 // flushed_lsn replaced received_lsn in PostgreSQL 13; the JSON form reads whichever exists.
 const RECEIVER_SQL = `select sender_host, sender_port,
