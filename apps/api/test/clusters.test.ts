@@ -705,6 +705,70 @@ describe("clusters and cluster groups", () => {
     });
   });
 
+  describe("server hierarchy", () => {
+    it("nests standbys under the server they stream from, and lifts them when that one is hidden", async () => {
+      const primary = await addConnection("tree-primary", { shared: false });
+      const standby = await addConnection("tree-standby");
+      const cascade = await addConnection("tree-cascade");
+      const cluster = await json<{ id: number }>(
+        await call("POST", "/clusters", root.token, { name: "tree" }),
+        201,
+      );
+      for (const connectionId of [primary, standby, cascade]) {
+        await json(
+          await call("POST", `/clusters/${cluster.id}/servers`, root.token, { connection_id: connectionId }),
+          200,
+        );
+      }
+      for (const [source, target] of [
+        [standby, primary],
+        [cascade, standby],
+      ]) {
+        await json(
+          await call("PUT", `/clusters/${cluster.id}/connections/${source}/relationships`, root.token, {
+            relationships: [{ target_connection_id: target, relationship_type: "streams_from" }],
+          }),
+          200,
+        );
+      }
+      const shape = (server: { name: string; is_expandable: boolean; children: unknown[] }): unknown => ({
+        name: server.name,
+        is_expandable: server.is_expandable,
+        children: (server.children as (typeof server)[]).map(shape),
+      });
+      const treeOf = async (token: string) => {
+        const topology = await json<{ clusters: { id: string; servers: never[] }[] }[]>(
+          await call("GET", "/clusters", token),
+          200,
+        );
+        return topology
+          .flatMap((g) => g.clusters)
+          .find((c) => c.id === `cluster-${cluster.id}`)
+          ?.servers.map(shape);
+      };
+      expect(await treeOf(root.token)).toEqual([
+        {
+          name: "tree-primary",
+          is_expandable: true,
+          children: [
+            {
+              name: "tree-standby",
+              is_expandable: true,
+              children: [{ name: "tree-cascade", is_expandable: false, children: [] }],
+            },
+          ],
+        },
+      ]);
+      expect(await treeOf(plain.token)).toEqual([
+        {
+          name: "tree-standby",
+          is_expandable: true,
+          children: [{ name: "tree-cascade", is_expandable: false, children: [] }],
+        },
+      ]);
+    });
+  });
+
   describe("a connection's cluster", () => {
     it("reads and changes the membership of a connection", async () => {
       const id = await addConnection("member");

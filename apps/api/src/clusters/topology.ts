@@ -149,19 +149,18 @@ export async function buildTopology(sql: Sql, scope: ClusterScope): Promise<Topo
       return true;
     };
     const isTop = (id: number) => !upstreamOf.has(id) || !reachesTop(id);
-    const build = (server: ServerRow): TopologyServer | undefined => {
+    // A server the caller cannot see is left out; its visible standbys take its place.
+    const build = (server: ServerRow): TopologyServer[] => {
       const children = clusterServers
         .filter((s) => upstreamOf.get(s.id) === server.id && !isTop(s.id))
         .sort(byName)
-        .map(build)
-        .filter((s): s is TopologyServer => s !== undefined);
-      return visible(server.id) ? present(server, clusterRelationships, children) : undefined;
+        .flatMap(build);
+      return visible(server.id) ? [present(server, clusterRelationships, children)] : children;
     };
     return clusterServers
       .filter((s) => isTop(s.id))
       .sort(byName)
-      .map(build)
-      .filter((s): s is TopologyServer => s !== undefined);
+      .flatMap(build);
   };
 
   const topologyClusters = new Map<number | null, TopologyCluster[]>();
