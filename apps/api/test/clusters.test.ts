@@ -109,6 +109,45 @@ describe("clusters and cluster groups", () => {
     }
   });
 
+  it("answers 400 for a malformed id and 404 for an unknown one on every route with a path id", async () => {
+    const bodies: Record<string, unknown> = {
+      updateClusterGroup: { name: "x" },
+      createClusterInGroup: { name: "x" },
+      updateCluster: { name: "x" },
+      addServerToCluster: { connection_id: 1 },
+      setConnectionRelationships: { relationships: [] },
+    };
+    const malformed: Record<string, string> = {
+      id: "abc",
+      connectionId: "abc",
+      connId: "abc",
+      relationshipId: "abc",
+    };
+    for (const route of Object.values(clusterRoutes).filter((r) => r.path.includes("{"))) {
+      const method = route.method.toUpperCase();
+      const body = bodies[route.operationId];
+      for (const param of route.path.match(/\{(\w+)\}/g) ?? []) {
+        const name = param.slice(1, -1);
+        const path = route.path
+          .replace("/api/v1", "")
+          .replace(/\{(\w+)\}/g, (_, other: string) => (other === name ? (malformed[name] ?? "abc") : "1"));
+        const res = await call(method, path, root.token, body);
+        expect([route.operationId, name, res.status]).toEqual([route.operationId, name, 400]);
+        expect(await res.json()).toEqual({
+          error: expect.stringMatching(/^Invalid (group|cluster|connection|relationship) ID$/),
+        });
+      }
+      const unknown = await call(
+        method,
+        route.path.replace("/api/v1", "").replace(/\{(\w+)\}/g, "99999"),
+        root.token,
+        body,
+      );
+      expect([route.operationId, unknown.status]).toEqual([route.operationId, 404]);
+      expect(await unknown.json()).toEqual({ error: expect.stringMatching(/not found/) });
+    }
+  });
+
   describe("cluster groups", () => {
     it("seeds the default group, which cannot be deleted", async () => {
       const groups = await json(await call("GET", "/cluster-groups", root.token), 200);
@@ -188,6 +227,12 @@ describe("clusters and cluster groups", () => {
       expect(await json(await call("POST", "/cluster-groups", manager.token, {}), 400)).toEqual({
         error: "Name is required",
       });
+      expect(
+        await json(await call("PUT", `/cluster-groups/${defaultGroupId}`, manager.token, { name: "" }), 400),
+      ).toEqual({ error: "Name is required" });
+      expect(
+        await json(await call("POST", `/cluster-groups/${defaultGroupId}/clusters`, manager.token, {}), 400),
+      ).toEqual({ error: "Name is required" });
       expect(await json(await call("GET", "/cluster-groups/abc", manager.token), 400)).toEqual({
         error: "Invalid group ID",
       });
