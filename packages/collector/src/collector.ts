@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { Datastore, SecretKey } from "@dbmon/datastore";
+import { type Datastore, refreshClusterTopology, type SecretKey } from "@dbmon/datastore";
 import { cycleLeases, releaseLeases } from "./leases.js";
 import { type Clock, type CollectorLogger, systemClock } from "./logger.js";
 import { ConnectionMonitor, type MonitorDeps } from "./monitor.js";
@@ -39,6 +39,11 @@ export interface CollectorOptions {
   probes?: readonly ProbeDefinition[];
   /** Collection interval per probe name, replacing the probe's default. */
   intervalOverrides?: Readonly<Record<string, number>>;
+  /**
+   * Cluster auto-detection from the collected node roles runs this often (one process at a time over
+   * the datastore). Default 30; 0 turns it off.
+   */
+  topologySeconds?: number;
 }
 
 export interface RunningCollector {
@@ -47,6 +52,8 @@ export interface RunningCollector {
   connectionIds(): number[];
   /** Re-reads leases and connections now (as a notification does). */
   sync(): Promise<void>;
+  /** Runs cluster auto-detection now; false when another process was running it. */
+  detectTopology(): Promise<boolean>;
   /** Stops collecting, releases the leases and stops listening. */
   stop(): Promise<void>;
 }
@@ -193,12 +200,25 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     });
   }, PARTITION_CHECK_MS);
   partitionTimer.unref();
+  async function detectTopology(): Promise<boolean> {
+    try {
+      return (await refreshClusterTopology(sql)).refreshed;
+    } catch (error) {
+      logger.error({ err: describeError(error) }, "cluster auto-detection failed");
+      return false;
+    }
+  }
+  const topologySeconds = options.topologySeconds ?? 30;
+  const topologyTimer =
+    topologySeconds > 0 ? setInterval(() => void detectTopology(), topologySeconds * 1000) : undefined;
+  topologyTimer?.unref();
   logger.info({ instanceId, probes: probes.length }, "collector started");
 
   return {
     instanceId,
     connectionIds: () => [...monitors.keys()].sort((a, b) => a - b),
     sync,
+    detectTopology,
     async stop() {
       if (stopped) {
         return;
@@ -206,6 +226,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       stopped = true;
       clearInterval(pollTimer);
       clearInterval(partitionTimer);
+      clearInterval(topologyTimer);
       clearTimeout(takeoverTimer);
       await cycle;
       await listener.unlisten().catch(() => {});

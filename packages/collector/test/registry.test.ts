@@ -28,6 +28,7 @@ describe("probe registry", () => {
       ["pg_settings", "server", 3600, true],
       ["pg_connectivity", "server", 30, false],
       ["pg_extension", "database", 3600, true],
+      ["pg_node_role", "server", 300, false],
       ["pg_sys_os_info", "host", 600, false],
       ["pg_sys_cpu_info", "host", 600, true],
       ["pg_sys_memory_info", "host", 600, false],

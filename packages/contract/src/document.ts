@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import packageJson from "../package.json" with { type: "json" };
 import { authRoutes } from "./groups/auth.js";
+import { clusterRoutes } from "./groups/clusters.js";
 import { connectionRoutes } from "./groups/connections.js";
 import { rbacRoutes } from "./groups/rbac.js";
 import { serverInfoRoutes } from "./groups/server-info.js";
@@ -11,6 +12,7 @@ import { tags } from "./tags.js";
 export const routeGroups = {
   utilities: utilityRoutes,
   connections: connectionRoutes,
+  clusters: clusterRoutes,
   serverInfo: serverInfoRoutes,
   auth: authRoutes,
   rbac: rbacRoutes,

@@ -23,3 +23,14 @@ export {
   type SecretKey,
   type SecretKeySource,
 } from "./secrets.js";
+export {
+  type DetectedCluster,
+  type DetectedRelationship,
+  type DetectionNode,
+  detectClusters,
+  type RefreshResult,
+  type RelationshipType,
+  readDetectionNodes,
+  refreshClusterTopology,
+  spockPrefix,
+} from "./topology/detect.js";

@@ -1,4 +1,5 @@
 import { pgSysCpuInfo, pgSysDiskInfo, pgSysMemoryInfo, pgSysOsInfo } from "./host.js";
+import { pgNodeRole } from "./node-role.js";
 import { pgConnectivity, pgDatabase, pgExtension, pgServerInfo, pgSettings } from "./postgres.js";
 import type { ProbeDefinition } from "./types.js";
 
@@ -9,6 +10,7 @@ export const probeRegistry: readonly ProbeDefinition[] = [
   pgSettings,
   pgConnectivity,
   pgExtension,
+  pgNodeRole,
   pgSysOsInfo,
   pgSysCpuInfo,
   pgSysMemoryInfo,

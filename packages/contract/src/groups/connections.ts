@@ -417,7 +417,7 @@ export const updateConnectionCluster = createRoute({
   },
 });
 
-/** Operations of this group served so far; the cluster pair arrives with the clusters feature. */
+/** Operations of this group served so far. */
 export const connectionRoutes = {
   listConnections,
   createConnection,
@@ -430,4 +430,6 @@ export const connectionRoutes = {
   clearCurrentConnection,
   queryConnection,
   getConnectionContext,
+  getConnectionCluster,
+  updateConnectionCluster,
 } as const;

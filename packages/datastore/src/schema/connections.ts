@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { clusters } from "./clusters.js";
 
 /**
  * Monitored PostgreSQL servers. The password is stored encrypted (see `secrets.ts`); a connection is
@@ -28,8 +29,8 @@ export const connections = pgTable(
     isMonitored: boolean().notNull().default(true),
     /** The server runs on the collector's own host, so host metrics may come from that host (D6). */
     isLocal: boolean().notNull().default(false),
-    /** Cluster membership; the clusters table references come with the clusters feature. */
-    clusterId: integer(),
+    /** Cluster membership: set by auto-detection (`membership_source` auto) or by users (manual). */
+    clusterId: integer().references(() => clusters.id, { onDelete: "set null" }),
     role: text(),
     membershipSource: text().notNull().default("auto"),
     /** Set by the collector while the server cannot be reached, cleared on recovery. */

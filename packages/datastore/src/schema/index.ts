@@ -1,5 +1,6 @@
 export * from "./ai-analysis.js";
 export * from "./auth.js";
+export * from "./clusters.js";
 export * from "./collector.js";
 export * from "./connections.js";
 export * from "./system.js";

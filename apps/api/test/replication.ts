@@ -1,0 +1,111 @@
+import { execFile } from "node:child_process";
+import { chown, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/** The machine's PostgreSQL 15; servers run as the `postgres` OS user on private ports and directories. */
+const BIN = "/usr/lib/postgresql/15/bin";
+const OS_USER = "postgres";
+
+export interface TestServer {
+  port: number;
+  dataDir: string;
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+function asPostgres(command: string, args: string[]) {
+  const [file, prefix] =
+    process.getuid?.() === 0
+      ? ["runuser", ["-u", OS_USER, "--", join(BIN, command)]]
+      : [join(BIN, command), []];
+  return run(file as string, [...(prefix as string[]), ...args], { timeout: 60_000 });
+}
+
+async function privateDir(): Promise<{ root: string; data: string }> {
+  const root = await mkdtemp(join(tmpdir(), "dbmon-repl-"));
+  if (process.getuid?.() === 0) {
+    const { stdout } = await run("id", ["-u", OS_USER]);
+    const { stdout: gid } = await run("id", ["-g", OS_USER]);
+    await chown(root, Number(stdout.trim()), Number(gid.trim()));
+  }
+  return { root, data: join(root, "data") };
+}
+
+function settings(port: number, root: string, walLevel: "replica" | "logical"): string {
+  return [
+    `port = ${port}`,
+    "listen_addresses = '127.0.0.1'",
+    `unix_socket_directories = '${root}'`,
+    `wal_level = ${walLevel}`,
+    "max_wal_senders = 5",
+    "max_replication_slots = 5",
+    "max_connections = 30",
+    "shared_buffers = 16MB",
+    "fsync = off",
+    "synchronous_commit = off",
+    "hot_standby = on",
+    "",
+  ].join("\n");
+}
+
+async function start(root: string, data: string, port: number): Promise<TestServer> {
+  await asPostgres("pg_ctl", ["-D", data, "-l", join(root, "server.log"), "-w", "-t", "60", "start"]);
+  return {
+    port,
+    dataDir: data,
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async stop() {
+      await asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A new primary server (trust authentication on 127.0.0.1, replication allowed). */
+export async function startPrimary(walLevel: "replica" | "logical"): Promise<TestServer> {
+  const { root, data } = await privateDir();
+  const port = await freePort();
+  await asPostgres("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-N", "--encoding=UTF8"]);
+  await writeFile(join(data, "postgresql.conf"), settings(port, root, walLevel), { flag: "a" });
+  return start(root, data, port);
+}
+
+/** A streaming standby of `primary`, cloned with pg_basebackup. */
+export async function startStandby(primary: TestServer): Promise<TestServer> {
+  const { root, data } = await privateDir();
+  const port = await freePort();
+  await asPostgres("pg_basebackup", [
+    "-h",
+    "127.0.0.1",
+    "-p",
+    String(primary.port),
+    "-U",
+    "postgres",
+    "-D",
+    data,
+    "-R",
+    "-X",
+    "stream",
+    "-N",
+  ]);
+  // Later settings win: the copied configuration still names the primary's port and socket.
+  await writeFile(join(data, "postgresql.conf"), settings(port, root, "replica"), { flag: "a" });
+  return start(root, data, port);
+}
