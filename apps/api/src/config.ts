@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
+import { isValidHostEntry } from "@dbmon/datastore";
 import { z } from "zod";
 import { isAddressOrRange } from "./auth/client-address.js";
-import { isValidHostEntry } from "./connections/host-policy.js";
 
 const boolean = z
   .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })

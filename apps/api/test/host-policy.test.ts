@@ -1,10 +1,5 @@
+import { createHostPolicy, isAllowedPort, isValidHostEntry, type Resolver } from "@dbmon/datastore";
 import { describe, expect, it } from "vitest";
-import {
-  createHostPolicy,
-  isAllowedPort,
-  isValidHostEntry,
-  type Resolver,
-} from "../src/connections/host-policy.js";
 
 const dns: Record<string, string[]> = {
   "db.internal": ["10.1.2.3"],
