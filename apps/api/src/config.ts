@@ -74,6 +74,9 @@ const environment = z.object({
   DBMON_HSTS: boolean.default(false),
   DBMON_ALLOWED_HOSTS: hostList.optional(),
   DBMON_BLOCKED_HOSTS: hostList.optional(),
+  DBMON_NOTIFICATION_ALLOWED_HOSTS: hostList.optional(),
+  DBMON_SECRET: z.string().optional(),
+  DBMON_ALERTER: boolean.default(true),
   DBMON_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   DBMON_ADMIN_USERNAME: z.string().min(1).default("admin"),
   DBMON_ADMIN_PASSWORD: z.string().optional(),
@@ -99,6 +102,12 @@ export interface Config {
   allowedHosts: string | undefined;
   /** Hosts, addresses and CIDR ranges refused for monitored connections. */
   blockedHosts: string | undefined;
+  /** Private or loopback hosts that webhook and SMTP notifications may nevertheless be sent to. */
+  notificationAllowedHosts: string | undefined;
+  /** Passphrase for the key that encrypts secrets at rest; without it a key file in dataDir is used. */
+  secret: string | undefined;
+  /** Whether `dbmon serve` runs the alerter in its process. */
+  alerter: boolean;
   /** The superuser created on first start when there are no users. */
   adminUsername: string;
   /** Its password; generated and printed once when absent. */
@@ -144,6 +153,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.DBMON_SHUTDOWN_TIMEOUT_SECONDS * 1000,
     allowedHosts: e.DBMON_ALLOWED_HOSTS,
     blockedHosts: e.DBMON_BLOCKED_HOSTS,
+    notificationAllowedHosts: e.DBMON_NOTIFICATION_ALLOWED_HOSTS,
+    secret: e.DBMON_SECRET,
+    alerter: e.DBMON_ALERTER,
     adminUsername: e.DBMON_ADMIN_USERNAME,
     adminPassword: e.DBMON_ADMIN_PASSWORD,
     trustedProxies: e.DBMON_TRUSTED_PROXIES,

@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { type Datastore, openDatastore } from "@dbmon/datastore";
+import { createOutboundHostPolicy, type Datastore, loadSecretKey, openDatastore } from "@dbmon/datastore";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import { type CreatedAdmin, ensureFirstAdmin } from "./auth/bootstrap.js";
@@ -51,7 +51,24 @@ export async function startService(
     throw error;
   }
   // AI features arrive with the LLM configuration; until a provider is configured they are off.
-  const app = createApp({ config, datastore, logger, clock: systemClock, auth, ai: { enabled: false } });
+  let secretKey: Awaited<ReturnType<typeof loadSecretKey>>;
+  try {
+    secretKey = await loadSecretKey({ secret: config.secret, dataDir: config.dataDir });
+  } catch (error) {
+    await datastore.close();
+    throw error;
+  }
+  const outboundHosts = createOutboundHostPolicy({ allowed: config.notificationAllowedHosts });
+  const app = createApp({
+    config,
+    datastore,
+    logger,
+    clock: systemClock,
+    auth,
+    ai: { enabled: false },
+    secretKey,
+    outboundHosts,
+  });
 
   let server: ReturnType<typeof serve>;
   try {

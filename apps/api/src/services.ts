@@ -1,4 +1,4 @@
-import type { Datastore } from "@dbmon/datastore";
+import type { Datastore, HostPolicy, SecretKey } from "@dbmon/datastore";
 import type { RequestAccess } from "./auth/access.js";
 import type { AuthService } from "./auth/service.js";
 import type { Config } from "./config.js";
@@ -19,6 +19,10 @@ export interface Services {
   clock: Clock;
   /** Users, groups, credentials and privileges. */
   auth: AuthService;
+  /** Encrypts secrets at rest (notification channel credentials). */
+  secretKey: SecretKey;
+  /** Which hosts notifications may be sent to (webhooks, SMTP). */
+  outboundHosts: HostPolicy;
   /** Whether AI features can run (an LLM provider is configured), as /capabilities reports. */
   ai: AiFeatures;
 }

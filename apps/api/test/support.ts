@@ -1,4 +1,5 @@
-import { type Datastore, openDatastore } from "@dbmon/datastore";
+import { randomBytes } from "node:crypto";
+import { createOutboundHostPolicy, type Datastore, openDatastore, type SecretKey } from "@dbmon/datastore";
 import { createTestDatabase, type TestDatabase } from "@dbmon/testing";
 import { createApp } from "../src/app.js";
 import type { AdminPermission } from "../src/auth/model.js";
@@ -53,7 +54,16 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
   const auth = new AuthService({ datastore, clock, config, connections: catalog });
   await auth.registerMcpItems();
-  const services: Services = { config, datastore, logger, clock, auth, ai: { enabled: false } };
+  const services: Services = {
+    config,
+    datastore,
+    logger,
+    clock,
+    auth,
+    ai: { enabled: false },
+    secretKey: randomBytes(32) as SecretKey,
+    outboundHosts: createOutboundHostPolicy({ allowed: config.notificationAllowedHosts }),
+  };
   return {
     app: createApp(services),
     services,
