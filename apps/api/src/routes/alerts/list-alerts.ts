@@ -35,8 +35,8 @@ export function registerListAlerts(app: App): void {
       ${excludeCleared ? sql`and a.cleared_at is null` : sql``}
       ${query.severity ? sql`and a.severity = ${query.severity}` : sql``}
       ${query.alert_type ? sql`and a.alert_type = ${query.alert_type}` : sql``}
-      ${start ? sql`and a.triggered_at >= ${start}` : sql``}
-      ${end ? sql`and a.triggered_at <= ${end}` : sql``}`;
+      ${start ? sql`and a.triggered_at >= ${start.toISOString()}` : sql``}
+      ${end ? sql`and a.triggered_at <= ${end.toISOString()}` : sql``}`;
     const { limit, offset } = page(query.limit, query.offset);
     const [rows, [count]] = await Promise.all([
       sql<

@@ -25,7 +25,7 @@ export function registerCreateBlackout(app: App): void {
     const [created] = await sql<{ id: number }[]>`
       insert into blackouts (scope, group_id, cluster_id, connection_id, database_name, reason, start_time, end_time, created_by)
       values (${target.scope}, ${target.groupId}, ${target.clusterId}, ${target.connectionId}, ${target.databaseName},
-        ${body.reason}, ${start}, ${end}, ${caller.username})
+        ${body.reason}, ${start.toISOString()}, ${end.toISOString()}, ${caller.username})
       returning id::int as id`;
     const [row] = await sql<BlackoutRow[]>`${blackoutSelect(sql)} where id = ${created?.id ?? 0}`;
     return c.json(presentBlackout(row as BlackoutRow), 201);

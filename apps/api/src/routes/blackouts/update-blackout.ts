@@ -26,7 +26,7 @@ export function registerUpdateBlackout(app: App): void {
     }
     await sql`
       update blackouts set reason = coalesce(${body.reason ?? null}, reason),
-        end_time = coalesce(${end}::timestamptz, end_time)
+        end_time = coalesce(${end?.toISOString() ?? null}::timestamptz, end_time)
       where id = ${id}`;
     const [row] = await sql<BlackoutRow[]>`${blackoutSelect(sql)} where id = ${id}`;
     return c.json(presentBlackout(row as BlackoutRow), 200);
