@@ -84,8 +84,10 @@ describe("built-in rules", () => {
     await alerter.evaluate();
     const fired = await alertsOf(h.datastore);
     const active = new Set(
-      (await h.datastore.sql<{ name: string }[]>`
-        select r.name from alerts a join alert_rules r on r.id = a.rule_id where a.status = 'active'`).map((r) => r.name),
+      (
+        await h.datastore.sql<{ name: string }[]>`
+        select r.name from alerts a join alert_rules r on r.id = a.rule_id where a.status = 'active'`
+      ).map((r) => r.name),
     );
     const missing = builtInRules.map((r) => r.name).filter((name) => !active.has(name));
     expect(missing).toEqual([]);

@@ -1,7 +1,13 @@
+import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { createServer as createTcpServer, type Server as TcpServer } from "node:net";
-import { randomBytes } from "node:crypto";
-import { createOutboundHostPolicy, type Datastore, encryptSecret, openDatastore, type SecretKey } from "@dbmon/datastore";
+import {
+  createOutboundHostPolicy,
+  type Datastore,
+  encryptSecret,
+  openDatastore,
+  type SecretKey,
+} from "@dbmon/datastore";
 import { createTestDatabase, type TestDatabase } from "@dbmon/testing";
 import { type RunningAlerter, silentAlerterLogger, startAlerter } from "../src/index.js";
 
@@ -17,7 +23,12 @@ export interface Harness {
 /** A datastore of its own, a controllable clock and alerters whose timers never fire during a test. */
 export async function createHarness(): Promise<Harness> {
   const database = await createTestDatabase();
-  const datastore = await openDatastore({ databaseUrl: database.url, dataDir: "", migrate: false, maxConnections: 6 });
+  const datastore = await openDatastore({
+    databaseUrl: database.url,
+    dataDir: "",
+    migrate: false,
+    maxConnections: 6,
+  });
   const secretKey = randomBytes(32) as SecretKey;
   let current = new Date();
   const clock = {
@@ -70,7 +81,17 @@ export async function ruleId(datastore: Datastore, name: string): Promise<number
 }
 
 export async function alertsOf(datastore: Datastore, rule?: string) {
-  return datastore.sql<{ id: number; status: string; severity: string; metric_value: number | null; title: string; object_name: string | null; database_name: string | null }[]>`
+  return datastore.sql<
+    {
+      id: number;
+      status: string;
+      severity: string;
+      metric_value: number | null;
+      title: string;
+      object_name: string | null;
+      database_name: string | null;
+    }[]
+  >`
     select a.id::int as id, a.status, a.severity, a.metric_value, a.title, a.object_name, a.database_name from alerts a
     left join alert_rules r on r.id = a.rule_id
     where ${rule === undefined ? datastore.sql`true` : datastore.sql`r.name = ${rule}`} order by a.id`;
@@ -137,7 +158,11 @@ export interface ReceivedMail {
 }
 
 /** A minimal SMTP sink (no TLS, no auth) that keeps every message it receives. */
-export async function startSmtpSink(): Promise<{ port: number; mails: ReceivedMail[]; close(): Promise<void> }> {
+export async function startSmtpSink(): Promise<{
+  port: number;
+  mails: ReceivedMail[];
+  close(): Promise<void>;
+}> {
   const mails: ReceivedMail[] = [];
   const server: TcpServer = createTcpServer((socket) => {
     let buffer = "";
