@@ -25,6 +25,8 @@ export interface AlerterOptions {
   dispatchSeconds?: number;
   /** Seconds between reminder checks (default 3600). */
   reminderSeconds?: number;
+  /** Run the periodic tasks (default true); false leaves every pass to evaluate()/dispatch()/remind(). */
+  timers?: boolean;
   /** A cleared alert does not fire again for the same key within this many seconds (default 300). */
   cooldownSeconds?: number;
 }

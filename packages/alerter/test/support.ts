@@ -20,7 +20,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** A datastore of its own, a controllable clock and alerters whose timers never fire during a test. */
+/** A datastore of its own, a controllable clock and alerters that run only when the test says so. */
 export async function createHarness(): Promise<Harness> {
   const database = await createTestDatabase();
   const datastore = await openDatastore({
@@ -53,9 +53,7 @@ export async function createHarness(): Promise<Harness> {
         secretKey,
         clock,
         hosts: createOutboundHostPolicy({ allowed: "127.0.0.1,localhost" }),
-        evaluationSeconds: 3600,
-        dispatchSeconds: 3600,
-        reminderSeconds: 3600,
+        timers: false,
       });
       alerters.push(alerter);
       return alerter;
