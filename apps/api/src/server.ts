@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { startAlerter } from "@dbmon/alerter";
 import { createOutboundHostPolicy, type Datastore, loadSecretKey, openDatastore } from "@dbmon/datastore";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
@@ -82,6 +83,10 @@ export async function startService(
     await datastore.close();
     throw error;
   }
+  // The alerter runs beside the API unless DBMON_ALERTER=false (then run `dbmon alerter` elsewhere).
+  const alerter = config.alerter
+    ? startAlerter({ datastore, logger, secretKey, hosts: outboundHosts, clock: systemClock })
+    : undefined;
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
@@ -112,6 +117,7 @@ export async function startService(
             server.closeIdleConnections();
           }
         });
+        await alerter?.stop();
         await datastore.close();
         logger.info("dbmon stopped");
       })();

@@ -49,7 +49,7 @@ async function metricValues(
     return staleness(sql, context, settings);
   }
   const definition = metricDefinitions[metric];
-  if (!definition || !definition.tables.every((table) => tables.has(table))) {
+  if (!definition?.tables.every((table) => tables.has(table))) {
     return undefined;
   }
   try {

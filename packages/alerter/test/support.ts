@@ -185,8 +185,9 @@ export async function startSmtpSink(): Promise<{
           }
         } else {
           const command = line.slice(0, 4).toUpperCase();
-          if (command === "EHLO" || command === "HELO") reply("250 sink");
-          else if (command === "MAIL") {
+          if (command === "EHLO" || command === "HELO") {
+            reply("250 sink");
+          } else if (command === "MAIL") {
             mail.from = line.slice(10).trim();
             reply("250 ok");
           } else if (command === "RCPT") {
@@ -198,7 +199,9 @@ export async function startSmtpSink(): Promise<{
           } else if (command === "QUIT") {
             reply("221 bye");
             socket.end();
-          } else reply("250 ok");
+          } else {
+            reply("250 ok");
+          }
         }
         index = buffer.indexOf("\r\n");
       }
