@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import { createServer as createTcpServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
 
@@ -31,7 +33,7 @@ const call = (path: string, user: TestUser | undefined, method = "GET", body?: u
   requestJson(t.app, path, { method, body, token: user?.token });
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  t = await buildTestApp({ config: { notificationAllowedHosts: "127.0.0.1" } });
   admin = await createUser(t, "root", { superuser: true });
   plain = await createUser(t, "plain");
   ruleManager = await createUser(t, "rules", { permissions: ["manage_alert_rules"] });
@@ -655,5 +657,95 @@ describe("notification channels", () => {
     ).toEqual({
       error: "No recipients available. Provide a recipient_email or add enabled recipients to the channel.",
     });
+  });
+});
+
+describe("test sends", () => {
+  it("posts to a local webhook receiver, reports 502 on refusal, and sends email through SMTP", async () => {
+    const received: { path: string; body: string; auth: string | undefined }[] = [];
+    let status = 200;
+    const http = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk) => {
+        body += chunk;
+      });
+      req.on("end", () => {
+        received.push({ path: req.url ?? "", body, auth: req.headers.authorization });
+        res.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    const mails: string[] = [];
+    const smtp = createTcpServer((socket) => {
+      let inData = false;
+      let data = "";
+      socket.write("220 sink\r\n");
+      socket.on("data", (chunk) => {
+        for (const line of chunk
+          .toString()
+          .split("\r\n")
+          .filter((l, i, all) => i < all.length - 1 || l !== "")) {
+          if (inData) {
+            if (line === ".") {
+              inData = false;
+              mails.push(data);
+              socket.write("250 ok\r\n");
+            } else {
+              data += `${line}\n`;
+            }
+          } else if (line.toUpperCase().startsWith("DATA")) {
+            inData = true;
+            socket.write("354 go\r\n");
+          } else if (line.toUpperCase().startsWith("QUIT")) {
+            socket.end("221 bye\r\n");
+          } else {
+            socket.write("250 ok\r\n");
+          }
+        }
+      });
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (http.address() as { port: number }).port;
+      const post = (body: unknown) => call("/api/v1/notification-channels", channelManager, "POST", body);
+      const hook = (await (
+        await post({
+          channel_type: "webhook",
+          name: "local hook",
+          endpoint_url: `http://127.0.0.1:${port}/receive`,
+          auth_type: "basic",
+          auth_credentials: "user:pass",
+        })
+      ).json()) as { id: number };
+      const sent = await call(`/api/v1/notification-channels/${hook.id}/test`, channelManager, "POST");
+      expect(await sent.json()).toEqual({ status: "sent" });
+      expect(received[0]?.path).toBe("/receive");
+      expect(received[0]?.auth).toBe(`Basic ${Buffer.from("user:pass").toString("base64")}`);
+      expect(JSON.parse(received[0]?.body ?? "{}").text).toContain("local hook");
+      status = 500;
+      const refused = await call(`/api/v1/notification-channels/${hook.id}/test`, channelManager, "POST");
+      expect(refused.status).toBe(502);
+      expect(await refused.json()).toEqual({ error: "Failed to send test webhook" });
+
+      const mail = (await (
+        await post({
+          channel_type: "email",
+          name: "local mail",
+          smtp_host: "127.0.0.1",
+          smtp_port: (smtp.address() as { port: number }).port,
+          smtp_use_tls: false,
+          from_address: "dbmon@example.com",
+        })
+      ).json()) as { id: number };
+      const mailed = await call(`/api/v1/notification-channels/${mail.id}/test`, channelManager, "POST", {
+        recipient_email: "dba@example.com",
+      });
+      expect(await mailed.json()).toEqual({ status: "sent" });
+      expect(mails[0]).toContain("Subject: dbmon - Test Email");
+      expect(mails[0]).toContain("dba@example.com");
+    } finally {
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    }
   });
 });
