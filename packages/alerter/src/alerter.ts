@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { probeRegistry } from "@dbmon/collector";
 import { createOutboundHostPolicy, type Datastore, type HostPolicy, type SecretKey } from "@dbmon/datastore";
+import { type AnomalySettings, defaultAnomalySettings, evaluateAnomalies } from "./anomaly.js";
 import { EvaluationContext } from "./context.js";
 import { evaluateConnections, evaluateThresholds } from "./evaluate.js";
 import type { AlerterLogger } from "./logger.js";
@@ -25,6 +26,8 @@ export interface AlerterOptions {
   dispatchSeconds?: number;
   /** Seconds between reminder checks (default 3600). */
   reminderSeconds?: number;
+  /** Tier-1 anomaly detection; false turns it off (default: on, sensitivity 3, 30 samples / 1 h warm-up). */
+  anomaly?: Partial<AnomalySettings> | false;
   /** Run the periodic tasks (default true); false leaves every pass to evaluate()/dispatch()/remind(). */
   timers?: boolean;
   /** A cleared alert does not fire again for the same key within this many seconds (default 300). */
@@ -66,7 +69,16 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
     await runSchedules(sql, now, logger);
     const context = await EvaluationContext.load(sql, now);
     await evaluateConnections(sql, context, logger);
-    await evaluateThresholds(sql, context, settings, logger);
+    const values = await evaluateThresholds(sql, context, settings, logger);
+    if (options.anomaly !== false) {
+      await evaluateAnomalies(
+        sql,
+        context,
+        values,
+        { ...defaultAnomalySettings, ...options.anomaly },
+        logger,
+      );
+    }
   };
   const dispatch = () =>
     dispatchDue({ sql, secretKey: options.secretKey, hosts, now: clock.now(), instanceId });

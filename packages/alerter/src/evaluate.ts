@@ -99,7 +99,8 @@ async function staleness(sql: Sql, context: EvaluationContext, settings: Evaluat
 }
 
 /**
- * One pass over every rule: fire, update, re-activate and clear threshold alerts. Safe with several
+ * One pass over every rule: fire, update, re-activate and clear threshold alerts; answers the
+ * metric values it computed (for anomaly detection). Safe with several
  * alerters: alerts are opened with the open-alert unique index and closed with conditional updates,
  * and only the process whose statement changed the row queues the notification.
  */
@@ -108,7 +109,7 @@ export async function evaluateThresholds(
   context: EvaluationContext,
   settings: EvaluationSettings,
   logger: AlerterLogger,
-): Promise<void> {
+): Promise<Map<string, MetricValue[]>> {
   const rules = await sql<Rule[]>`
     select id, name, description, metric_name, default_operator, default_threshold, default_severity,
       default_enabled, default_duration_seconds from alert_rules order by id`;
@@ -249,6 +250,13 @@ export async function evaluateThresholds(
           and database_name = ${condition.database_name} and object_name = ${condition.object_name}`;
     }
   }
+  const values = new Map<string, MetricValue[]>();
+  for (const [metric, result] of cache) {
+    if (result && metric !== "probe_staleness_ratio") {
+      values.set(metric, result.values);
+    }
+  }
+  return values;
 }
 
 /** Clears an open alert and queues the clear notification, once, whichever alerter gets there first. */
