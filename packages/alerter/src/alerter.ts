@@ -102,16 +102,18 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
     timers.push(setInterval(tick, seconds * 1000));
     setImmediate(tick);
   };
-  every(
-    options.evaluationSeconds ?? 60,
-    async () => {
-      await evaluate();
-      await dispatch();
-    },
-    "evaluate",
-  );
-  every(options.dispatchSeconds ?? 15, dispatch, "dispatch");
-  every(options.reminderSeconds ?? 3600, remind, "remind");
+  if (options.timers ?? true) {
+    every(
+      options.evaluationSeconds ?? 60,
+      async () => {
+        await evaluate();
+        await dispatch();
+      },
+      "evaluate",
+    );
+    every(options.dispatchSeconds ?? 15, dispatch, "dispatch");
+    every(options.reminderSeconds ?? 3600, remind, "remind");
+  }
   logger.info({ instanceId }, "alerter started");
 
   return {

@@ -189,7 +189,13 @@ describe("notifications", () => {
     const before = receiver.requests.length;
     await breakConnection(connectionId, "connection error: refused");
     await Promise.all([first.evaluate(), second.evaluate(), first.evaluate(), second.evaluate()]);
-    await Promise.all([first.dispatch(), second.dispatch(), first.dispatch(), second.dispatch()]);
+    const sent = await Promise.all([
+      first.dispatch(),
+      second.dispatch(),
+      first.dispatch(),
+      second.dispatch(),
+    ]);
+    expect(sent.reduce((a, b) => a + b, 0)).toBe(1);
     const alerts = await h.datastore.sql`select id from alerts where connection_id = ${connectionId}`;
     expect(alerts).toHaveLength(1);
     expect(receiver.requests.length - before).toBe(1);

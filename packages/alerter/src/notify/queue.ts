@@ -79,14 +79,16 @@ export interface DispatchOptions {
 export async function dispatchDue(options: DispatchOptions): Promise<number> {
   const { sql, now, instanceId } = options;
   const iso = now.toISOString();
+  // The CTE is evaluated once (a subquery in WHERE may be re-run and claim rows it never returns).
   const claimed = await sql<Claimed[]>`
-    update notification_history n set status = 'sending', attempt_count = n.attempt_count + 1,
-      claimed_by = ${instanceId}, claimed_until = ${iso}::timestamptz + make_interval(secs => ${CLAIM_SECONDS})
-    where n.id in (
+    with due as materialized (
       select id from notification_history
       where (status in ('pending', 'retrying') and next_retry_at <= ${iso}::timestamptz)
          or (status = 'sending' and claimed_until < ${iso}::timestamptz)
       order by id for update skip locked limit ${options.batch ?? 20})
+    update notification_history n set status = 'sending', attempt_count = n.attempt_count + 1,
+      claimed_by = ${instanceId}, claimed_until = ${iso}::timestamptz + make_interval(secs => ${CLAIM_SECONDS})
+    from due where n.id = due.id
     returning n.id::int as id, n.alert_id::int as alert_id, n.channel_id, n.notification_type, n.reminder_count,
       n.attempt_count, n.max_attempts`;
   if (claimed.length === 0) {
