@@ -1,5 +1,6 @@
+import { startAlerter } from "@dbmon/alerter";
 import { buildOpenApiDocument } from "@dbmon/contract";
-import { migrateDatastore, openDatastore } from "@dbmon/datastore";
+import { createOutboundHostPolicy, loadSecretKey, migrateDatastore, openDatastore } from "@dbmon/datastore";
 import { Command } from "commander";
 import type { CreatedAdmin } from "./auth/bootstrap.js";
 import { registerCollectorCommand } from "./cli/collector.js";
@@ -27,6 +28,42 @@ program
     const logger = createLogger(config.logLevel);
     const service = await startService(config, logger, { onAdminCreated: announceAdmin });
     closeOnSignals(logger, () => service.close());
+  });
+
+program
+  .command("alerter")
+  .description("run only the alerter (rules, blackout schedules, notifications) until stopped")
+  .action(async () => {
+    const config = loadConfig();
+    const logger = createLogger(config.logLevel);
+    const datastore = await openDatastore({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      embeddedPort: config.embeddedPort,
+      logger,
+    });
+    const secretKey = await loadSecretKey({ secret: config.secret, dataDir: config.dataDir });
+    const alerter = startAlerter({
+      datastore,
+      logger,
+      secretKey,
+      hosts: createOutboundHostPolicy({ allowed: config.notificationAllowedHosts }),
+    });
+    const stop = (signal: string) => {
+      logger.info({ signal }, "shutting down");
+      alerter
+        .stop()
+        .then(() => datastore.close())
+        .then(
+          () => process.exit(0),
+          (error: unknown) => {
+            logger.error({ err: error }, "shutdown failed");
+            process.exit(1);
+          },
+        );
+    };
+    process.once("SIGTERM", () => stop("SIGTERM"));
+    process.once("SIGINT", () => stop("SIGINT"));
   });
 
 program

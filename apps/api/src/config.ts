@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
+import { isValidHostEntry } from "@dbmon/datastore";
 import { type LlmConfig, LlmConfigError, loadLlmConfig } from "@dbmon/llm";
 import { z } from "zod";
 import { isAddressOrRange } from "./auth/client-address.js";
-import { isValidHostEntry } from "./connections/host-policy.js";
 
 const boolean = z
   .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
@@ -75,6 +75,8 @@ const environment = z.object({
   DBMON_HSTS: boolean.default(false),
   DBMON_ALLOWED_HOSTS: hostList.optional(),
   DBMON_BLOCKED_HOSTS: hostList.optional(),
+  DBMON_NOTIFICATION_ALLOWED_HOSTS: hostList.optional(),
+  DBMON_ALERTER: boolean.default(true),
   DBMON_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   DBMON_SECRET: z.string().min(16, { error: "must be at least 16 characters" }).optional(),
   DBMON_COLLECTOR: boolean.default(true),
@@ -111,6 +113,10 @@ export interface Config {
   monitorSelf: boolean;
   /** The LLM provider for AI features; null when none is configured. */
   llm: LlmConfig | null;
+  /** Private or loopback hosts that webhook and SMTP notifications may nevertheless be sent to. */
+  notificationAllowedHosts: string | undefined;
+  /** Whether `dbmon serve` runs the alerter in its process. */
+  alerter: boolean;
   /** The superuser created on first start when there are no users. */
   adminUsername: string;
   /** Its password; generated and printed once when absent. */
@@ -160,6 +166,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runCollector: e.DBMON_COLLECTOR,
     monitorSelf: e.DBMON_MONITOR_SELF,
     llm: loadLlm(env),
+    notificationAllowedHosts: e.DBMON_NOTIFICATION_ALLOWED_HOSTS,
+    alerter: e.DBMON_ALERTER,
     adminUsername: e.DBMON_ADMIN_USERNAME,
     adminPassword: e.DBMON_ADMIN_PASSWORD,
     trustedProxies: e.DBMON_TRUSTED_PROXIES,

@@ -1,10 +1,15 @@
-import { type Datastore, loadSecretKey, type SecretKey } from "@dbmon/datastore";
+import {
+  createHostPolicy,
+  createOutboundHostPolicy,
+  type Datastore,
+  loadSecretKey,
+  type SecretKey,
+} from "@dbmon/datastore";
 import { createLlmClient } from "@dbmon/llm";
 import type { ConnectionCatalog } from "./auth/privileges.js";
 import { AuthService } from "./auth/service.js";
 import type { Config } from "./config.js";
 import { datastoreConnectionCatalog } from "./connections/catalog.js";
-import { createHostPolicy } from "./connections/host-policy.js";
 import { ConnectionStore } from "./connections/store.js";
 import type { Logger } from "./logger.js";
 import type { Clock, Services } from "./services.js";
@@ -42,6 +47,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     ai: { enabled: llm !== null },
     secretKey,
     hostPolicy: createHostPolicy({ allowed: config.allowedHosts, blocked: config.blockedHosts }),
+    outboundHosts: createOutboundHostPolicy({ allowed: config.notificationAllowedHosts }),
     llm,
     connections: new ConnectionStore(datastore, secretKey),
   };

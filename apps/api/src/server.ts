@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { type RunningAlerter, startAlerter } from "@dbmon/alerter";
 import { type RunningCollector, startCollector } from "@dbmon/collector";
 import { type Datastore, openDatastore } from "@dbmon/datastore";
 import { serve } from "@hono/node-server";
@@ -41,6 +42,7 @@ export async function startService(
   });
   let services: Services;
   let collector: RunningCollector | undefined;
+  let alerter: RunningAlerter | undefined;
   try {
     services = await createServices({ config, datastore, logger, clock: systemClock });
     const admin = await ensureFirstAdmin(services.auth, config.adminUsername, config.adminPassword);
@@ -55,7 +57,18 @@ export async function startService(
     if (config.runCollector) {
       collector = await startCollector({ datastore, logger, secretKey: services.secretKey });
     }
+    // Unless DBMON_ALERTER=false (then `dbmon alerter` runs elsewhere).
+    if (config.alerter) {
+      alerter = startAlerter({
+        datastore,
+        logger,
+        secretKey: services.secretKey,
+        hosts: services.outboundHosts,
+        clock: systemClock,
+      });
+    }
   } catch (error) {
+    await alerter?.stop();
     await collector?.stop();
     await datastore.close();
     throw error;
@@ -71,6 +84,7 @@ export async function startService(
       started.once("error", reject);
     });
   } catch (error) {
+    await alerter?.stop();
     await collector?.stop();
     await datastore.close();
     throw error;
@@ -105,6 +119,7 @@ export async function startService(
             server.closeIdleConnections();
           }
         });
+        await alerter?.stop();
         await collector?.stop();
         await datastore.close();
         logger.info("dbmon stopped");

@@ -1,9 +1,8 @@
-import type { Datastore, SecretKey } from "@dbmon/datastore";
+import type { Datastore, HostPolicy, SecretKey } from "@dbmon/datastore";
 import type { LlmClient } from "@dbmon/llm";
 import type { RequestAccess } from "./auth/access.js";
 import type { AuthService } from "./auth/service.js";
 import type { Config } from "./config.js";
-import type { HostPolicy } from "./connections/host-policy.js";
 import type { ConnectionStore } from "./connections/store.js";
 import type { Logger } from "./logger.js";
 
@@ -22,9 +21,11 @@ export interface Services {
   clock: Clock;
   /** Users, groups, credentials and privileges. */
   auth: AuthService;
+  /** Which hosts notifications may be sent to (webhooks, SMTP). */
+  outboundHosts: HostPolicy;
   /** Whether AI features can run (an LLM provider is configured), as /capabilities reports. */
   ai: AiFeatures;
-  /** Encrypts connection passwords and other secrets at rest. */
+  /** Encrypts connection passwords, notification credentials and other secrets at rest. */
   secretKey: SecretKey;
   /** Which hosts monitored connections may point at. */
   hostPolicy: HostPolicy;

@@ -100,7 +100,7 @@ describe("malformed identifiers", () => {
       token,
     });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { error: string }).error).toMatch(/^Invalid \w+ ID$/);
+    expect(((await res.json()) as { error: string }).error).toMatch(/^Invalid [\w ]+ ID$/);
   });
 });
 

@@ -19,6 +19,8 @@ describe("configuration", () => {
       runCollector: true,
       monitorSelf: true,
       llm: null,
+      notificationAllowedHosts: undefined,
+      alerter: true,
       adminUsername: "admin",
       adminPassword: undefined,
       trustedProxies: [],

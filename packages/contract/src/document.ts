@@ -1,8 +1,11 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import packageJson from "../package.json" with { type: "json" };
+import { alertRoutes } from "./groups/alerts.js";
 import { authRoutes } from "./groups/auth.js";
+import { blackoutRoutes } from "./groups/blackouts.js";
 import { clusterRoutes } from "./groups/clusters.js";
 import { connectionRoutes } from "./groups/connections.js";
+import { notificationRoutes } from "./groups/notifications.js";
 import { rbacRoutes } from "./groups/rbac.js";
 import { serverInfoRoutes } from "./groups/server-info.js";
 import { utilityRoutes } from "./groups/utilities.js";
@@ -16,6 +19,9 @@ export const routeGroups = {
   serverInfo: serverInfoRoutes,
   auth: authRoutes,
   rbac: rbacRoutes,
+  alerts: alertRoutes,
+  blackouts: blackoutRoutes,
+  notifications: notificationRoutes,
 } as const;
 
 export const allRoutes = Object.values(routeGroups).flatMap((group) => Object.values(group));

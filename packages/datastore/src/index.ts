@@ -1,5 +1,14 @@
 export { type Datastore, type DatastoreConfig, type Db, openDatastore, type Sql } from "./datastore.js";
 export { type EmbeddedServer, startEmbeddedServer } from "./embedded.js";
+export {
+  createHostPolicy,
+  createOutboundHostPolicy,
+  type HostPolicy,
+  isAllowedPort,
+  isValidHostEntry,
+  parseHostList,
+  type Resolver,
+} from "./host-policy.js";
 export { type DatastoreLogger, silentLogger } from "./logger.js";
 export { migrateDatastore, migrationsFolder } from "./migrate.js";
 export {
@@ -23,6 +32,7 @@ export {
   type SecretKey,
   type SecretKeySource,
 } from "./secrets.js";
+export { type BuiltInRule, builtInRules } from "./seed/alert-rules.js";
 export {
   type DetectedCluster,
   type DetectedRelationship,

@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { seedAlertRules } from "./seed/alert-rules.js";
 
 /**
  * Migrations sit beside this module; a bundle that inlines the datastore copies them next to itself.
@@ -12,7 +13,7 @@ export const migrationsFolder = fileURLToPath(new URL("./migrations", import.met
 const MIGRATION_LOCK_KEY = 7_239_184_561;
 
 /**
- * Applies pending migrations. Several processes may start at once: the advisory lock makes the
+ * Applies pending migrations, then adds the built-in alert rules that are missing. Several processes may start at once: the advisory lock makes the
  * later ones wait and then find nothing left to do.
  */
 export async function migrateDatastore(url: string): Promise<void> {
@@ -21,6 +22,7 @@ export async function migrateDatastore(url: string): Promise<void> {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
     try {
       await migrate(drizzle({ client: sql }), { migrationsFolder });
+      await seedAlertRules(sql);
     } finally {
       await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
     }

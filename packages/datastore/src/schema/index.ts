@@ -1,4 +1,5 @@
 export * from "./ai-analysis.js";
+export * from "./alerting.js";
 export * from "./auth.js";
 export * from "./clusters.js";
 export * from "./collector.js";

@@ -1,4 +1,4 @@
-import { isAllowedPort } from "../../connections/host-policy.js";
+import { isAllowedPort } from "@dbmon/datastore";
 import { ApiError } from "../../http/errors.js";
 import type { Services } from "../../services.js";
 

@@ -154,3 +154,29 @@ export function createHostPolicy(options: {
     },
   };
 }
+
+/** Private, loopback and shared address space: refused for outbound notifications unless allowed. */
+const PRIVATE_RANGES = [
+  "localhost",
+  "127.0.0.0/8",
+  "10.0.0.0/8",
+  "172.16.0.0/12",
+  "192.168.0.0/16",
+  "100.64.0.0/10",
+  "192.0.2.0/24",
+  "198.51.100.0/24",
+  "203.0.113.0/24",
+  "::1",
+  "fc00::/7",
+].join(",");
+
+/**
+ * The policy for outbound webhook and SMTP hosts: cloud metadata and link-local are always refused,
+ * private and loopback networks unless `allowed` (DBMON_ALLOWED_HOSTS) names them.
+ */
+export function createOutboundHostPolicy(options: {
+  allowed?: string | undefined;
+  resolve?: Resolver;
+}): HostPolicy {
+  return createHostPolicy({ allowed: options.allowed, blocked: PRIVATE_RANGES, resolve: options.resolve });
+}

@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  createHostPolicy,
-  isAllowedPort,
-  isValidHostEntry,
-  type Resolver,
-} from "../src/connections/host-policy.js";
+import { createHostPolicy, isAllowedPort, isValidHostEntry, type Resolver } from "../src/index.js";
 
 const dns: Record<string, string[]> = {
   "db.internal": ["10.1.2.3"],

@@ -1,0 +1,132 @@
+import { randomUUID } from "node:crypto";
+import { probeRegistry } from "@dbmon/collector";
+import { createOutboundHostPolicy, type Datastore, type HostPolicy, type SecretKey } from "@dbmon/datastore";
+import { type AnomalySettings, defaultAnomalySettings, evaluateAnomalies } from "./anomaly.js";
+import { EvaluationContext } from "./context.js";
+import { evaluateConnections, evaluateThresholds } from "./evaluate.js";
+import type { AlerterLogger } from "./logger.js";
+import { dispatchDue, queueReminders } from "./notify/queue.js";
+import { runSchedules } from "./schedules.js";
+
+export interface AlerterClock {
+  now(): Date;
+}
+
+export interface AlerterOptions {
+  datastore: Datastore;
+  logger: AlerterLogger;
+  /** The key channel secrets were encrypted with (the same as the API's). */
+  secretKey: SecretKey;
+  clock?: AlerterClock;
+  /** Where notifications may go; default: public hosts only (see createOutboundHostPolicy). */
+  hosts?: HostPolicy;
+  /** Seconds between evaluations of rules, connections and schedules (default 60). */
+  evaluationSeconds?: number;
+  /** Seconds between runs of the notification queue (default 15). */
+  dispatchSeconds?: number;
+  /** Seconds between reminder checks (default 3600). */
+  reminderSeconds?: number;
+  /** Tier-1 anomaly detection; false turns it off (default: on, sensitivity 3, 30 samples / 1 h warm-up). */
+  anomaly?: Partial<AnomalySettings> | false;
+  /** Run the periodic tasks (default true); false leaves every pass to evaluate()/dispatch()/remind(). */
+  timers?: boolean;
+  /** A cleared alert does not fire again for the same key within this many seconds (default 300). */
+  cooldownSeconds?: number;
+}
+
+export interface RunningAlerter {
+  /** One evaluation pass now (rules, connections, schedules), then the queue: what tests drive. */
+  evaluate(): Promise<void>;
+  /** Sends the notifications that are due now. */
+  dispatch(): Promise<number>;
+  /** Queues due reminders. */
+  remind(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the alerter: periodic evaluation of threshold rules and connection errors (blackouts,
+ * overrides and durations applied), blackout schedules, reminders and the notification queue.
+ * Several alerters may share a datastore: alerts, windows and notifications are each created and
+ * sent once (D11).
+ */
+export function startAlerter(options: AlerterOptions): RunningAlerter {
+  const { datastore, logger } = options;
+  const sql = datastore.sql;
+  const clock = options.clock ?? { now: () => new Date() };
+  const hosts = options.hosts ?? createOutboundHostPolicy({});
+  const instanceId = `alerter-${randomUUID()}`;
+  const settings = {
+    cooldownSeconds: options.cooldownSeconds ?? 300,
+    probeIntervals: new Map(probeRegistry.map((probe) => [probe.name, probe.intervalSeconds])),
+  };
+  const timers: NodeJS.Timeout[] = [];
+  const running = new Set<Promise<unknown>>();
+  let stopped = false;
+
+  const evaluate = async () => {
+    const now = clock.now();
+    await runSchedules(sql, now, logger);
+    const context = await EvaluationContext.load(sql, now);
+    await evaluateConnections(sql, context, logger);
+    const values = await evaluateThresholds(sql, context, settings, logger);
+    if (options.anomaly !== false) {
+      await evaluateAnomalies(
+        sql,
+        context,
+        values,
+        { ...defaultAnomalySettings, ...options.anomaly },
+        logger,
+      );
+    }
+  };
+  const dispatch = () =>
+    dispatchDue({ sql, secretKey: options.secretKey, hosts, now: clock.now(), instanceId });
+  const remind = () => queueReminders(sql, clock.now());
+
+  const every = (seconds: number, task: () => Promise<unknown>, name: string) => {
+    let busy = false;
+    const tick = () => {
+      if (busy || stopped) {
+        return;
+      }
+      busy = true;
+      const run = task()
+        .catch((error: unknown) => logger.error({ err: error, task: name }, "alerter task failed"))
+        .finally(() => {
+          busy = false;
+          running.delete(run);
+        });
+      running.add(run);
+    };
+    timers.push(setInterval(tick, seconds * 1000));
+    setImmediate(tick);
+  };
+  if (options.timers ?? true) {
+    every(
+      options.evaluationSeconds ?? 60,
+      async () => {
+        await evaluate();
+        await dispatch();
+      },
+      "evaluate",
+    );
+    every(options.dispatchSeconds ?? 15, dispatch, "dispatch");
+    every(options.reminderSeconds ?? 3600, remind, "remind");
+  }
+  logger.info({ instanceId }, "alerter started");
+
+  return {
+    evaluate,
+    dispatch,
+    remind,
+    async stop() {
+      stopped = true;
+      for (const timer of timers) {
+        clearInterval(timer);
+      }
+      await Promise.allSettled([...running]);
+      logger.info({ instanceId }, "alerter stopped");
+    },
+  };
+}

@@ -1,0 +1,269 @@
+import type { HostPolicy, SecretKey, Sql } from "@dbmon/datastore";
+import { type Channel, loadChannels } from "./channel.js";
+import { type AlertFacts, alertMessage, type NotificationType } from "./messages.js";
+import { ChannelConfigError, type Delivery, deliver } from "./transport.js";
+
+/** Minutes to wait before the 2nd, 3rd and 4th attempt (the last value repeats). */
+export const RETRY_BACKOFF_MINUTES = [5, 15, 60];
+/** The first attempt and three retries. */
+export const MAX_ATTEMPTS = 4;
+/** How long a claimed notification is reserved for the alerter sending it. */
+const CLAIM_SECONDS = 120;
+
+export interface Scope {
+  connectionId: number;
+  clusterId: number | null;
+  groupId: number | null;
+}
+
+/**
+ * Queues one notification per channel that receives alerts of the connection: the first of the
+ * server, cluster and group overrides that exists, else the channel's estate default.
+ */
+export async function enqueue(
+  sql: Sql,
+  now: Date,
+  alertId: number,
+  scope: Scope,
+  type: NotificationType,
+  reminderCount = 0,
+  onlyChannel?: number,
+): Promise<number> {
+  const rows = await sql`
+    insert into notification_history (alert_id, channel_id, notification_type, reminder_count, max_attempts, next_retry_at, created_at)
+    select ${alertId}, ch.id, ${type}, ${reminderCount}, ${MAX_ATTEMPTS}, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
+    from notification_channels ch
+    where ch.enabled ${onlyChannel === undefined ? sql`` : sql`and ch.id = ${onlyChannel}`}
+      and ${receives(sql, scope)}
+    returning id`;
+  return rows.length;
+}
+
+/** SQL condition: channel `ch` receives alerts of the scope's connection. */
+export function receives(sql: Sql, scope: Scope) {
+  return sql`coalesce(
+    (select o.enabled from notification_channel_overrides o
+     where o.channel_id = ch.id and o.scope = 'server' and o.scope_id = ${scope.connectionId}),
+    (select o.enabled from notification_channel_overrides o
+     where o.channel_id = ch.id and o.scope = 'cluster' and o.scope_id = ${scope.clusterId ?? -1}),
+    (select o.enabled from notification_channel_overrides o
+     where o.channel_id = ch.id and o.scope = 'group' and o.scope_id = ${scope.groupId ?? -1}),
+    ch.is_estate_default)`;
+}
+
+interface Claimed {
+  id: number;
+  alert_id: number;
+  channel_id: number;
+  notification_type: NotificationType;
+  reminder_count: number;
+  attempt_count: number;
+  max_attempts: number;
+}
+
+export interface DispatchOptions {
+  sql: Sql;
+  secretKey: SecretKey;
+  hosts: HostPolicy;
+  now: Date;
+  /** Identifies this alerter in the claim and in the attempt history. */
+  instanceId: string;
+  batch?: number;
+}
+
+/**
+ * Sends the notifications that are due. Rows are claimed with FOR UPDATE SKIP LOCKED and reserved
+ * for this alerter, so that several alerters never send the same notification; a claim that was not
+ * finished (the alerter died) may be taken over when it lapses.
+ */
+export async function dispatchDue(options: DispatchOptions): Promise<number> {
+  const { sql, now, instanceId } = options;
+  const iso = now.toISOString();
+  // The CTE is evaluated once (a subquery in WHERE may be re-run and claim rows it never returns).
+  const claimed = await sql<Claimed[]>`
+    with due as materialized (
+      select id from notification_history
+      where (status in ('pending', 'retrying') and next_retry_at <= ${iso}::timestamptz)
+         or (status = 'sending' and claimed_until < ${iso}::timestamptz)
+      order by id for update skip locked limit ${options.batch ?? 20})
+    update notification_history n set status = 'sending', attempt_count = n.attempt_count + 1,
+      claimed_by = ${instanceId}, claimed_until = ${iso}::timestamptz + make_interval(secs => ${CLAIM_SECONDS})
+    from due where n.id = due.id
+    returning n.id::int as id, n.alert_id::int as alert_id, n.channel_id, n.notification_type, n.reminder_count,
+      n.attempt_count, n.max_attempts`;
+  if (claimed.length === 0) {
+    return 0;
+  }
+  const channels = new Map(
+    (await loadChannels(sql, options.secretKey, [...new Set(claimed.map((c) => c.channel_id))])).map((c) => [
+      c.id,
+      c,
+    ]),
+  );
+  await Promise.all(
+    claimed.map(async (row) => {
+      const channel = channels.get(row.channel_id);
+      const alert = await alertFacts(sql, row.alert_id);
+      let delivery: Delivery;
+      if (!channel || !alert) {
+        delivery = { ok: false, error: "The channel or the alert no longer exists" };
+      } else {
+        delivery = await send(channel, alert, row, options);
+      }
+      await record(sql, row, delivery, options);
+    }),
+  );
+  return claimed.length;
+}
+
+async function send(
+  channel: Channel,
+  alert: AlertFacts,
+  row: Claimed,
+  options: DispatchOptions,
+): Promise<Delivery> {
+  try {
+    return await deliver(
+      channel,
+      alertMessage(channel, alert, row.notification_type, row.reminder_count, options.now),
+      options.hosts,
+    );
+  } catch (error) {
+    return {
+      ok: false,
+      error: error instanceof ChannelConfigError ? error.message : (error as Error).message,
+    };
+  }
+}
+
+async function record(sql: Sql, row: Claimed, delivery: Delivery, options: DispatchOptions): Promise<void> {
+  const iso = options.now.toISOString();
+  const backoff =
+    RETRY_BACKOFF_MINUTES[Math.min(row.attempt_count - 1, RETRY_BACKOFF_MINUTES.length - 1)] ?? 60;
+  const status = delivery.ok ? "sent" : row.attempt_count >= row.max_attempts ? "failed" : "retrying";
+  await sql.begin(async (tx) => {
+    await tx`
+      insert into notification_attempts (notification_id, attempt, succeeded, response_code, error_message, sent_by, attempted_at)
+      values (${row.id}, ${row.attempt_count}, ${delivery.ok}, ${delivery.responseCode ?? null}, ${delivery.error ?? null},
+        ${options.instanceId}, ${iso}::timestamptz)`;
+    await tx`
+      update notification_history set status = ${status}, claimed_until = null,
+        response_code = ${delivery.responseCode ?? null}, error_message = ${delivery.error ?? null},
+        sent_at = case when ${delivery.ok} then ${iso}::timestamptz else sent_at end,
+        next_retry_at = ${iso}::timestamptz + make_interval(mins => ${backoff})
+      where id = ${row.id} and claimed_by = ${options.instanceId}`;
+    if (delivery.ok && row.notification_type === "alert_clear") {
+      await tx`delete from notification_reminder_state where alert_id = ${row.alert_id} and channel_id = ${row.channel_id}`;
+    }
+  });
+}
+
+/** The alert as a notification describes it, from its current row. */
+export async function alertFacts(sql: Sql, alertId: number): Promise<AlertFacts | undefined> {
+  const [row] = await sql<
+    {
+      id: number;
+      alert_type: string;
+      title: string;
+      description: string;
+      severity: string;
+      status: string;
+      triggered_at: string;
+      cleared_at: string | null;
+      connection_id: number;
+      name: string | null;
+      host: string | null;
+      port: number | null;
+      database_name: string | null;
+      metric_name: string | null;
+      metric_value: number | null;
+      threshold_value: number | null;
+      operator: string | null;
+    }[]
+  >`
+    select a.id::int as id, a.alert_type, a.title, a.description, a.severity, a.status, a.triggered_at, a.cleared_at,
+      a.connection_id, c.name, c.host, c.port, a.database_name, a.metric_name, a.metric_value, a.threshold_value, a.operator
+    from alerts a left join connections c on c.id = a.connection_id where a.id = ${alertId}`;
+  if (!row) {
+    return undefined;
+  }
+  return {
+    id: row.id,
+    alertType: row.alert_type,
+    title: row.title,
+    description: row.description,
+    severity: row.severity,
+    status: row.status,
+    triggeredAt: new Date(row.triggered_at),
+    clearedAt: row.cleared_at ? new Date(row.cleared_at) : null,
+    connectionId: row.connection_id,
+    serverName: row.name ?? "Unknown",
+    serverHost: row.host ?? "",
+    serverPort: row.port ?? 0,
+    databaseName: row.database_name,
+    metricName: row.metric_name,
+    metricValue: row.metric_value,
+    thresholdValue: row.threshold_value,
+    operator: row.operator,
+  };
+}
+
+/**
+ * Queues reminders for active alerts that have been active (or unreminded) for a channel's reminder
+ * interval. The reminder state is advanced atomically, so one alerter queues each reminder.
+ */
+export async function queueReminders(sql: Sql, now: Date): Promise<number> {
+  const iso = now.toISOString();
+  const due = await sql<
+    {
+      alert_id: number;
+      channel_id: number;
+      connection_id: number;
+      cluster_id: number | null;
+      interval_hours: number;
+    }[]
+  >`
+    select a.id::int as alert_id, ch.id as channel_id, a.connection_id, c.cluster_id, ch.reminder_interval_hours as interval_hours
+    from alerts a join connections c on c.id = a.connection_id
+    cross join notification_channels ch
+    left join notification_reminder_state s on s.alert_id = a.id and s.channel_id = ch.id
+    where a.status = 'active' and ch.enabled and ch.reminder_enabled
+      and coalesce(s.last_reminder_at, a.triggered_at) <= ${iso}::timestamptz - make_interval(hours => ch.reminder_interval_hours)`;
+  let queued = 0;
+  for (const item of due) {
+    const [state] = await sql<{ reminder_count: number }[]>`
+      insert into notification_reminder_state as s (alert_id, channel_id, last_reminder_at, reminder_count)
+      values (${item.alert_id}, ${item.channel_id}, ${iso}::timestamptz, 1)
+      on conflict (alert_id, channel_id) do update set last_reminder_at = excluded.last_reminder_at,
+        reminder_count = s.reminder_count + 1
+      where s.last_reminder_at <= ${iso}::timestamptz - make_interval(hours => ${item.interval_hours})
+      returning reminder_count`;
+    if (state) {
+      const groupId = await groupOf(sql, item.cluster_id);
+      queued += await enqueue(
+        sql,
+        now,
+        item.alert_id,
+        { connectionId: item.connection_id, clusterId: item.cluster_id, groupId },
+        "reminder",
+        state.reminder_count,
+        item.channel_id,
+      );
+    }
+  }
+  return queued;
+}
+
+async function groupOf(sql: Sql, clusterId: number | null): Promise<number | null> {
+  if (clusterId === null) {
+    return null;
+  }
+  const [exists] = await sql<{ ok: boolean }[]>`select to_regclass('public.clusters') is not null as ok`;
+  if (!exists?.ok) {
+    return null;
+  }
+  const [row] = await sql<
+    { group_id: number | null }[]
+  >`select group_id from clusters where id = ${clusterId}`;
+  return row?.group_id ?? null;
+}

@@ -1,0 +1,67 @@
+import type { Sql } from "@dbmon/datastore";
+
+/**
+ * Tables of probes that are collected by another branch's probes, created here as the collector
+ * creates them (connection_id, [database_name,] collected_at, then the probe's columns; only the
+ * columns the rules read).
+ */
+const tables: Record<string, { database: boolean; columns: string }> = {
+  pg_settings: { database: false, columns: "name text, setting text" },
+  pg_stat_activity: {
+    database: false,
+    columns:
+      "datname text, pid integer, usename text, application_name text, backend_start timestamptz, xact_start timestamptz, " +
+      "query_start timestamptz, state_change timestamptz, wait_event_type text, wait_event text, state text, query text, backend_type text",
+  },
+  pg_stat_replication: {
+    database: false,
+    columns: "role text, pid integer, sent_lsn text, replay_lsn text, receiver_status text",
+  },
+  pg_replication_slots: {
+    database: false,
+    columns: "slot_name text, slot_type text, active boolean, retained_bytes numeric",
+  },
+  pg_node_role: { database: false, columns: "subscription_count integer, active_subscription_count integer" },
+  pg_sys_disk_info: {
+    database: false,
+    columns: "mount_point text, total_space bigint, used_space bigint, free_space bigint",
+  },
+  pg_sys_cpu_usage_info: { database: false, columns: "processor_time_percent double precision" },
+  pg_sys_memory_info: {
+    database: false,
+    columns: "total_memory bigint, used_memory bigint, free_memory bigint",
+  },
+  pg_sys_load_avg_info: { database: false, columns: "load_avg_fifteen_minutes double precision" },
+  pg_database: { database: false, columns: "datname text, datallowconn boolean, age_datfrozenxid integer" },
+  pg_stat_database: {
+    database: true,
+    columns:
+      "datname text, blks_read double precision, blks_hit double precision, temp_files double precision, deadlocks double precision",
+  },
+  pg_stat_checkpointer: {
+    database: false,
+    columns: "num_timed double precision, num_requested double precision",
+  },
+  pg_stat_wal: { database: false, columns: "archived_count double precision, failed_count double precision" },
+  pg_stat_all_tables: {
+    database: true,
+    columns:
+      "schemaname text, relname text, n_live_tup double precision, n_dead_tup double precision, last_autovacuum timestamptz",
+  },
+  pg_stat_statements: {
+    database: true,
+    columns: "queryid text, calls double precision, mean_exec_time double precision",
+  },
+  spock_exception_log: { database: true, columns: "error_message text" },
+  spock_resolutions: { database: true, columns: "conflict_type text" },
+};
+
+export async function createMetricTables(sql: Sql): Promise<void> {
+  await sql`create schema if not exists metrics`;
+  for (const [name, table] of Object.entries(tables)) {
+    await sql.unsafe(
+      `create table if not exists metrics.${name} (connection_id integer not null references public.connections(id) on delete cascade,
+        ${table.database ? "database_name text not null," : ""} collected_at timestamptz not null, ${table.columns})`,
+    );
+  }
+}

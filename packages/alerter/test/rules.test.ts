@@ -1,0 +1,113 @@
+import { builtInRules } from "@dbmon/datastore";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMetricTables } from "./metric-tables.js";
+import { addConnection, alertsOf, createHarness, type Harness } from "./support.js";
+
+let h: Harness;
+let connectionId: number;
+
+beforeAll(async () => {
+  h = await createHarness();
+  connectionId = await addConnection(h.datastore, "db1");
+  await createMetricTables(h.datastore.sql);
+}, 60_000);
+
+afterAll(async () => {
+  await h?.close();
+});
+
+/** Inserts rows the way the collector stores a sample of each probe, at `at`. */
+async function sample(at: Date, phase: "fire" | "clear"): Promise<void> {
+  const sql = h.datastore.sql;
+  const ts = at.toISOString();
+  const prev = new Date(at.getTime() - 60_000).toISOString();
+  const c = connectionId;
+  const fire = phase === "fire";
+  await sql`insert into metrics.pg_settings (connection_id, collected_at, name, setting)
+    values (${c}, ${ts}, 'max_connections', ${fire ? "550" : "100"})`;
+  // Client sessions: 450 when firing (six waiting on locks, long queries and transactions, one idle in a transaction).
+  await sql`insert into metrics.pg_stat_activity (connection_id, collected_at, pid, backend_type, state, query_start, xact_start, state_change, wait_event_type)
+    select ${c}, ${ts}::timestamptz, g, 'client backend',
+      case when ${fire} and g = 1 then 'idle in transaction' when ${fire} and g <= 10 then 'active' else 'idle' end,
+      case when ${fire} and g <= 10 then ${ts}::timestamptz - interval '2 hours' end,
+      case when ${fire} and g <= 10 then ${ts}::timestamptz - interval '2 hours' end,
+      case when ${fire} and g <= 10 then ${ts}::timestamptz - interval '1 hour' end,
+      case when ${fire} and g between 2 and 8 then 'Lock' end
+    from generate_series(1, ${fire ? 450 : 10}) g`;
+  await sql`insert into metrics.pg_stat_replication (connection_id, collected_at, role, pid, sent_lsn, replay_lsn, receiver_status)
+    values (${c}, ${ts}, 'primary', 100, '0/A0000000', ${fire ? "0/0" : "0/A0000000"}, null),
+           (${c}, ${ts}, 'standby', 0, null, null, ${fire ? null : "streaming"})`;
+  await sql`insert into metrics.pg_replication_slots (connection_id, collected_at, slot_name, active, retained_bytes)
+    values (${c}, ${ts}, 'slot_a', ${!fire}, ${fire ? 20 * 1024 ** 3 : 0})`;
+  await sql`insert into metrics.pg_node_role (connection_id, collected_at, subscription_count, active_subscription_count)
+    values (${c}, ${ts}, 2, ${fire ? 1 : 2})`;
+  await sql`insert into metrics.pg_sys_disk_info (connection_id, collected_at, mount_point, total_space, used_space)
+    values (${c}, ${ts}, '/', 100, ${fire ? 97 : 10})`;
+  await sql`insert into metrics.pg_sys_cpu_usage_info (connection_id, collected_at, processor_time_percent) values (${c}, ${ts}, ${fire ? 90 : 5})`;
+  await sql`insert into metrics.pg_sys_memory_info (connection_id, collected_at, total_memory, used_memory) values (${c}, ${ts}, 100, ${fire ? 90 : 20})`;
+  await sql`insert into metrics.pg_sys_load_avg_info (connection_id, collected_at, load_avg_fifteen_minutes) values (${c}, ${ts}, ${fire ? 6 : 0.5})`;
+  await sql`insert into metrics.pg_database (connection_id, collected_at, datname, datallowconn, age_datfrozenxid)
+    values (${c}, ${ts}, 'app', true, ${fire ? 180_000_000 : 1000})`;
+  // Counters: a previous sample, then the current one (firing: increases past every threshold).
+  if (fire) {
+    await sql`insert into metrics.pg_stat_database (connection_id, database_name, collected_at, blks_hit, blks_read, temp_files, deadlocks)
+      values (${c}, 'app', ${prev}, 0, 0, 0, 0), (${c}, 'app', ${ts}, 5000, 10000, 150, 2)`;
+    await sql`insert into metrics.pg_stat_checkpointer (connection_id, collected_at, num_requested) values (${c}, ${prev}, 0), (${c}, ${ts}, 60)`;
+    await sql`insert into metrics.pg_stat_wal (connection_id, collected_at, failed_count) values (${c}, ${prev}, 3), (${c}, ${ts}, 4)`;
+  } else {
+    await sql`insert into metrics.pg_stat_database (connection_id, database_name, collected_at, blks_hit, blks_read, temp_files, deadlocks)
+      values (${c}, 'app', ${ts}, 30000, 10000, 150, 2)`;
+    await sql`insert into metrics.pg_stat_checkpointer (connection_id, collected_at, num_requested) values (${c}, ${ts}, 60)`;
+    await sql`insert into metrics.pg_stat_wal (connection_id, collected_at, failed_count) values (${c}, ${ts}, 4)`;
+  }
+  await sql`insert into metrics.pg_stat_all_tables (connection_id, database_name, collected_at, schemaname, relname, n_live_tup, n_dead_tup, last_autovacuum)
+    values (${c}, 'app', ${ts}, 'public', 'orders', 2000, ${fire ? 1500 : 0}, null)`;
+  await sql`insert into metrics.pg_stat_statements (connection_id, database_name, collected_at, queryid, mean_exec_time)
+    select ${c}, 'app', ${ts}::timestamptz, g::text, ${fire ? 2000 : 5} from generate_series(1, 12) g`;
+  if (fire) {
+    await sql`insert into metrics.spock_exception_log (connection_id, database_name, collected_at, error_message)
+      select ${c}, 'app', ${ts}::timestamptz, 'conflict' from generate_series(1, 12)`;
+    await sql`insert into metrics.spock_resolutions (connection_id, database_name, collected_at, conflict_type)
+      select ${c}, 'app', ${ts}::timestamptz, 'update_update' from generate_series(1, 30)`;
+  }
+  await sql`insert into probe_runs (connection_id, probe_name, last_run_at)
+    values (${c}, 'pg_connectivity', ${fire ? new Date(at.getTime() - 600_000).toISOString() : ts})
+    on conflict (connection_id, probe_name) do update set last_run_at = excluded.last_run_at`;
+}
+
+describe("built-in rules", () => {
+  it("every one of the 34 rules fires on violating data and clears when the data is back to normal", async () => {
+    const alerter = h.alerter();
+    const t0 = new Date();
+    h.clock.set(t0);
+    await sample(new Date(t0.getTime() - 30_000), "fire");
+    await alerter.evaluate();
+    const fired = await alertsOf(h.datastore);
+    const active = new Set(
+      (
+        await h.datastore.sql<{ name: string }[]>`
+        select r.name from alerts a join alert_rules r on r.id = a.rule_id where a.status = 'active'`
+      ).map((r) => r.name),
+    );
+    const missing = builtInRules.map((r) => r.name).filter((name) => !active.has(name));
+    expect(missing).toEqual([]);
+    expect(fired.filter((a) => a.status === "active")).toHaveLength(34);
+    const wraparound = await alertsOf(h.datastore, "transaction_wraparound");
+    expect(wraparound[0]).toMatchObject({ database_name: "app", metric_value: 90, severity: "critical" });
+    const bloat = await alertsOf(h.datastore, "table_bloat_ratio");
+    expect(bloat[0]).toMatchObject({ object_name: "public.orders", database_name: "app", metric_value: 75 });
+
+    // A second pass changes nothing: alerts are deduplicated.
+    h.clock.advance(30);
+    await alerter.evaluate();
+    expect((await alertsOf(h.datastore)).length).toBe(fired.length);
+
+    // Back to normal; spock's recent rows age out of their 5-minute window.
+    h.clock.set(new Date(t0.getTime() + 400_000));
+    await sample(new Date(t0.getTime() + 390_000), "clear");
+    await alerter.evaluate();
+    const after = await alertsOf(h.datastore);
+    expect(after.filter((a) => a.status !== "cleared").map((a) => a.title)).toEqual([]);
+    expect(after).toHaveLength(fired.length);
+  });
+});

@@ -1,0 +1,440 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  check,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+import { connections } from "./connections.js";
+
+const operatorCheck = (column: unknown) => sql`${column} in ('>', '>=', '<', '<=', '==', '!=')`;
+const severityCheck = (column: unknown) => sql`${column} in ('info', 'warning', 'critical')`;
+
+/**
+ * Threshold rules. The built-in catalogue is seeded by the alerter at start-up (and by the API's
+ * first read) from `@dbmon/alerter`'s rule catalogue; `default_duration_seconds` is how long the
+ * condition must hold before an alert fires (0: at the first violating evaluation).
+ */
+export const alertRules = pgTable(
+  "alert_rules",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    name: text().notNull().unique(),
+    description: text().notNull(),
+    category: text().notNull(),
+    metricName: text().notNull(),
+    metricUnit: text(),
+    defaultOperator: text().notNull(),
+    defaultThreshold: doublePrecision().notNull(),
+    defaultSeverity: text().notNull(),
+    defaultEnabled: boolean().notNull().default(true),
+    defaultDurationSeconds: integer().notNull().default(0),
+    requiredExtension: text(),
+    isBuiltIn: boolean().notNull().default(false),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    check("alert_rules_operator", operatorCheck(table.defaultOperator)),
+    check("alert_rules_severity", severityCheck(table.defaultSeverity)),
+    check("alert_rules_duration", sql`${table.defaultDurationSeconds} >= 0`),
+  ],
+);
+
+/**
+ * Alerts. At most one open (active or acknowledged) alert exists per deduplication key, enforced by
+ * partial unique indexes so that several alerter processes cannot open the same alert twice.
+ */
+export const alerts = pgTable(
+  "alerts",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    alertType: text().notNull(),
+    ruleId: integer().references(() => alertRules.id, { onDelete: "set null" }),
+    connectionId: integer()
+      .notNull()
+      .references(() => connections.id, { onDelete: "cascade" }),
+    databaseName: text(),
+    objectName: text(),
+    probeName: text(),
+    metricName: text(),
+    metricValue: doublePrecision(),
+    thresholdValue: doublePrecision(),
+    operator: text(),
+    severity: text().notNull(),
+    title: text().notNull(),
+    description: text().notNull().default(""),
+    correlationId: text(),
+    status: text().notNull().default("active"),
+    triggeredAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    clearedAt: timestamp({ withTimezone: true }),
+    lastUpdated: timestamp({ withTimezone: true }),
+    anomalyScore: doublePrecision(),
+    anomalyDetails: jsonb(),
+    aiAnalysis: text(),
+    aiAnalysisMetricValue: doublePrecision(),
+  },
+  (table) => [
+    check("alerts_type", sql`${table.alertType} in ('threshold', 'anomaly', 'connection')`),
+    check("alerts_status", sql`${table.status} in ('active', 'acknowledged', 'cleared')`),
+    check("alerts_severity", severityCheck(table.severity)),
+    uniqueIndex("alerts_open_threshold_key")
+      .on(
+        table.ruleId,
+        table.connectionId,
+        sql`coalesce(${table.databaseName}, '')`,
+        sql`coalesce(${table.objectName}, '')`,
+      )
+      .where(sql`${table.alertType} = 'threshold' and ${table.status} <> 'cleared'`),
+    uniqueIndex("alerts_open_connection_key")
+      .on(table.connectionId)
+      .where(sql`${table.alertType} = 'connection' and ${table.status} <> 'cleared'`),
+    uniqueIndex("alerts_open_anomaly_key")
+      .on(table.metricName, table.connectionId, sql`coalesce(${table.databaseName}, '')`)
+      .where(sql`${table.alertType} = 'anomaly' and ${table.status} <> 'cleared'`),
+    index("alerts_triggered_at_idx").on(table.triggeredAt),
+    index("alerts_connection_status_idx").on(table.connectionId, table.status),
+  ],
+);
+
+export const alertAcknowledgments = pgTable(
+  "alert_acknowledgments",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    alertId: bigint({ mode: "number" })
+      .notNull()
+      .references(() => alerts.id, { onDelete: "cascade" }),
+    acknowledgedBy: text().notNull(),
+    acknowledgeType: text().notNull().default("acknowledge"),
+    message: text().notNull().default(""),
+    falsePositive: boolean().notNull().default(false),
+    acknowledgedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index("alert_acknowledgments_alert_idx").on(table.alertId)],
+);
+
+/**
+ * Per-scope overrides of a rule's defaults (server: a connection, cluster, group). `scope_id` is the
+ * connection, cluster or cluster-group id; the clusters tables belong to the clusters feature.
+ */
+export const alertThresholds = pgTable(
+  "alert_thresholds",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    ruleId: integer()
+      .notNull()
+      .references(() => alertRules.id, { onDelete: "cascade" }),
+    scope: text().notNull(),
+    scopeId: integer().notNull(),
+    /** Server overrides only: the database it applies to ('' for every database). */
+    databaseName: text().notNull().default(""),
+    operator: text().notNull(),
+    threshold: doublePrecision().notNull(),
+    severity: text().notNull(),
+    enabled: boolean().notNull().default(true),
+    durationSeconds: integer(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    check("alert_thresholds_scope", sql`${table.scope} in ('server', 'cluster', 'group')`),
+    check("alert_thresholds_operator", operatorCheck(table.operator)),
+    check("alert_thresholds_severity", severityCheck(table.severity)),
+    check(
+      "alert_thresholds_duration",
+      sql`${table.durationSeconds} is null or ${table.durationSeconds} >= 0`,
+    ),
+    uniqueIndex("alert_thresholds_key").on(table.ruleId, table.scope, table.scopeId, table.databaseName),
+  ],
+);
+
+/**
+ * When a rule's condition started to hold for a (rule, connection, database, object), so that an
+ * alert fires only after the effective duration. Removed as soon as the condition ends.
+ */
+export const alertConditions = pgTable(
+  "alert_conditions",
+  {
+    ruleId: integer()
+      .notNull()
+      .references(() => alertRules.id, { onDelete: "cascade" }),
+    connectionId: integer()
+      .notNull()
+      .references(() => connections.id, { onDelete: "cascade" }),
+    databaseName: text().notNull().default(""),
+    objectName: text().notNull().default(""),
+    since: timestamp({ withTimezone: true }).notNull(),
+    lastSeenAt: timestamp({ withTimezone: true }).notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.ruleId, table.connectionId, table.databaseName, table.objectName] }),
+  ],
+);
+
+const blackoutScopeColumns = {
+  scope: text().notNull(),
+  groupId: integer(),
+  clusterId: integer(),
+  connectionId: integer().references(() => connections.id, { onDelete: "cascade" }),
+  databaseName: text(),
+};
+
+const blackoutScopeCheck = (table: {
+  scope: unknown;
+  groupId: unknown;
+  clusterId: unknown;
+  connectionId: unknown;
+}) => sql`(${table.scope} = 'estate' and ${table.groupId} is null and ${table.clusterId} is null and ${table.connectionId} is null)
+  or (${table.scope} = 'group' and ${table.groupId} is not null and ${table.clusterId} is null and ${table.connectionId} is null)
+  or (${table.scope} = 'cluster' and ${table.clusterId} is not null and ${table.groupId} is null and ${table.connectionId} is null)
+  or (${table.scope} = 'server' and ${table.connectionId} is not null and ${table.groupId} is null and ${table.clusterId} is null)`;
+
+/** Blackout windows: no new alerts for the scope between start and end. */
+export const blackouts = pgTable(
+  "blackouts",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    ...blackoutScopeColumns,
+    reason: text().notNull().default(""),
+    startTime: timestamp({ withTimezone: true }).notNull(),
+    endTime: timestamp({ withTimezone: true }).notNull(),
+    createdBy: text().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** The schedule that created this window, if any. */
+    scheduleId: integer(),
+  },
+  (table) => [
+    check("blackouts_scope", blackoutScopeCheck(table)),
+    check("blackouts_window", sql`${table.endTime} >= ${table.startTime}`),
+    index("blackouts_window_idx").on(table.endTime, table.startTime),
+  ],
+);
+
+/** Recurring blackouts: a 5-field cron expression in an IANA time zone opens a window of N minutes. */
+export const blackoutSchedules = pgTable(
+  "blackout_schedules",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    ...blackoutScopeColumns,
+    name: text().notNull(),
+    cronExpression: text().notNull(),
+    durationMinutes: integer().notNull(),
+    timezone: text().notNull().default("UTC"),
+    reason: text().notNull().default(""),
+    enabled: boolean().notNull().default(true),
+    createdBy: text().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** The scheduled instant the last window was opened for: one window per instant, whatever runs. */
+    lastFiredFor: timestamp({ withTimezone: true }),
+  },
+  (table) => [
+    check("blackout_schedules_scope", blackoutScopeCheck(table)),
+    check("blackout_schedules_duration", sql`${table.durationMinutes} > 0`),
+  ],
+);
+
+/** Where notifications go. Secrets (webhook URL, header values, credentials, SMTP password) are encrypted. */
+export const notificationChannels = pgTable(
+  "notification_channels",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    ownerUsername: text(),
+    ownerToken: text(),
+    enabled: boolean().notNull().default(true),
+    channelType: text().notNull(),
+    name: text().notNull(),
+    description: text(),
+    webhookUrlEncrypted: text(),
+    endpointUrl: text(),
+    httpMethod: text().notNull().default("POST"),
+    /** Header names in clear (they are shown), the whole name→value object encrypted. */
+    headerNames: text().array().notNull().default(sql`'{}'::text[]`),
+    headersEncrypted: text(),
+    authType: text(),
+    authCredentialsEncrypted: text(),
+    smtpHost: text(),
+    smtpPort: integer().notNull().default(587),
+    smtpUsername: text(),
+    smtpPasswordEncrypted: text(),
+    smtpUseTls: boolean().notNull().default(true),
+    fromAddress: text(),
+    fromName: text(),
+    templateAlertFire: text(),
+    templateAlertClear: text(),
+    templateReminder: text(),
+    reminderEnabled: boolean().notNull().default(false),
+    reminderIntervalHours: integer().notNull().default(4),
+    isEstateDefault: boolean().notNull().default(false),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    check(
+      "notification_channels_type",
+      sql`${table.channelType} in ('slack', 'mattermost', 'webhook', 'email')`,
+    ),
+    check("notification_channels_reminder", sql`${table.reminderIntervalHours} > 0`),
+  ],
+);
+
+export const emailRecipients = pgTable(
+  "email_recipients",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    channelId: integer()
+      .notNull()
+      .references(() => notificationChannels.id, { onDelete: "cascade" }),
+    emailAddress: text().notNull(),
+    displayName: text(),
+    enabled: boolean().notNull().default(true),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index("email_recipients_channel_idx").on(table.channelId)],
+);
+
+/** Per-scope switch of a channel: server > cluster > group > the channel's estate default. */
+export const notificationChannelOverrides = pgTable(
+  "notification_channel_overrides",
+  {
+    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    channelId: integer()
+      .notNull()
+      .references(() => notificationChannels.id, { onDelete: "cascade" }),
+    scope: text().notNull(),
+    scopeId: integer().notNull(),
+    enabled: boolean().notNull(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    check("notification_channel_overrides_scope", sql`${table.scope} in ('server', 'cluster', 'group')`),
+    uniqueIndex("notification_channel_overrides_key").on(table.channelId, table.scope, table.scopeId),
+  ],
+);
+
+/**
+ * Every notification, queued and then attempted: the queue the alerters claim from with
+ * FOR UPDATE SKIP LOCKED (D11), and the history of every attempt.
+ */
+export const notificationHistory = pgTable(
+  "notification_history",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    alertId: bigint({ mode: "number" })
+      .notNull()
+      .references(() => alerts.id, { onDelete: "cascade" }),
+    channelId: integer()
+      .notNull()
+      .references(() => notificationChannels.id, { onDelete: "cascade" }),
+    notificationType: text().notNull(),
+    status: text().notNull().default("pending"),
+    reminderCount: integer().notNull().default(0),
+    attemptCount: integer().notNull().default(0),
+    maxAttempts: integer().notNull().default(4),
+    nextRetryAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** Until when the alerter that claimed the row may send it; then another may take it over. */
+    claimedUntil: timestamp({ withTimezone: true }),
+    claimedBy: text(),
+    errorMessage: text(),
+    responseCode: integer(),
+    sentAt: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    check(
+      "notification_history_type",
+      sql`${table.notificationType} in ('alert_fire', 'alert_clear', 'reminder')`,
+    ),
+    check(
+      "notification_history_status",
+      sql`${table.status} in ('pending', 'sending', 'sent', 'failed', 'retrying')`,
+    ),
+    index("notification_history_due_idx")
+      .on(table.nextRetryAt)
+      .where(sql`${table.status} in ('pending', 'retrying', 'sending')`),
+    index("notification_history_alert_idx").on(table.alertId),
+  ],
+);
+
+/** Every attempt to deliver a notification, successful or not. */
+export const notificationAttempts = pgTable(
+  "notification_attempts",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    notificationId: bigint({ mode: "number" })
+      .notNull()
+      .references(() => notificationHistory.id, { onDelete: "cascade" }),
+    attempt: integer().notNull(),
+    succeeded: boolean().notNull(),
+    responseCode: integer(),
+    errorMessage: text(),
+    attemptedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    sentBy: text().notNull(),
+  },
+  (table) => [index("notification_attempts_notification_idx").on(table.notificationId)],
+);
+
+export const notificationReminderState = pgTable(
+  "notification_reminder_state",
+  {
+    alertId: bigint({ mode: "number" })
+      .notNull()
+      .references(() => alerts.id, { onDelete: "cascade" }),
+    channelId: integer()
+      .notNull()
+      .references(() => notificationChannels.id, { onDelete: "cascade" }),
+    lastReminderAt: timestamp({ withTimezone: true }).notNull(),
+    reminderCount: integer().notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.alertId, table.channelId] })],
+);
+
+/** Learned per-series statistics for anomaly detection (Welford-style running values over history). */
+export const metricBaselines = pgTable(
+  "metric_baselines",
+  {
+    connectionId: integer()
+      .notNull()
+      .references(() => connections.id, { onDelete: "cascade" }),
+    databaseName: text().notNull().default(""),
+    metricName: text().notNull(),
+    mean: doublePrecision().notNull(),
+    stddev: doublePrecision().notNull(),
+    sampleCount: integer().notNull(),
+    firstSampleAt: timestamp({ withTimezone: true }).notNull(),
+    lastCalculated: timestamp({ withTimezone: true }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.connectionId, table.databaseName, table.metricName] })],
+);
+
+/** Values that left their baseline's band; one open candidate per series (deduplicated). */
+export const anomalyCandidates = pgTable(
+  "anomaly_candidates",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    connectionId: integer()
+      .notNull()
+      .references(() => connections.id, { onDelete: "cascade" }),
+    databaseName: text().notNull().default(""),
+    metricName: text().notNull(),
+    metricValue: doublePrecision().notNull(),
+    zScore: doublePrecision().notNull(),
+    context: jsonb().notNull(),
+    detectedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    lastSeenAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    processed: boolean().notNull().default(false),
+    alertId: bigint({ mode: "number" }).references(() => alerts.id, { onDelete: "set null" }),
+  },
+  (table) => [
+    uniqueIndex("anomaly_candidates_open_key")
+      .on(table.connectionId, table.databaseName, table.metricName)
+      .where(sql`not ${table.processed}`),
+  ],
+);
