@@ -670,11 +670,9 @@ describe("clusters and cluster groups", () => {
           200,
         );
       }
-      // The alerting feature's table; counts are 0 until it exists.
-      await t.datastore
-        .sql`create table alerts (id serial primary key, connection_id int, status text, severity text)`;
-      await t.datastore.sql`insert into alerts (connection_id, status, severity)
-        values (${shared}, 'active', 'warning'), (${shared}, 'active', 'critical'), (${shared}, 'cleared', 'warning')`;
+      await t.datastore.sql`insert into alerts (alert_type, connection_id, status, severity, title)
+        values ('threshold', ${shared}, 'active', 'warning', 'a'), ('threshold', ${shared}, 'active', 'critical', 'b'),
+               ('threshold', ${shared}, 'cleared', 'warning', 'c')`;
       await t.datastore
         .sql`update connections set connection_error = 'connection error: refused' where id = ${shared}`;
 
@@ -746,7 +744,7 @@ describe("clusters and cluster groups", () => {
       });
       const groups = await json<{ id: number }[]>(await call("GET", "/cluster-groups", plain.token), 200);
       expect(groups.map((g) => g.id)).toContain(defaultGroupId);
-      await t.datastore.sql`drop table alerts`;
+      await t.datastore.sql`delete from alerts`;
     });
   });
 

@@ -64,34 +64,19 @@ export class EvaluationContext {
   ) {}
 
   static async load(sql: Sql, now: Date): Promise<EvaluationContext> {
-    const [clusters] = await sql<{ ok: boolean }[]>`
-      select to_regclass('public.clusters') is not null as ok`;
-    const connections = clusters?.ok
-      ? await sql<
-          {
-            id: number;
-            name: string;
-            host: string;
-            port: number;
-            is_monitored: boolean;
-            connection_error: string | null;
-            cluster_id: number | null;
-            group_id: number | null;
-          }[]
-        >`select c.id, c.name, c.host, c.port, c.is_monitored, c.connection_error, k.id as cluster_id, k.group_id
-          from connections c left join clusters k on k.id = c.cluster_id`
-      : await sql<
-          {
-            id: number;
-            name: string;
-            host: string;
-            port: number;
-            is_monitored: boolean;
-            connection_error: string | null;
-            cluster_id: number | null;
-            group_id: number | null;
-          }[]
-        >`select id, name, host, port, is_monitored, connection_error, cluster_id, null::int as group_id from connections`;
+    const connections = await sql<
+      {
+        id: number;
+        name: string;
+        host: string;
+        port: number;
+        is_monitored: boolean;
+        connection_error: string | null;
+        cluster_id: number | null;
+        group_id: number | null;
+      }[]
+    >`select c.id, c.name, c.host, c.port, c.is_monitored, c.connection_error, k.id as cluster_id, k.group_id
+      from connections c left join clusters k on k.id = c.cluster_id`;
     const overrides = await sql<OverrideRow[]>`select * from alert_thresholds`;
     const iso = now.toISOString();
     const blackouts = await sql<BlackoutRow[]>`

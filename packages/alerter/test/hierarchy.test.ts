@@ -7,12 +7,11 @@ let h: Harness;
 beforeAll(async () => {
   h = await createHarness();
   await createMetricTables(h.datastore.sql);
-  // The clusters feature's tables come from another branch; these have the columns the alerter reads.
-  await h.datastore.sql`create table cluster_groups (id integer primary key, name text not null)`;
+  // Fixed ids, so the overrides and blackouts below can name them.
   await h.datastore
-    .sql`create table clusters (id integer primary key, name text not null, group_id integer references cluster_groups(id))`;
-  await h.datastore.sql`insert into cluster_groups values (1, 'production')`;
-  await h.datastore.sql`insert into clusters values (10, 'orders', 1), (11, 'billing', 1)`;
+    .sql`insert into cluster_groups (id, name) overriding system value values (1001, 'production')`;
+  await h.datastore.sql`insert into clusters (id, name, group_id) overriding system value
+    values (10, 'orders', 1001), (11, 'billing', 1001)`;
 }, 60_000);
 
 afterAll(async () => {
@@ -31,7 +30,7 @@ describe("thresholds and blackouts through clusters and groups", () => {
     const rule = await ruleId(h.datastore, "memory_usage_high");
     await h.datastore.sql`
       insert into alert_thresholds (rule_id, scope, scope_id, operator, threshold, severity, enabled) values
-        (${rule}, 'group', 1, '>', 50, 'info', true),
+        (${rule}, 'group', 1001, '>', 50, 'info', true),
         (${rule}, 'cluster', 10, '>', 60, 'critical', true),
         (${rule}, 'server', ${pinned}, '>', 95, 'warning', true)`;
     h.clock.set(new Date());

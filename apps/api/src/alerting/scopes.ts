@@ -3,13 +3,6 @@ import type { RequestAccess } from "../auth/access.js";
 
 export type OverrideScope = "server" | "cluster" | "group";
 
-/** Whether the clusters feature's tables exist (they come from another part of the schema). */
-export async function clustersAvailable(sql: Sql): Promise<boolean> {
-  const [row] = await sql<{ ok: boolean }[]>`
-    select to_regclass('public.clusters') is not null and to_regclass('public.cluster_groups') is not null as ok`;
-  return row?.ok ?? false;
-}
-
 /** The connections a scope covers: the connection itself, a cluster's members, a group's clusters' members. */
 export async function connectionsInScope(sql: Sql, scope: string, scopeId: number): Promise<number[]> {
   if (scope === "server") {
@@ -20,7 +13,7 @@ export async function connectionsInScope(sql: Sql, scope: string, scopeId: numbe
     const rows = await sql<{ id: number }[]>`select id from connections where cluster_id = ${scopeId}`;
     return rows.map((row) => row.id);
   }
-  if (scope === "group" && (await clustersAvailable(sql))) {
+  if (scope === "group") {
     const rows = await sql<{ id: number }[]>`
       select c.id from connections c join clusters k on k.id = c.cluster_id where k.group_id = ${scopeId}`;
     return rows.map((row) => row.id);

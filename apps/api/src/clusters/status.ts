@@ -87,19 +87,9 @@ export async function readServerFacts(sql: Sql): Promise<Map<number, ServerFacts
   return new Map(rows.map(({ id, ...facts }) => [id, facts]));
 }
 
-/**
- * Active alerts per connection. The alerts table belongs to the alerting feature: until it exists
- * every count is 0.
- */
+/** Active alerts per connection. */
 export async function activeAlertCounts(sql: Sql): Promise<Map<number, number>> {
-  const [table] = await sql<
-    { present: boolean }[]
-  >`select to_regclass('public.alerts') is not null as present`;
-  if (!table?.present) {
-    return new Map();
-  }
-  const rows = await sql.unsafe<{ connection_id: number; count: number }[]>(
-    "select connection_id, count(*)::int as count from alerts where status = 'active' group by connection_id",
-  );
+  const rows = await sql<{ connection_id: number; count: number }[]>`
+    select connection_id, count(*)::int as count from alerts where status = 'active' group by connection_id`;
   return new Map(rows.map((row) => [row.connection_id, row.count]));
 }

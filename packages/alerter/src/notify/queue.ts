@@ -258,10 +258,6 @@ async function groupOf(sql: Sql, clusterId: number | null): Promise<number | nul
   if (clusterId === null) {
     return null;
   }
-  const [exists] = await sql<{ ok: boolean }[]>`select to_regclass('public.clusters') is not null as ok`;
-  if (!exists?.ok) {
-    return null;
-  }
   const [row] = await sql<
     { group_id: number | null }[]
   >`select group_id from clusters where id = ${clusterId}`;

@@ -1,6 +1,5 @@
 import { getAlertOverrideContext } from "@dbmon/contract";
 import { manageRulesRefusal, presentRule, type RuleRow } from "../../alerting/rules.js";
-import { clustersAvailable } from "../../alerting/scopes.js";
 import { guarded } from "../../auth/guard.js";
 import type { App } from "../../http/app-type.js";
 import { ApiError } from "../../http/errors.js";
@@ -49,7 +48,7 @@ export function registerGetAlertOverrideContext(app: App): void {
         cluster_name: null,
         group_name: null,
       };
-      if (connection.cluster_id !== null && (await clustersAvailable(sql))) {
+      if (connection.cluster_id !== null) {
         const [cluster] = await sql<
           { id: number; name: string; group_id: number | null; group_name: string | null }[]
         >`
