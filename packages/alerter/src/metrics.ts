@@ -62,6 +62,14 @@ const clientBackends = (window: string) =>
 
 const seconds = (expression: string) => `extract(epoch from ${expression})::float8`;
 
+/**
+ * Shared catalogs appear in every database's statistics: their dead tuples would raise the same
+ * alert once per database and hide each database's own worst table.
+ */
+const SHARED_CATALOG = `schemaname = 'pg_catalog' and relname in ('pg_authid', 'pg_auth_members', 'pg_database',
+  'pg_db_role_setting', 'pg_tablespace', 'pg_shdepend', 'pg_shdescription', 'pg_shseclabel',
+  'pg_replication_origin', 'pg_subscription', 'pg_parameter_acl')`;
+
 export const metricDefinitions: Record<string, MetricDefinition> = {
   "pg_settings.max_connections": {
     tables: ["pg_settings"],
@@ -204,7 +212,7 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
             schemaname || '.' || relname as object_name,
             n_dead_tup::float8 * 100 / (n_live_tup + n_dead_tup) as value
           from ${latestDatabase("pg_stat_all_tables", "15 minutes")} a
-          where n_live_tup + n_dead_tup >= 1000
+          where n_live_tup + n_dead_tup >= 1000 and not (${SHARED_CATALOG})
           order by connection_id, database_name, value desc`,
   },
   "pg_stat_statements.slow_query_count": {
