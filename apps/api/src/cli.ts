@@ -1,8 +1,8 @@
-import { startAlerter } from "@dbmon/alerter";
 import { buildOpenApiDocument } from "@dbmon/contract";
-import { createOutboundHostPolicy, loadSecretKey, migrateDatastore, openDatastore } from "@dbmon/datastore";
+import { migrateDatastore, openDatastore } from "@dbmon/datastore";
 import { Command } from "commander";
 import type { CreatedAdmin } from "./auth/bootstrap.js";
+import { registerAlerterCommand } from "./cli/alerter.js";
 import { registerCollectorCommand } from "./cli/collector.js";
 import { CommandError } from "./cli/context.js";
 import { registerGroupCommands } from "./cli/groups.js";
@@ -28,42 +28,6 @@ program
     const logger = createLogger(config.logLevel);
     const service = await startService(config, logger, { onAdminCreated: announceAdmin });
     closeOnSignals(logger, () => service.close());
-  });
-
-program
-  .command("alerter")
-  .description("run only the alerter (rules, blackout schedules, notifications) until stopped")
-  .action(async () => {
-    const config = loadConfig();
-    const logger = createLogger(config.logLevel);
-    const datastore = await openDatastore({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      embeddedPort: config.embeddedPort,
-      logger,
-    });
-    const secretKey = await loadSecretKey({ secret: config.secret, dataDir: config.dataDir });
-    const alerter = startAlerter({
-      datastore,
-      logger,
-      secretKey,
-      hosts: createOutboundHostPolicy({ allowed: config.notificationAllowedHosts }),
-    });
-    const stop = (signal: string) => {
-      logger.info({ signal }, "shutting down");
-      alerter
-        .stop()
-        .then(() => datastore.close())
-        .then(
-          () => process.exit(0),
-          (error: unknown) => {
-            logger.error({ err: error }, "shutdown failed");
-            process.exit(1);
-          },
-        );
-    };
-    process.once("SIGTERM", () => stop("SIGTERM"));
-    process.once("SIGINT", () => stop("SIGINT"));
   });
 
 program
@@ -100,6 +64,7 @@ program
   });
 
 registerCollectorCommand(program);
+registerAlerterCommand(program);
 registerUserCommands(program);
 registerGroupCommands(program);
 registerTokenCommands(program);

@@ -153,15 +153,15 @@ describe("dbmon command line", () => {
       let buffered = "";
       child.stdout?.on("data", (chunk: Buffer) => {
         buffered += chunk.toString();
-        if (buffered.includes('"msg":"dbmon collector running"')) {
+        if (buffered.includes(`"msg":"dbmon ${worker} running"`)) {
           resolve();
         }
       });
-      child.on("close", (code) => reject(new Error(`collector exited with ${code}: ${buffered}`)));
+      child.on("close", (code) => reject(new Error(`${worker} exited with ${code}: ${buffered}`)));
     });
     child.kill("SIGTERM");
     const result = await done;
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('"msg":"dbmon collector stopped"');
+    expect(result.stdout).toContain(`"msg":"dbmon ${worker} stopped"`);
   });
 });

@@ -1,9 +1,9 @@
 import { startCollector } from "@dbmon/collector";
-import { loadSecretKey, openDatastore } from "@dbmon/datastore";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
 import { createLogger } from "../logger.js";
 import { closeOnSignals } from "./lifecycle.js";
+import { openWorker } from "./worker.js";
 
 export function registerCollectorCommand(program: Command): void {
   program
@@ -12,13 +12,7 @@ export function registerCollectorCommand(program: Command): void {
     .action(async () => {
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
-      const datastore = await openDatastore({
-        databaseUrl: config.databaseUrl,
-        dataDir: config.dataDir,
-        embeddedPort: config.embeddedPort,
-        logger,
-      });
-      const secretKey = await loadSecretKey({ secret: config.secret, dataDir: config.dataDir });
+      const { datastore, secretKey } = await openWorker(config, logger);
       const collector = await startCollector({ datastore, logger, secretKey });
       logger.info({ instanceId: collector.instanceId }, "dbmon collector running");
       closeOnSignals(logger, async () => {
