@@ -143,10 +143,10 @@ describe("dbmon command line", () => {
     }
   });
 
-  it("runs the collector alone and stops it on SIGTERM", async () => {
-    const child = dbmon(["collector"], {
+  it.each(["collector", "alerter"])("runs the %s alone and stops it on SIGTERM", async (worker) => {
+    const child = dbmon([worker], {
       DBMON_DATABASE_URL: database.url,
-      DBMON_SECRET: "collector-test-secret-0123",
+      DBMON_SECRET: "worker-test-secret-0123",
     });
     const done = finished(child);
     await new Promise<void>((resolve, reject) => {
