@@ -170,8 +170,9 @@ export async function storeProbeRun(
         for (const column of columns.slice(probe.scope === "database" ? 3 : 2)) {
           const raw = row[column] ?? null;
           const value = raw instanceof Date ? raw.toISOString() : raw;
+          // JSON as text: the datastore client's serializers may be replaced (Drizzle does).
           record[column] = (
-            jsonColumns.includes(column) && value !== null ? tx.json(value as never) : value
+            jsonColumns.includes(column) && value !== null ? JSON.stringify(value) : value
           ) as ParameterOrJSON<never>;
         }
         if (probe.scope === "database") {
