@@ -1,11 +1,12 @@
 export {
   CONNECTIONS_CHANNEL,
   type CollectorOptions,
+  PROBE_CONFIGS_CHANNEL,
   type RunningCollector,
   startCollector,
 } from "./collector.js";
 export type { Clock, CollectorLogger } from "./logger.js";
-export { probeRegistry } from "./probes/registry.js";
+export { findProbe, probeDescriptions, probeRegistry } from "./probes/registry.js";
 export type {
   ColumnType,
   ProbeColumn,
@@ -15,4 +16,5 @@ export type {
   ProbeScope,
   VersionedQuery,
 } from "./probes/types.js";
+export { dropExpiredPartitions } from "./retention.js";
 export { COLLECTOR_APPLICATION_NAME } from "./sessions.js";

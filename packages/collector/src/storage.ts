@@ -5,7 +5,7 @@ import type { CollectorLogger } from "./logger.js";
 import type { ProbeDefinition, ProbeRow } from "./probes/types.js";
 
 /** Every collector takes this transaction-level advisory lock around metrics DDL. */
-const METRICS_DDL_LOCK_KEY = 7_239_184_562;
+export const METRICS_DDL_LOCK_KEY = 7_239_184_562;
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 const INSERT_CHUNK_ROWS = 500;
 

@@ -23,7 +23,10 @@ describe("probe registry", () => {
     const byScope = (scope: string) => probeRegistry.filter((probe) => probe.scope === scope).length;
     expect([byScope("server"), byScope("database"), byScope("host")]).toEqual([16, 10, 10]);
     const defaults = Object.fromEntries(
-      probeRegistry.map((probe) => [probe.name, [probe.intervalSeconds, probe.retentionDays, probe.snapshot]]),
+      probeRegistry.map((probe) => [
+        probe.name,
+        [probe.intervalSeconds, probe.retentionDays, probe.snapshot],
+      ]),
     );
     expect(defaults).toMatchObject({
       pg_stat_activity: [60, 7, false],

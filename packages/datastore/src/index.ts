@@ -3,6 +3,17 @@ export { type EmbeddedServer, startEmbeddedServer } from "./embedded.js";
 export { type DatastoreLogger, silentLogger } from "./logger.js";
 export { migrateDatastore, migrationsFolder } from "./migrate.js";
 export {
+  type ConnectionPlacement,
+  connectionPlacements,
+  type EffectiveProbeConfig,
+  effectiveProbeConfigs,
+  longestRetentionDays,
+  type ProbeConfigScope,
+  type ProbeDefaults,
+  resolveProbeConfig,
+  seedProbeConfigs,
+} from "./queries/probe-configs.js";
+export {
   KEY_SETTING_NAMES,
   readServerInfo,
   type ServerInfo,

@@ -82,3 +82,43 @@ export const probeRegistry: readonly ProbeDefinition[] = [
 export function findProbe(name: string): ProbeDefinition | undefined {
   return probeRegistry.find((probe) => probe.name === name);
 }
+
+/** What each probe collects, as the probe configuration shows it. */
+export const probeDescriptions: Readonly<Record<string, string>> = {
+  pg_stat_activity: "Sessions and what they are doing (pg_stat_activity)",
+  pg_stat_replication: "Streaming replication: senders on a primary, the WAL receiver on a standby",
+  pg_replication_slots: "Replication slots, their retained WAL and statistics",
+  pg_stat_recovery_prefetch: "WAL prefetching during recovery (PostgreSQL 15 and later)",
+  pg_stat_subscription: "Logical replication subscription workers and their error counts",
+  pg_stat_connection_security: "SSL and GSSAPI use of each session",
+  pg_stat_io: "I/O by backend type, object and context (PostgreSQL 16 and later) and SLRU caches",
+  pg_stat_checkpointer: "Checkpointer and background writer activity",
+  pg_stat_wal: "WAL generation and archiver statistics",
+  pg_settings: "Server configuration settings (stored when they change)",
+  pg_hba_file_rules: "Client authentication rules of pg_hba.conf (stored when they change)",
+  pg_ident_file_mappings: "User name maps of pg_ident.conf (stored when they change)",
+  pg_server_info: "Server version, identity and capacity settings (stored when they change)",
+  pg_node_role: "Replication role of the node: primary, standby, logical or spock",
+  pg_connectivity: "Response time of a trivial query: whether the server answers",
+  pg_database: "Databases with their size and transaction ID age",
+  pg_stat_database: "Per-database transaction, block and tuple statistics",
+  pg_stat_database_conflicts: "Queries cancelled on a standby by recovery conflicts, per database",
+  pg_stat_all_tables: "Table access, tuple and vacuum statistics with block I/O",
+  pg_stat_all_indexes: "Index usage statistics with block I/O",
+  pg_statio_all_sequences: "Sequence block I/O",
+  pg_stat_user_functions: "Calls and time of user functions (with track_functions)",
+  pg_stat_statements: "Top statements by total time (pg_stat_statements extension)",
+  pg_extension: "Installed extensions per database (stored when they change)",
+  spock_exception_log: "Recent spock apply exceptions (spock extension)",
+  spock_resolutions: "Recent spock conflict resolutions (spock extension)",
+  pg_sys_os_info: "Operating system of the host",
+  pg_sys_cpu_info: "Processors of the host",
+  pg_sys_cpu_usage_info: "CPU time by mode on the host",
+  pg_sys_memory_info: "Memory and swap of the host",
+  pg_sys_io_analysis_info: "Block device I/O of the host",
+  pg_sys_disk_info: "File systems of the host and their use",
+  pg_sys_load_avg_info: "Load averages of the host",
+  pg_sys_process_info: "Process counts of the host by state",
+  pg_sys_network_info: "Network interfaces of the host and their traffic",
+  pg_sys_cpu_memory_by_process: "CPU and memory use of the host's busiest processes",
+};

@@ -2,4 +2,5 @@ export * from "./ai-analysis.js";
 export * from "./auth.js";
 export * from "./collector.js";
 export * from "./connections.js";
+export * from "./probes.js";
 export * from "./system.js";
