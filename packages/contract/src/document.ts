@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import packageJson from "../package.json" with { type: "json" };
 import { authRoutes } from "./groups/auth.js";
 import { connectionRoutes } from "./groups/connections.js";
+import { probeRoutes } from "./groups/probes.js";
 import { rbacRoutes } from "./groups/rbac.js";
 import { serverInfoRoutes } from "./groups/server-info.js";
 import { utilityRoutes } from "./groups/utilities.js";
@@ -14,6 +15,7 @@ export const routeGroups = {
   serverInfo: serverInfoRoutes,
   auth: authRoutes,
   rbac: rbacRoutes,
+  probes: probeRoutes,
 } as const;
 
 export const allRoutes = Object.values(routeGroups).flatMap((group) => Object.values(group));

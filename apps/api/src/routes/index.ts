@@ -3,6 +3,12 @@ import { registerCapabilities } from "./auth/capabilities.js";
 import { registerLogin } from "./auth/login.js";
 import { registerLogout } from "./auth/logout.js";
 import { registerUserInfo } from "./auth/user-info.js";
+import { registerDeleteProbeOverride } from "./probes/delete-probe-override.js";
+import { registerGetProbeConfig } from "./probes/get-probe-config.js";
+import { registerListProbeConfigs } from "./probes/list-probe-configs.js";
+import { registerListProbeOverrides } from "./probes/list-probe-overrides.js";
+import { registerUpdateProbeConfig } from "./probes/update-probe-config.js";
+import { registerUpsertProbeOverride } from "./probes/upsert-probe-override.js";
 import { registerAddGroupMember } from "./rbac/add-group-member.js";
 import { registerClearTokenScope } from "./rbac/clear-token-scope.js";
 import { registerCreateGroup } from "./rbac/create-group.js";
@@ -78,4 +84,10 @@ export function registerRoutes(app: App): void {
   registerSetTokenScope(app);
   registerClearTokenScope(app);
   registerListMcpPrivileges(app);
+  registerListProbeConfigs(app);
+  registerGetProbeConfig(app);
+  registerUpdateProbeConfig(app);
+  registerListProbeOverrides(app);
+  registerUpsertProbeOverride(app);
+  registerDeleteProbeOverride(app);
 }

@@ -74,11 +74,11 @@ export async function connectionPlacements(
 }
 
 /** The row that applies: server, then cluster, then group, then global. */
-export function resolveProbeConfig(
-  rows: readonly ConfigRow[],
+export function resolveProbeConfig<R extends Pick<ConfigRow, "scope" | "scope_id">>(
+  rows: readonly R[],
   connectionId: number,
   placement: ConnectionPlacement,
-): ConfigRow | undefined {
+): R | undefined {
   const wanted: [ProbeConfigScope, number | null][] = [
     ["server", connectionId],
     ["cluster", placement.clusterId],
