@@ -1,4 +1,4 @@
-import { probeDescriptions, probeRegistry } from "@dbmon/collector";
+import { ensureMetricsTables, PartitionManager, probeDescriptions, probeRegistry } from "@dbmon/collector";
 import { seedProbeConfigs } from "@dbmon/datastore";
 import type { TestApp } from "./support.js";
 
@@ -36,4 +36,29 @@ export async function seedProbeDefaults(t: TestApp): Promise<void> {
       retentionDays: probe.retentionDays,
     })),
   );
+}
+
+/** The metrics tables of every probe, with partitions for the weeks around `at`. */
+export async function prepareMetrics(t: TestApp, at: Date): Promise<void> {
+  await ensureMetricsTables(t.datastore.sql, probeRegistry);
+  const partitions = new PartitionManager(t.datastore.sql, probeRegistry);
+  for (const weeksAgo of [0, 1, 2, 3, 4, 5]) {
+    await partitions.ensureAround(new Date(at.getTime() - weeksAgo * 7 * 24 * 3600 * 1000));
+  }
+}
+
+/** Inserts rows into `metrics.<probe>` (columns named by the rows' keys). */
+export async function insertMetrics(
+  t: TestApp,
+  probe: string,
+  rows: Record<string, unknown>[],
+): Promise<void> {
+  const columns = Object.keys(rows[0] ?? {}).join(", ");
+  for (let offset = 0; offset < rows.length; offset += 5000) {
+    await t.datastore.sql.unsafe(
+      `insert into metrics.${probe} (${columns})
+       select ${columns} from json_populate_recordset(null::metrics.${probe}, $1::json)`,
+      [JSON.stringify(rows.slice(offset, offset + 5000))],
+    );
+  }
 }

@@ -18,3 +18,4 @@ export type {
 } from "./probes/types.js";
 export { dropExpiredPartitions } from "./retention.js";
 export { COLLECTOR_APPLICATION_NAME } from "./sessions.js";
+export { ensureMetricsTables, PartitionManager, storeProbeRun } from "./storage.js";

@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import packageJson from "../package.json" with { type: "json" };
 import { authRoutes } from "./groups/auth.js";
 import { connectionRoutes } from "./groups/connections.js";
+import { metricsRoutes } from "./groups/metrics.js";
 import { probeRoutes } from "./groups/probes.js";
 import { rbacRoutes } from "./groups/rbac.js";
 import { serverInfoRoutes } from "./groups/server-info.js";
@@ -16,6 +17,7 @@ export const routeGroups = {
   auth: authRoutes,
   rbac: rbacRoutes,
   probes: probeRoutes,
+  metrics: metricsRoutes,
 } as const;
 
 export const allRoutes = Object.values(routeGroups).flatMap((group) => Object.values(group));

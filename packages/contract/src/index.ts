@@ -2,6 +2,7 @@ export * from "./common.js";
 export * from "./document.js";
 export * from "./groups/auth.js";
 export * from "./groups/connections.js";
+export * from "./groups/metrics.js";
 export * from "./groups/probes.js";
 export * from "./groups/rbac.js";
 export * from "./groups/server-info.js";

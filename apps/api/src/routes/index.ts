@@ -3,6 +3,12 @@ import { registerCapabilities } from "./auth/capabilities.js";
 import { registerLogin } from "./auth/login.js";
 import { registerLogout } from "./auth/logout.js";
 import { registerUserInfo } from "./auth/user-info.js";
+import { registerGetDatabaseSummaries } from "./metrics/get-database-summaries.js";
+import { registerGetLatestSnapshot } from "./metrics/get-latest-snapshot.js";
+import { registerGetMetricBaselines } from "./metrics/get-metric-baselines.js";
+import { registerGetPerformanceSummary } from "./metrics/get-performance-summary.js";
+import { registerGetTopQueries } from "./metrics/get-top-queries.js";
+import { registerQueryMetrics } from "./metrics/query-metrics.js";
 import { registerDeleteProbeOverride } from "./probes/delete-probe-override.js";
 import { registerGetProbeConfig } from "./probes/get-probe-config.js";
 import { registerListProbeConfigs } from "./probes/list-probe-configs.js";
@@ -90,4 +96,10 @@ export function registerRoutes(app: App): void {
   registerListProbeOverrides(app);
   registerUpsertProbeOverride(app);
   registerDeleteProbeOverride(app);
+  registerQueryMetrics(app);
+  registerGetMetricBaselines(app);
+  registerGetPerformanceSummary(app);
+  registerGetDatabaseSummaries(app);
+  registerGetTopQueries(app);
+  registerGetLatestSnapshot(app);
 }
