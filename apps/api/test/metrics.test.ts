@@ -1,4 +1,6 @@
+import type { DatabaseSummariesSchema, PerformanceSummarySchema } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
 import { addConnection, insertMetrics, prepareMetrics } from "./monitoring-support.js";
 import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
 
@@ -186,7 +188,9 @@ describe("metrics endpoints", () => {
       );
       // Minutes are listed oldest first within a bucket, so "last" is the newest.
       const values = [0, 1, 2, 3, 4, 5].map((k) => compute(minutesOf(k).map(responseTime)));
-      body[0]?.data.forEach((point, k) => expect(point.value).toBeCloseTo(values[k] as number, 9));
+      for (const [k, point] of (body[0]?.data ?? []).entries()) {
+        expect(point.value).toBeCloseTo(values[k] as number, 9);
+      }
     }
   });
 
@@ -302,13 +306,9 @@ describe("metrics endpoints", () => {
       reader.token,
     );
     expect(res.status).toBe(200);
-    const body = (await res.json()) as {
-      time_range: string;
-      connections: Record<string, any>[];
-      aggregate: Record<string, number>;
-    };
+    const body = (await res.json()) as z.infer<typeof PerformanceSummarySchema>;
     expect(body.time_range).toBe("1h");
-    const alpha = body.connections[0] as Record<string, any>;
+    const alpha = body.connections[0] as z.infer<typeof PerformanceSummarySchema>["connections"][number];
     expect(alpha.connection_name).toBe("alpha");
     expect(alpha.xid_age).toEqual([{ database_name: "app", age: 214748365, percent: 10 }]);
     expect(alpha.cache_hit_ratio.current).toBe(90);
@@ -332,7 +332,7 @@ describe("metrics endpoints", () => {
   it("summarises each database", async () => {
     const res = await get(`/api/v1/metrics/database-summaries?connection_id=${a}`, reader.token);
     expect(res.status).toBe(200);
-    const { databases } = (await res.json()) as { databases: Record<string, any>[] };
+    const { databases } = (await res.json()) as z.infer<typeof DatabaseSummariesSchema>;
     const app = databases.find((db) => db.database_name === "app");
     expect(app).toMatchObject({
       size_bytes: 10485760,
