@@ -6,6 +6,7 @@ import { metricsRoutes } from "./groups/metrics.js";
 import { probeRoutes } from "./groups/probes.js";
 import { rbacRoutes } from "./groups/rbac.js";
 import { serverInfoRoutes } from "./groups/server-info.js";
+import { timelineRoutes } from "./groups/timeline.js";
 import { utilityRoutes } from "./groups/utilities.js";
 import { tags } from "./tags.js";
 
@@ -18,6 +19,7 @@ export const routeGroups = {
   rbac: rbacRoutes,
   probes: probeRoutes,
   metrics: metricsRoutes,
+  timeline: timelineRoutes,
 } as const;
 
 export const allRoutes = Object.values(routeGroups).flatMap((group) => Object.values(group));

@@ -6,5 +6,6 @@ export * from "./groups/metrics.js";
 export * from "./groups/probes.js";
 export * from "./groups/rbac.js";
 export * from "./groups/server-info.js";
+export * from "./groups/timeline.js";
 export * from "./groups/utilities.js";
 export * from "./tags.js";

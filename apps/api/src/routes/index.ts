@@ -47,6 +47,7 @@ import { registerSetGroupPermissions } from "./rbac/set-group-permissions.js";
 import { registerSetTokenScope } from "./rbac/set-token-scope.js";
 import { registerUpdateGroup } from "./rbac/update-group.js";
 import { registerUpdateUser } from "./rbac/update-user.js";
+import { registerListTimelineEvents } from "./timeline/list-timeline-events.js";
 import { registerHealth } from "./utilities/health.js";
 import { registerOpenApiDocument } from "./utilities/openapi-document.js";
 
@@ -102,4 +103,5 @@ export function registerRoutes(app: App): void {
   registerGetDatabaseSummaries(app);
   registerGetTopQueries(app);
   registerGetLatestSnapshot(app);
+  registerListTimelineEvents(app);
 }
