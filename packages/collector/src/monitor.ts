@@ -186,7 +186,10 @@ export class ConnectionMonitor {
       query(
         tagged(
           probe,
-          "select datname::text as datname from pg_database where datallowconn and not datistemplate order by datname",
+          // Only databases the role may connect to: a refused connection attempt per run helps no one.
+          `select datname::text as datname from pg_database
+           where datallowconn and not datistemplate and has_database_privilege(datname, 'CONNECT')
+           order by datname`,
         ),
       ),
     );

@@ -226,6 +226,8 @@ export const getPerformanceSummary = createRoute({
 
 export const DatabaseSummariesSchema = z
   .object({
+    connection_id: z.number().int(),
+    time_range: z.string(),
     databases: z.array(
       z.object({
         database_name: z.string(),
@@ -301,7 +303,8 @@ export const getTopQueries = createRoute({
         .optional(),
       exclude_collector: z
         .enum(["true", "false"], message("Invalid exclude_collector: must be true or false"))
-        .optional(),
+        .optional()
+        .openapi({ type: "boolean", description: "Leave out the collectors' own queries" }),
     }),
   },
   responses: {

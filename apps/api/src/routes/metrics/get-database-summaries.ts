@@ -73,6 +73,6 @@ export function registerGetDatabaseSummaries(app: App): void {
         active_connections: latest ? latest.numbackends : null,
       };
     });
-    return c.json({ databases }, 200);
+    return c.json({ connection_id: connectionId, time_range: query.time_range, databases }, 200);
   });
 }
