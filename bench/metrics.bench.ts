@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { createLogger, loadConfig, startService } from "../apps/api/src/index.js";
 import { ensureMetricsTables, findProbe, PartitionManager } from "../packages/collector/src/index.js";
 import {
+  type Datastore,
   encryptSecret,
   loadSecretKey,
   openDatastore,
@@ -24,6 +25,26 @@ const BUCKETS = 150;
 const RUNS = Number(process.env.BENCH_METRICS_RUNS ?? 7);
 const MONITORED_DATABASES = Number(process.env.BENCH_MONITORED_DATABASES ?? 100);
 const COLLECTOR_SECONDS = Number(process.env.BENCH_COLLECTOR_SECONDS ?? 120);
+
+/**
+ * The service with an authorization catalogue read from the connections table (the connections
+ * feature provides the real one).
+ */
+async function startBenchService() {
+  let datastore: Datastore | undefined;
+  const rows = async () =>
+    datastore
+      ? (
+          await datastore.sql<{ id: number; owner_username: string | null; is_shared: boolean }[]>`
+            select id, owner_username, is_shared from connections`
+        ).map((row) => ({ id: row.id, ownerUsername: row.owner_username, isShared: row.is_shared }))
+      : [];
+  const service = await startService(loadConfig(await benchConfig()), createLogger("silent"), {
+    connections: { get: async (id) => (await rows()).find((row) => row.id === id), list: rows },
+  });
+  datastore = service.datastore;
+  return service;
+}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -42,7 +63,7 @@ export async function run(): Promise<void> {
 }
 
 async function metricsQuery(): Promise<void> {
-  const service = await startService(loadConfig(await benchConfig()), createLogger("silent"));
+  const service = await startBenchService();
   try {
     const { sql } = service.datastore;
     const probe = findProbe("pg_connectivity");
@@ -140,7 +161,7 @@ function processUsage(pid: number): { cpuSeconds: number; rssBytes: number } {
 }
 
 async function collectorFootprint(): Promise<void> {
-  const service = await startService(loadConfig(await benchConfig()), createLogger("silent"));
+  const service = await startBenchService();
   const monitoredDir = await mkdtemp(join(tmpdir(), "dbmon-bench-monitored-"));
   const secretDir = await mkdtemp(join(tmpdir(), "dbmon-bench-secret-"));
   const monitored = await startEmbeddedServer({ dataDir: monitoredDir, port: 0, logger: silentLogger });

@@ -23,7 +23,7 @@ export const ProbeConfigSchema = z
   .openapi("ProbeConfig");
 
 const ProbeConfigIdParams = z.object({
-  id: idParam("Invalid probe config ID").openapi({ param: { name: "id", in: "path" } }),
+  id: idParam("Invalid config ID").openapi({ param: { name: "id", in: "path" } }),
 });
 
 export const listProbeConfigs = createRoute({
