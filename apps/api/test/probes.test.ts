@@ -71,7 +71,7 @@ describe("probe configuration endpoints", () => {
       error: "Probe config not found",
     });
     expect(await (await get("/api/v1/probe-configs/abc", viewer.token)).json()).toEqual({
-      error: "Invalid probe config ID",
+      error: "Invalid config ID",
     });
     expect((await get(`/api/v1/probe-configs/${settings?.id}`)).status).toBe(401);
 
