@@ -57,9 +57,15 @@ async function timed(task: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
+/** BENCH_METRICS_PARTS=query or =collector runs one half only. */
 export async function run(): Promise<void> {
-  await metricsQuery();
-  await collectorFootprint();
+  const parts = process.env.BENCH_METRICS_PARTS ?? "query,collector";
+  if (parts.includes("query")) {
+    await metricsQuery();
+  }
+  if (parts.includes("collector")) {
+    await collectorFootprint();
+  }
 }
 
 async function metricsQuery(): Promise<void> {
@@ -161,16 +167,31 @@ function processUsage(pid: number): { cpuSeconds: number; rssBytes: number } {
 }
 
 async function collectorFootprint(): Promise<void> {
-  const service = await startBenchService();
   const monitoredDir = await mkdtemp(join(tmpdir(), "dbmon-bench-monitored-"));
   const secretDir = await mkdtemp(join(tmpdir(), "dbmon-bench-secret-"));
-  const monitored = await startEmbeddedServer({ dataDir: monitoredDir, port: 0, logger: silentLogger });
+  let monitored = await startEmbeddedServer({ dataDir: monitoredDir, port: 0, logger: silentLogger });
+  // Up to 3 sessions for each of the 100 connections: beyond the default 100 of one server.
+  const raise = await openDatastore({
+    databaseUrl: monitored.url,
+    dataDir: "",
+    migrate: false,
+    maxConnections: 1,
+  });
+  await raise.sql`alter system set max_connections = 400`;
+  await raise.close();
+  await monitored.stop();
+  monitored = await startEmbeddedServer({
+    dataDir: monitoredDir,
+    port: monitored.port,
+    logger: silentLogger,
+  });
   const admin = await openDatastore({
     databaseUrl: monitored.url,
     dataDir: "",
     migrate: false,
     maxConnections: 2,
   });
+  const service = await startBenchService();
   try {
     // One role per database, allowed into its own database only: 100 monitored databases, each
     // collected once (as 100 separate servers would be), on a server of the benchmark's own.
@@ -211,6 +232,14 @@ async function collectorFootprint(): Promise<void> {
     }
     const [collected] = await service.datastore.sql<{ n: number }[]>`
       select count(distinct connection_id)::int as n from probe_runs`;
+    const errors = await service.datastore.sql<{ error: string | null; n: number }[]>`
+      select left(connection_error, 120) as error, count(*)::int as n from connections group by 1`;
+    const leases = await service.datastore.sql<{ holder: string; n: number }[]>`
+      select holder, count(*)::int as n from collector_leases group by 1`;
+    const sessions = await admin.sql<{ n: number; max: string }[]>`
+      select count(*)::int as n, current_setting('max_connections') as max from pg_stat_activity
+      where backend_type = 'client backend'`;
+    console.log(JSON.stringify({ errors, leases, sessions }));
     child.kill("SIGTERM");
     await new Promise((done) => child.once("exit", done));
     const first = samples[0];

@@ -41,6 +41,8 @@ export interface CollectorOptions {
   connectTimeoutSeconds?: number;
   /** Time limit of one probe run, over all its databases; also the statement_timeout. Default 60. */
   runTimeoutSeconds?: number;
+  /** A session to a monitored server unused this long is closed. Default 60. */
+  idleSessionSeconds?: number;
   /** First retry delay after a connection failure, doubled up to `backoffMaxSeconds`. Default 5. */
   backoffInitialSeconds?: number;
   /** Default 300. */
@@ -111,6 +113,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       maxSessionsPerServer: options.maxSessionsPerServer ?? 3,
       connectTimeoutSeconds: options.connectTimeoutSeconds ?? 10,
       runTimeoutSeconds: options.runTimeoutSeconds ?? 60,
+      idleSessionSeconds: options.idleSessionSeconds ?? 60,
       backoffInitialSeconds: options.backoffInitialSeconds ?? 5,
       backoffMaxSeconds: options.backoffMaxSeconds ?? 300,
     },

@@ -18,6 +18,7 @@ export interface MonitorSettings {
   maxSessionsPerServer: number;
   connectTimeoutSeconds: number;
   runTimeoutSeconds: number;
+  idleSessionSeconds: number;
   backoffInitialSeconds: number;
   backoffMaxSeconds: number;
 }
@@ -62,6 +63,7 @@ export class ConnectionMonitor {
       maxSessions: settings.maxSessionsPerServer,
       connectTimeoutSeconds: settings.connectTimeoutSeconds,
       statementTimeoutMs: settings.runTimeoutSeconds * 1000,
+      idleSessionMs: settings.idleSessionSeconds * 1000,
     });
   }
 
