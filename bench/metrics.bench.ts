@@ -239,7 +239,7 @@ async function collectorFootprint(): Promise<void> {
     const sessions = await admin.sql<{ n: number; max: string }[]>`
       select count(*)::int as n, current_setting('max_connections') as max from pg_stat_activity
       where backend_type = 'client backend'`;
-    console.log(JSON.stringify({ errors, leases, sessions }));
+    const failing = errors.filter((row) => row.error !== null);
     child.kill("SIGTERM");
     await new Promise((done) => child.once("exit", done));
     const first = samples[0];
@@ -251,7 +251,11 @@ async function collectorFootprint(): Promise<void> {
     console.log(
       `\n## Collector monitoring ${MONITORED_DATABASES} databases (${COLLECTOR_SECONDS} s, all 36 probes at their default intervals)`,
     );
-    console.log(`setup ${(setup / 1000).toFixed(1)} s; ${collected?.n ?? 0} connections collected`);
+    console.log(
+      `setup ${(setup / 1000).toFixed(1)} s; ${collected?.n ?? 0} connections collected by ` +
+        `${leases.length} collector; ${sessions[0]?.n ?? 0} sessions open on the monitored server at the end; ` +
+        `connection errors: ${failing.length === 0 ? "none" : JSON.stringify(failing)}`,
+    );
     console.log("| measure | value | target |");
     console.log("|---|---|---|");
     console.log(
