@@ -1,17 +1,28 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { type Datastore, refreshClusterTopology, type SecretKey } from "@dbmon/datastore";
+import {
+  type Datastore,
+  type EffectiveProbeConfig,
+  effectiveProbeConfigs,
+  refreshClusterTopology,
+  type SecretKey,
+  seedProbeConfigs,
+} from "@dbmon/datastore";
 import { cycleLeases, releaseLeases } from "./leases.js";
 import { type Clock, type CollectorLogger, systemClock } from "./logger.js";
 import { ConnectionMonitor, type MonitorDeps } from "./monitor.js";
-import { probeRegistry } from "./probes/registry.js";
+import { probeDescriptions, probeRegistry } from "./probes/registry.js";
 import type { ProbeDefinition } from "./probes/types.js";
+import { dropExpiredPartitions } from "./retention.js";
 import { describeError } from "./sessions.js";
 import { ensureMetricsTables, PartitionManager } from "./storage.js";
 import { type ConnectionRow, connectionFingerprint, type ServerTarget, serverTarget } from "./target.js";
 
 /** The API (or the trigger on `connections`) notifies this channel after a connection changes. */
 export const CONNECTIONS_CHANNEL = "dbmon_connections";
+
+/** The trigger on `probe_configs` notifies this channel after any change of probe settings. */
+export const PROBE_CONFIGS_CHANNEL = "dbmon_probe_configs";
 
 export interface CollectorOptions {
   datastore: Pick<Datastore, "sql">;
@@ -31,19 +42,26 @@ export interface CollectorOptions {
   connectTimeoutSeconds?: number;
   /** Time limit of one probe run, over all its databases; also the statement_timeout. Default 60. */
   runTimeoutSeconds?: number;
+  /** A session to a monitored server unused this long is closed. Default 60. */
+  idleSessionSeconds?: number;
   /** First retry delay after a connection failure, doubled up to `backoffMaxSeconds`. Default 5. */
   backoffInitialSeconds?: number;
   /** Default 300. */
   backoffMaxSeconds?: number;
   /** Default: every probe of the registry. */
   probes?: readonly ProbeDefinition[];
-  /** Collection interval per probe name, replacing the probe's default. */
+  /**
+   * Collection interval per probe name, replacing the probe configuration's (tests and
+   * benchmarks use sub-second intervals, which the configuration cannot express).
+   */
   intervalOverrides?: Readonly<Record<string, number>>;
   /**
    * Cluster auto-detection from the collected node roles runs this often (one process at a time over
    * the datastore). Default 30; 0 turns it off.
    */
   topologySeconds?: number;
+  /** Expired metrics partitions are dropped this often (the first time a minute after start). Default 3600. */
+  retentionCheckSeconds?: number;
 }
 
 export interface RunningCollector {
@@ -72,6 +90,17 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const overrides = options.intervalOverrides ?? {};
 
   await ensureMetricsTables(sql, probes);
+  await seedProbeConfigs(
+    sql,
+    probes.map((probe) => ({
+      name: probe.name,
+      description: probeDescriptions[probe.name] ?? "",
+      intervalSeconds: probe.intervalSeconds,
+      retentionDays: probe.retentionDays,
+    })),
+  );
+  // Probe settings per connection, reloaded with the connections on every sync.
+  let configs = new Map<number, Map<string, EffectiveProbeConfig>>();
   const partitions = new PartitionManager(sql, probes);
   await partitions.ensureAround(clock.now());
 
@@ -82,10 +111,17 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     partitions,
     settings: {
       probes,
-      intervalSeconds: (probe) => overrides[probe.name] ?? probe.intervalSeconds,
+      schedule(connectionId, probe) {
+        const config = configs.get(connectionId)?.get(probe.name);
+        return {
+          enabled: config?.enabled ?? true,
+          intervalSeconds: overrides[probe.name] ?? config?.intervalSeconds ?? probe.intervalSeconds,
+        };
+      },
       maxSessionsPerServer: options.maxSessionsPerServer ?? 3,
       connectTimeoutSeconds: options.connectTimeoutSeconds ?? 10,
       runTimeoutSeconds: options.runTimeoutSeconds ?? 60,
+      idleSessionSeconds: options.idleSessionSeconds ?? 60,
       backoffInitialSeconds: options.backoffInitialSeconds ?? 5,
       backoffMaxSeconds: options.backoffMaxSeconds ?? 300,
     },
@@ -102,6 +138,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
         sslkey, sslrootcert, is_local, connection_error
       from connections where id = any(${leases.owned}::int[]) and is_monitored`;
     const wanted = new Map(rows.map((row) => [row.id, row]));
+    configs = await effectiveProbeConfigs(sql, [...wanted.keys()]);
     const stopping: Promise<void>[] = [];
     for (const [id, monitor] of monitors) {
       const row = wanted.get(id);
@@ -112,6 +149,9 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       }
     }
     await Promise.all(stopping);
+    for (const monitor of monitors.values()) {
+      monitor.applySchedules();
+    }
     for (const [id, row] of wanted) {
       if (stopped || monitors.has(id)) {
         continue;
@@ -191,6 +231,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     () => void sync(),
     () => void sync(),
   );
+  const configListener = await sql.listen(PROBE_CONFIGS_CHANNEL, () => void sync());
   await sync();
   pollTimer = setInterval(() => void sync(), pollMs);
   pollTimer.unref();
@@ -212,6 +253,16 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const topologyTimer =
     topologySeconds > 0 ? setInterval(() => void detectTopology(), topologySeconds * 1000) : undefined;
   topologyTimer?.unref();
+  const retentionMs = (options.retentionCheckSeconds ?? 3600) * 1000;
+  const enforceRetention = () => {
+    dropExpiredPartitions(sql, probes, clock.now(), logger).catch((error: unknown) => {
+      logger.error({ err: describeError(error) }, "dropping expired metrics partitions failed");
+    });
+  };
+  const firstRetentionTimer = setTimeout(enforceRetention, Math.min(60_000, retentionMs));
+  firstRetentionTimer.unref();
+  const retentionTimer = setInterval(enforceRetention, retentionMs);
+  retentionTimer.unref();
   logger.info({ instanceId, probes: probes.length }, "collector started");
 
   return {
@@ -227,9 +278,12 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       clearInterval(pollTimer);
       clearInterval(partitionTimer);
       clearInterval(topologyTimer);
+      clearTimeout(firstRetentionTimer);
+      clearInterval(retentionTimer);
       clearTimeout(takeoverTimer);
       await cycle;
       await listener.unlisten().catch(() => {});
+      await configListener.unlisten().catch(() => {});
       await Promise.all([...monitors.values()].map((monitor) => monitor.stop()));
       monitors.clear();
       await releaseLeases(sql, instanceId, CONNECTIONS_CHANNEL).catch((error: unknown) => {

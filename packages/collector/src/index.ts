@@ -1,11 +1,12 @@
 export {
   CONNECTIONS_CHANNEL,
   type CollectorOptions,
+  PROBE_CONFIGS_CHANNEL,
   type RunningCollector,
   startCollector,
 } from "./collector.js";
 export type { Clock, CollectorLogger } from "./logger.js";
-export { probeRegistry } from "./probes/registry.js";
+export { findProbe, probeDescriptions, probeRegistry } from "./probes/registry.js";
 export type {
   ColumnType,
   ProbeColumn,
@@ -15,5 +16,7 @@ export type {
   ProbeScope,
   VersionedQuery,
 } from "./probes/types.js";
+export { dropExpiredPartitions } from "./retention.js";
 export { COLLECTOR_APPLICATION_NAME } from "./sessions.js";
+export { ensureMetricsTables, PartitionManager, storeProbeRun } from "./storage.js";
 export { type ConnectionRow as TargetConnection, type ServerTarget, serverTarget } from "./target.js";

@@ -6,12 +6,19 @@ import type { PartitionManager } from "./storage.js";
 import { storeProbeRun } from "./storage.js";
 import type { ConnectionRow, ServerTarget } from "./target.js";
 
+/** How a probe runs on a connection now (from the probe configuration). */
+export interface ProbeSchedule {
+  enabled: boolean;
+  intervalSeconds: number;
+}
+
 export interface MonitorSettings {
   probes: readonly ProbeDefinition[];
-  intervalSeconds(probe: ProbeDefinition): number;
+  schedule(connectionId: number, probe: ProbeDefinition): ProbeSchedule;
   maxSessionsPerServer: number;
   connectTimeoutSeconds: number;
   runTimeoutSeconds: number;
+  idleSessionSeconds: number;
   backoffInitialSeconds: number;
   backoffMaxSeconds: number;
 }
@@ -33,6 +40,10 @@ const SYSTEM_STATS_PROBE_FUNCTION = "pg_sys_os_info";
 export class ConnectionMonitor {
   private readonly sessions: ServerSessions;
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** The settings each probe's pending timer was planned with. */
+  private readonly planned = new Map<string, ProbeSchedule>();
+  private readonly lastStartedAt = new Map<string, number>();
+  private readonly inFlight = new Set<string>();
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
   private consecutiveFailures = 0;
@@ -52,6 +63,7 @@ export class ConnectionMonitor {
       maxSessions: settings.maxSessionsPerServer,
       connectTimeoutSeconds: settings.connectTimeoutSeconds,
       statementTimeoutMs: settings.runTimeoutSeconds * 1000,
+      idleSessionMs: settings.idleSessionSeconds * 1000,
     });
   }
 
@@ -60,12 +72,37 @@ export class ConnectionMonitor {
     const lastRuns = await this.deps.sql<{ probe_name: string; last_run_ms: number }[]>`
       select probe_name, (extract(epoch from last_run_at) * 1000)::float8 as last_run_ms
       from probe_runs where connection_id = ${this.connection.id}`;
-    const lastRunAt = new Map(lastRuns.map((run) => [run.probe_name, run.last_run_ms]));
+    const now = this.deps.clock.now().getTime();
+    for (const run of lastRuns) {
+      // Converted to this process's monotonic-ish clock: only the distance to now matters.
+      this.lastStartedAt.set(run.probe_name, Date.now() - (now - run.last_run_ms));
+    }
+    this.applySchedules();
+  }
+
+  /**
+   * Follows the probe configuration: a probe whose interval changed is rescheduled from its last
+   * run, a disabled one stops, an enabled one starts (at once when it is due).
+   */
+  applySchedules(): void {
     for (const probe of this.deps.settings.probes) {
-      const last = lastRunAt.get(probe.name);
-      const intervalMs = this.deps.settings.intervalSeconds(probe) * 1000;
-      const delay = last === undefined ? 0 : Math.max(0, last + intervalMs - this.deps.clock.now().getTime());
-      this.schedule(probe, delay);
+      const wanted = this.deps.settings.schedule(this.connection.id, probe);
+      const planned = this.planned.get(probe.name);
+      if (
+        planned &&
+        planned.enabled === wanted.enabled &&
+        planned.intervalSeconds === wanted.intervalSeconds
+      ) {
+        continue;
+      }
+      if (this.inFlight.has(probe.name)) {
+        // The run's end plans the next one with the new settings.
+        this.planned.delete(probe.name);
+        continue;
+      }
+      clearTimeout(this.timers.get(probe.name));
+      this.timers.delete(probe.name);
+      this.plan(probe);
     }
   }
 
@@ -80,19 +117,26 @@ export class ConnectionMonitor {
     await Promise.allSettled([...this.running]);
   }
 
-  private schedule(probe: ProbeDefinition, delayMs: number): void {
-    if (this.stopped) {
+  /** Schedules the next run of a probe after its last start, per its current settings. */
+  private plan(probe: ProbeDefinition): void {
+    const schedule = this.deps.settings.schedule(this.connection.id, probe);
+    this.planned.set(probe.name, schedule);
+    if (this.stopped || !schedule.enabled) {
       return;
     }
+    const last = this.lastStartedAt.get(probe.name);
+    const delay = last === undefined ? 0 : Math.max(0, last + schedule.intervalSeconds * 1000 - Date.now());
     const timer = setTimeout(() => {
-      const startedAt = Date.now();
+      this.timers.delete(probe.name);
+      this.lastStartedAt.set(probe.name, Date.now());
+      this.inFlight.add(probe.name);
       const run = this.runProbe(probe).finally(() => {
         this.running.delete(run);
-        const intervalMs = this.deps.settings.intervalSeconds(probe) * 1000;
-        this.schedule(probe, Math.max(0, startedAt + intervalMs - Date.now()));
+        this.inFlight.delete(probe.name);
+        this.plan(probe);
       });
       this.running.add(run);
-    }, delayMs);
+    }, delay);
     timer.unref();
     this.timers.set(probe.name, timer);
   }
@@ -144,7 +188,10 @@ export class ConnectionMonitor {
       query(
         tagged(
           probe,
-          "select datname::text as datname from pg_database where datallowconn and not datistemplate order by datname",
+          // Only databases the role may connect to: a refused connection attempt per run helps no one.
+          `select datname::text as datname from pg_database
+           where datallowconn and not datistemplate and has_database_privilege(datname, 'CONNECT')
+           order by datname`,
         ),
       ),
     );

@@ -52,6 +52,8 @@ export interface SessionLimits {
   connectTimeoutSeconds: number;
   /** statement_timeout of every session. */
   statementTimeoutMs: number;
+  /** A session unused this long is closed (sessions cost memory here and on the server). */
+  idleSessionMs: number;
 }
 
 interface Session {
@@ -59,6 +61,7 @@ interface Session {
   sql: postgres.Sql;
   busy: boolean;
   broken: boolean;
+  lastUsedAt: number;
 }
 
 export type QueryFn = (text: string) => Promise<ProbeRow[]>;
@@ -71,13 +74,26 @@ export class ServerSessions {
   private readonly sessions: Session[] = [];
   private readonly waiters = new Set<() => void>();
   private closed = false;
+  private readonly idleTimer: NodeJS.Timeout;
   /** `server_version_num`, known after the first session opened. */
   serverVersionNum = 0;
 
   constructor(
     private readonly target: ServerTarget,
     private readonly limits: SessionLimits,
-  ) {}
+  ) {
+    this.idleTimer = setInterval(() => this.closeIdle(), Math.max(1000, limits.idleSessionMs / 2));
+    this.idleTimer.unref();
+  }
+
+  private closeIdle(): void {
+    const cutoff = Date.now() - this.limits.idleSessionMs;
+    for (const session of this.sessions.filter(
+      (candidate) => !candidate.busy && candidate.lastUsedAt < cutoff,
+    )) {
+      this.discard(session);
+    }
+  }
 
   /** Runs `work` on a session in `database`; the queries it makes end at `deadline` (epoch ms). */
   async withSession<T>(database: string, deadline: number, work: (query: QueryFn) => Promise<T>): Promise<T> {
@@ -86,6 +102,7 @@ export class ServerSessions {
       return await work((text) => this.query(session, text, deadline));
     } finally {
       session.busy = false;
+      session.lastUsedAt = Date.now();
       if (session.broken) {
         this.discard(session);
       }
@@ -95,6 +112,7 @@ export class ServerSessions {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.idleTimer);
     const ending = this.sessions.splice(0).map((session) => session.sql.end({ timeout: 1 }));
     for (const wake of this.waiters) {
       wake();
@@ -142,7 +160,7 @@ export class ServerSessions {
         statement_timeout: this.limits.statementTimeoutMs,
       },
     });
-    const session: Session = { database, sql, busy: true, broken: false };
+    const session: Session = { database, sql, busy: true, broken: false, lastUsedAt: Date.now() };
     this.sessions.push(session);
     try {
       const rows = await this.query(

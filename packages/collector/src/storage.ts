@@ -5,7 +5,7 @@ import type { CollectorLogger } from "./logger.js";
 import type { ProbeDefinition, ProbeRow } from "./probes/types.js";
 
 /** Every collector takes this transaction-level advisory lock around metrics DDL. */
-const METRICS_DDL_LOCK_KEY = 7_239_184_562;
+export const METRICS_DDL_LOCK_KEY = 7_239_184_562;
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 const INSERT_CHUNK_ROWS = 500;
 
@@ -170,7 +170,7 @@ export async function storeProbeRun(
         for (const column of columns.slice(probe.scope === "database" ? 3 : 2)) {
           const raw = row[column] ?? null;
           const value = raw instanceof Date ? raw.toISOString() : raw;
-          // JSON text: Drizzle makes the datastore client pass json/jsonb parameters through unserialised.
+          // JSON as text: the datastore client's serializers may be replaced (Drizzle does).
           record[column] = (
             jsonColumns.includes(column) && value !== null ? JSON.stringify(value) : value
           ) as ParameterOrJSON<never>;

@@ -19,21 +19,28 @@ describe("probe registry", () => {
     }
   });
 
-  it("has the probes of server information, with the reference's names and defaults", () => {
-    expect(
-      probeRegistry.map((probe) => [probe.name, probe.scope, probe.intervalSeconds, probe.snapshot]),
-    ).toEqual([
-      ["pg_server_info", "server", 3600, true],
-      ["pg_database", "server", 300, false],
-      ["pg_settings", "server", 3600, true],
-      ["pg_connectivity", "server", 30, false],
-      ["pg_extension", "database", 3600, true],
-      ["pg_node_role", "server", 300, false],
-      ["pg_sys_os_info", "host", 600, false],
-      ["pg_sys_cpu_info", "host", 600, true],
-      ["pg_sys_memory_info", "host", 600, false],
-      ["pg_sys_disk_info", "host", 600, false],
-    ]);
+  it("has the reference's 36 probes with their scopes and default intervals", () => {
+    const byScope = (scope: string) => probeRegistry.filter((probe) => probe.scope === scope).length;
+    expect([byScope("server"), byScope("database"), byScope("host")]).toEqual([16, 10, 10]);
+    const defaults = Object.fromEntries(
+      probeRegistry.map((probe) => [
+        probe.name,
+        [probe.intervalSeconds, probe.retentionDays, probe.snapshot],
+      ]),
+    );
+    expect(defaults).toMatchObject({
+      pg_stat_activity: [60, 7, false],
+      pg_stat_replication: [30, 7, false],
+      pg_stat_io: [900, 7, false],
+      pg_settings: [3600, 365, true],
+      pg_hba_file_rules: [3600, 365, true],
+      pg_ident_file_mappings: [3600, 365, true],
+      pg_server_info: [3600, 365, true],
+      pg_node_role: [300, 30, false],
+      pg_extension: [3600, 30, true],
+      spock_exception_log: [60, 7, false],
+      pg_sys_cpu_memory_by_process: [600, 7, false],
+    });
   });
 
   it("picks the SQL of the newest variant a server version supports", () => {

@@ -5,9 +5,12 @@ import { authRoutes } from "./groups/auth.js";
 import { blackoutRoutes } from "./groups/blackouts.js";
 import { clusterRoutes } from "./groups/clusters.js";
 import { connectionRoutes } from "./groups/connections.js";
+import { metricsRoutes } from "./groups/metrics.js";
 import { notificationRoutes } from "./groups/notifications.js";
+import { probeRoutes } from "./groups/probes.js";
 import { rbacRoutes } from "./groups/rbac.js";
 import { serverInfoRoutes } from "./groups/server-info.js";
+import { timelineRoutes } from "./groups/timeline.js";
 import { utilityRoutes } from "./groups/utilities.js";
 import { tags } from "./tags.js";
 
@@ -22,6 +25,9 @@ export const routeGroups = {
   alerts: alertRoutes,
   blackouts: blackoutRoutes,
   notifications: notificationRoutes,
+  probes: probeRoutes,
+  metrics: metricsRoutes,
+  timeline: timelineRoutes,
 } as const;
 
 export const allRoutes = Object.values(routeGroups).flatMap((group) => Object.values(group));

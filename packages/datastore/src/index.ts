@@ -12,6 +12,17 @@ export {
 export { type DatastoreLogger, silentLogger } from "./logger.js";
 export { migrateDatastore, migrationsFolder } from "./migrate.js";
 export {
+  type ConnectionPlacement,
+  connectionPlacements,
+  type EffectiveProbeConfig,
+  effectiveProbeConfigs,
+  longestRetentionDays,
+  type ProbeConfigScope,
+  type ProbeDefaults,
+  resolveProbeConfig,
+  seedProbeConfigs,
+} from "./queries/probe-configs.js";
+export {
   KEY_SETTING_NAMES,
   readServerInfo,
   type ServerInfo,

@@ -1,4 +1,16 @@
-import { cpu, fsSize, mem, osInfo, time } from "systeminformation";
+import { loadavg } from "node:os";
+import {
+  cpu,
+  currentLoad,
+  disksIO,
+  fsSize,
+  mem,
+  networkInterfaces,
+  networkStats,
+  osInfo,
+  processes,
+  time,
+} from "systeminformation";
 import type { ProbeColumn, ProbeContext, ProbeDefinition, ProbeRow } from "./types.js";
 
 /**
@@ -207,5 +219,238 @@ export const pgSysDiskInfo = hostProbe({
         free_inodes: null,
       }))
       .sort((a, b) => a.mount_point.localeCompare(b.mount_point));
+  },
+});
+
+/**
+ * Reads of this host shared by every local connection's runs for a few seconds, so that a collector
+ * monitoring many servers on its own host reads the host once, not once per server.
+ */
+function sharedRead<T>(read: () => Promise<T>, ttlMs = 5000): () => Promise<T> {
+  let cached: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    const now = Date.now();
+    if (!cached || now - cached.at > ttlMs) {
+      const value = read();
+      cached = { at: now, value };
+      value.catch(() => {
+        cached = undefined;
+      });
+    }
+    return cached.value;
+  };
+}
+
+const readProcesses = sharedRead(() => processes());
+const readLoad = sharedRead(() => currentLoad());
+
+export const pgSysCpuUsageInfo = hostProbe({
+  name: "pg_sys_cpu_usage_info",
+  snapshot: false,
+  columns: [
+    "usermode_normal_process_percent",
+    "usermode_niced_process_percent",
+    "kernelmode_process_percent",
+    "idle_mode_percent",
+    "io_completion_percent",
+    "servicing_irq_percent",
+    "servicing_softirq_percent",
+    "user_time_percent",
+    "processor_time_percent",
+    "privileged_time_percent",
+    "interrupt_time_percent",
+  ].map((name) => ({ name, type: "double precision" as const })),
+  systemStatsSelect: `usermode_normal_process_percent::float8, usermode_niced_process_percent::float8,
+  kernelmode_process_percent::float8, idle_mode_percent::float8, io_completion_percent::float8,
+  servicing_irq_percent::float8, servicing_softirq_percent::float8, user_time_percent::float8,
+  processor_time_percent::float8, privileged_time_percent::float8, interrupt_time_percent::float8`,
+  async local() {
+    const load = await readLoad();
+    return [
+      {
+        usermode_normal_process_percent: load.currentLoadUser,
+        usermode_niced_process_percent: load.currentLoadNice,
+        kernelmode_process_percent: load.currentLoadSystem,
+        idle_mode_percent: load.currentLoadIdle,
+        io_completion_percent: null,
+        servicing_irq_percent: load.currentLoadIrq,
+        servicing_softirq_percent: null,
+        user_time_percent: null,
+        processor_time_percent: null,
+        privileged_time_percent: null,
+        interrupt_time_percent: null,
+      },
+    ];
+  },
+});
+
+export const pgSysIoAnalysisInfo = hostProbe({
+  name: "pg_sys_io_analysis_info",
+  snapshot: false,
+  columns: [
+    { name: "device_name", type: "text" },
+    { name: "total_reads", type: "bigint" },
+    { name: "total_writes", type: "bigint" },
+    { name: "read_bytes", type: "bigint" },
+    { name: "write_bytes", type: "bigint" },
+    { name: "read_time_ms", type: "bigint" },
+    { name: "write_time_ms", type: "bigint" },
+  ],
+  systemStatsSelect: `device_name::text, total_reads::float8, total_writes::float8, read_bytes::float8,
+  write_bytes::float8, read_time_ms::float8, write_time_ms::float8`,
+  order: "device_name",
+  async local() {
+    // systeminformation totals over all block devices: one row for the whole host.
+    const io = await disksIO();
+    return io
+      ? [
+          {
+            device_name: "all",
+            total_reads: io.rIO,
+            total_writes: io.wIO,
+            read_bytes: null,
+            write_bytes: null,
+            read_time_ms: io.rWaitTime,
+            write_time_ms: io.wWaitTime,
+          },
+        ]
+      : [];
+  },
+});
+
+export const pgSysLoadAvgInfo = hostProbe({
+  name: "pg_sys_load_avg_info",
+  snapshot: false,
+  columns: [
+    "load_avg_one_minute",
+    "load_avg_five_minutes",
+    "load_avg_ten_minutes",
+    "load_avg_fifteen_minutes",
+  ].map((name) => ({ name, type: "double precision" as const })),
+  systemStatsSelect: `load_avg_one_minute::float8, load_avg_five_minutes::float8, load_avg_ten_minutes::float8,
+  load_avg_fifteen_minutes::float8`,
+  async local() {
+    const [one, five, fifteen] = loadavg();
+    return [
+      {
+        load_avg_one_minute: one,
+        load_avg_five_minutes: five,
+        load_avg_ten_minutes: null,
+        load_avg_fifteen_minutes: fifteen,
+      },
+    ];
+  },
+});
+
+export const pgSysProcessInfo = hostProbe({
+  name: "pg_sys_process_info",
+  snapshot: false,
+  columns: [
+    "total_processes",
+    "running_processes",
+    "sleeping_processes",
+    "stopped_processes",
+    "zombie_processes",
+  ].map((name) => ({ name, type: "integer" as const })),
+  systemStatsSelect: `total_processes::int, running_processes::int, sleeping_processes::int,
+  stopped_processes::int, zombie_processes::int`,
+  async local() {
+    const info = await readProcesses();
+    const inState = (state: string) => info.list.filter((process) => process.state === state).length;
+    return [
+      {
+        total_processes: info.all,
+        running_processes: info.running,
+        sleeping_processes: info.sleeping,
+        stopped_processes: inState("stopped"),
+        zombie_processes: inState("zombie"),
+      },
+    ];
+  },
+});
+
+export const pgSysNetworkInfo = hostProbe({
+  name: "pg_sys_network_info",
+  snapshot: false,
+  columns: [
+    { name: "interface_name", type: "text" },
+    { name: "ip_address", type: "text" },
+    ...[
+      "tx_bytes",
+      "tx_packets",
+      "tx_errors",
+      "tx_dropped",
+      "rx_bytes",
+      "rx_packets",
+      "rx_errors",
+      "rx_dropped",
+    ].map((name) => ({ name, type: "bigint" as const })),
+    { name: "link_speed_mbps", type: "integer" },
+  ],
+  systemStatsSelect: `interface_name::text, ip_address::text, tx_bytes::float8, tx_packets::float8,
+  tx_errors::float8, tx_dropped::float8, rx_bytes::float8, rx_packets::float8, rx_errors::float8,
+  rx_dropped::float8, link_speed_mbps::int`,
+  order: "interface_name",
+  async local() {
+    const [stats, interfaces] = await Promise.all([networkStats("*"), networkInterfaces()]);
+    const list = Array.isArray(interfaces) ? interfaces : [interfaces];
+    return stats
+      .map((stat) => {
+        const info = list.find((candidate) => candidate.iface === stat.iface);
+        return {
+          interface_name: stat.iface,
+          ip_address: info?.ip4 || info?.ip6 || null,
+          tx_bytes: stat.tx_bytes,
+          tx_packets: null,
+          tx_errors: stat.tx_errors,
+          tx_dropped: stat.tx_dropped,
+          rx_bytes: stat.rx_bytes,
+          rx_packets: null,
+          rx_errors: stat.rx_errors,
+          rx_dropped: stat.rx_dropped,
+          link_speed_mbps: positiveOrNull(info?.speed),
+        };
+      })
+      .sort((a, b) => a.interface_name.localeCompare(b.interface_name));
+  },
+});
+
+/** Processes of the host by CPU then memory use; the busiest ones only when there are many. */
+const PROCESS_ROWS = 100;
+
+export const pgSysCpuMemoryByProcess = hostProbe({
+  name: "pg_sys_cpu_memory_by_process",
+  snapshot: false,
+  columns: [
+    { name: "pid", type: "integer" },
+    { name: "name", type: "text" },
+    { name: "running_since_seconds", type: "bigint" },
+    { name: "cpu_usage", type: "double precision" },
+    { name: "memory_usage", type: "double precision" },
+    { name: "memory_bytes", type: "bigint" },
+  ],
+  systemStatsSelect: `pid::int, name::text, running_since_seconds::float8, cpu_usage::float8,
+  memory_usage::float8, memory_bytes::float8`,
+  order: "pid",
+  async local() {
+    const info = await readProcesses();
+    const now = Date.now();
+    return [...info.list]
+      .sort((a, b) => b.cpu - a.cpu || b.memRss - a.memRss)
+      .slice(0, PROCESS_ROWS)
+      .map((process) => {
+        const started = Date.parse(process.started.replace(" ", "T"));
+        return {
+          pid: process.pid,
+          name: process.name,
+          running_since_seconds: Number.isNaN(started)
+            ? null
+            : Math.max(0, Math.floor((now - started) / 1000)),
+          cpu_usage: process.cpu,
+          memory_usage: process.mem,
+          memory_bytes: process.memRss * 1024,
+        };
+      })
+      .sort((a, b) => a.pid - b.pid);
   },
 });

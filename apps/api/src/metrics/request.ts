@@ -1,0 +1,49 @@
+import type { RequestAccess } from "../auth/access.js";
+import { ApiError } from "../http/errors.js";
+
+export const RANGE_SECONDS = { "1h": 3600, "6h": 21600, "24h": 86400, "7d": 604800, "30d": 2592000 } as const;
+
+/** connection_ids wins over connection_id; one of them is required. */
+export function requestedConnections(query: { connection_id?: number; connection_ids?: number[] }): number[] {
+  if (query.connection_ids && query.connection_ids.length > 0) {
+    return query.connection_ids;
+  }
+  if (query.connection_id !== undefined) {
+    return [query.connection_id];
+  }
+  throw new ApiError(400, "Either connection_id or connection_ids is required");
+}
+
+/** 403 for the first connection the caller may not read (unknown ones included). */
+export async function requireReadable(access: RequestAccess, ids: readonly number[]): Promise<void> {
+  for (const id of ids) {
+    await access.require(
+      {
+        connection: { query: "connection_id", level: "read" },
+        message: `Permission denied: you do not have access to connection ${id}`,
+      },
+      id,
+    );
+  }
+}
+
+export function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined || value === "") {
+    throw new ApiError(400, `${what} is required`);
+  }
+  return value;
+}
+
+/** Rounds to `digits` decimals; null stays null. */
+export function round(value: number | null, digits: number): number | null {
+  if (value === null || !Number.isFinite(value)) {
+    return null;
+  }
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+/** RFC 3339 text of an epoch in seconds. */
+export function isoFromEpoch(seconds: number): string {
+  return new Date(seconds * 1000).toISOString();
+}

@@ -1,0 +1,160 @@
+import type {
+  ColumnType,
+  ProbeColumn,
+  ProbeContext,
+  ProbeDefinition,
+  ProbeRow,
+  ProbeScope,
+} from "./types.js";
+
+/**
+ * A stored column read from a system view. `expr` defaults to `<main alias>.<name>`; `needs` lists
+ * the `alias.column` pairs the expression reads (defaults to that one column). When any of them is
+ * missing on the monitored server's version, the column is stored as NULL instead of failing.
+ */
+export interface SourcedColumn extends ProbeColumn {
+  /** An expression, or a function of what exists giving one (null: store NULL). */
+  expr?: string | ((catalogue: Catalogue) => string | null);
+  needs?: readonly string[];
+}
+
+export function columns(type: ColumnType, ...names: string[]): SourcedColumn[] {
+  return names.map((name) => ({ name, type }));
+}
+
+export function column(
+  name: string,
+  type: ColumnType,
+  expr?: SourcedColumn["expr"],
+  needs?: readonly string[],
+): SourcedColumn {
+  return { name, type, expr, needs };
+}
+
+/** What exists on the monitored server: relations (by alias) and their columns. */
+export type Catalogue = (aliasOrColumn: string) => boolean;
+
+export interface RelationProbeOptions extends RelationQuery {
+  name: string;
+  scope: ProbeScope;
+  intervalSeconds: number;
+  retentionDays: number;
+  snapshot?: boolean;
+}
+
+/** A SELECT over system relations, adapted to what exists on the monitored server. */
+export interface RelationQuery {
+  /** alias → relation name in pg_catalog (or `schema.relation`). */
+  relations: Readonly<Record<string, string>>;
+  /** The alias whose absence means "nothing to collect" (an empty run). */
+  main: string;
+  columns: readonly SourcedColumn[];
+  /** FROM clause (with joins), given what exists; `main` always exists when this is called. */
+  from(catalogue: Catalogue): string;
+  /** Extra clauses after FROM (where, order by, limit). */
+  tail?: string | ((catalogue: Catalogue) => string);
+  /** Rows to store besides, or instead of, the query's (e.g. a sentinel row). */
+  finish?(rows: ProbeRow[], context: ProbeContext, catalogue: Catalogue): Promise<ProbeRow[]>;
+}
+
+function quoteLiteral(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** Reads which of the relations exist and their columns, in one catalogue query. */
+export async function readCatalogue(
+  context: ProbeContext,
+  relations: Readonly<Record<string, string>>,
+): Promise<Catalogue> {
+  const entries = Object.entries(relations);
+  const names = entries.map(([, relation]) => (relation.includes(".") ? relation : `pg_catalog.${relation}`));
+  const rows = await context.query(
+    `select r.name::text as name, coalesce(array_agg(a.attname::text) filter (where a.attname is not null), '{}') as cols
+     from unnest(array[${names.map(quoteLiteral).join(", ")}]::text[]) as r(name)
+     join pg_class c on c.oid = to_regclass(r.name)
+     left join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+     group by r.name`,
+  );
+  const found = new Map(rows.map((row) => [String(row.name), new Set(row.cols as string[])]));
+  const available = new Set<string>();
+  entries.forEach(([alias], index) => {
+    const cols = found.get(names[index] as string);
+    if (cols) {
+      available.add(alias);
+      for (const col of cols) {
+        available.add(`${alias}.${col}`);
+      }
+    }
+  });
+  return (key) => available.has(key);
+}
+
+/** SQL cast that makes the driver hand back a storable value of the column's type. */
+function storable(expr: string, type: ColumnType): string {
+  switch (type) {
+    case "bigint":
+    case "numeric":
+      return `(${expr})::numeric::text`;
+    case "integer":
+      return `(${expr})::int`;
+    case "double precision":
+      return `(${expr})::float8`;
+    case "timestamptz":
+      return `(${expr})::timestamptz`;
+    case "text":
+      return `(${expr})::text`;
+    default:
+      return expr;
+  }
+}
+
+/** Builds the SELECT of a relation probe for what the monitored server has. */
+export function relationSelect(options: RelationQuery, catalogue: Catalogue): string {
+  const list = options.columns.map((col) => {
+    let source: string | null;
+    if (typeof col.expr === "function") {
+      source = col.expr(catalogue);
+    } else {
+      const needs = col.needs ?? (col.expr === undefined ? [`${options.main}.${col.name}`] : []);
+      source = needs.every((need) => catalogue(need)) ? (col.expr ?? `${options.main}.${col.name}`) : null;
+    }
+    const expr = source === null ? "null" : storable(source, col.type);
+    return `${expr}::${sqlType(col.type)} as "${col.name}"`;
+  });
+  const tail = typeof options.tail === "function" ? options.tail(catalogue) : (options.tail ?? "");
+  return `select ${list.join(",\n  ")}\nfrom ${options.from(catalogue)} ${tail}`;
+}
+
+/** The type the driver receives: big integers as text so that no digit is lost. */
+function sqlType(type: ColumnType): string {
+  switch (type) {
+    case "bigint":
+    case "numeric":
+      return "text";
+    default:
+      return type;
+  }
+}
+
+/**
+ * A probe over system views that adapts to the server version by looking at which relations and
+ * columns exist, so that a view or column missing on an older (or newer) release never fails it.
+ */
+export function relationProbe(options: RelationProbeOptions): ProbeDefinition {
+  return {
+    name: options.name,
+    scope: options.scope,
+    intervalSeconds: options.intervalSeconds,
+    retentionDays: options.retentionDays,
+    snapshot: options.snapshot ?? false,
+    columns: options.columns.map(({ name, type }) => ({ name, type })),
+    collect: (context) => collectRelation(options, context),
+  };
+}
+
+/** One run of a relation probe: empty when its main relation does not exist on the server. */
+export async function collectRelation(options: RelationQuery, context: ProbeContext): Promise<ProbeRow[]> {
+  const catalogue = await readCatalogue(context, options.relations);
+  const rows = catalogue(options.main) ? await context.query(relationSelect(options, catalogue)) : [];
+  return options.finish ? options.finish(rows, context, catalogue) : rows;
+}

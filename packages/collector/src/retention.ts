@@ -1,0 +1,75 @@
+import { longestRetentionDays, type Sql } from "@dbmon/datastore";
+import type { CollectorLogger } from "./logger.js";
+import type { ProbeDefinition } from "./probes/types.js";
+import { METRICS_DDL_LOCK_KEY, METRICS_SCHEMA } from "./storage.js";
+
+const DAY_MS = 24 * 3600 * 1000;
+const WEEK_MS = 7 * DAY_MS;
+
+function ident(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Monday of a weekly partition `<probe>_YYYYMMDD`, or null for a table not named so. */
+export function partitionWeek(probe: string, partition: string): Date | null {
+  const match = partition.startsWith(`${probe}_`)
+    ? /^(\d{4})(\d{2})(\d{2})$/.exec(partition.slice(probe.length + 1))
+    : null;
+  return match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : null;
+}
+
+/**
+ * Drops whole weekly partitions whose every row is older than the probe's retention: the longest
+ * retention any scope of the probe configuration gives it, else the registry's. For configuration
+ * probes (snapshots), a partition holding some connection's newest snapshot is kept however old,
+ * since that snapshot still describes the server. Returns the dropped partitions.
+ */
+export async function dropExpiredPartitions(
+  sql: Sql,
+  probes: readonly ProbeDefinition[],
+  now: Date,
+  logger: CollectorLogger,
+): Promise<string[]> {
+  const retention = await longestRetentionDays(sql);
+  const dropped: string[] = [];
+  for (const probe of probes) {
+    const days = retention.get(probe.name) ?? probe.retentionDays;
+    const cutoff = now.getTime() - days * DAY_MS;
+    const partitions = await sql<{ name: string }[]>`
+      select c.relname::text as name from pg_inherits i
+      join pg_class c on c.oid = i.inhrelid
+      where i.inhparent = to_regclass(${`${ident(METRICS_SCHEMA)}.${ident(probe.name)}`})`;
+    const expired = partitions
+      .map((partition) => ({ name: partition.name, week: partitionWeek(probe.name, partition.name) }))
+      .filter((partition) => partition.week !== null && partition.week.getTime() + WEEK_MS <= cutoff);
+    if (expired.length === 0) {
+      continue;
+    }
+    const kept = probe.snapshot
+      ? (
+          await sql<{ at_ms: number }[]>`
+            select (extract(epoch from snapshot_collected_at) * 1000)::float8 as at_ms from probe_runs
+            where probe_name = ${probe.name} and snapshot_collected_at is not null`
+        ).map((row) => row.at_ms)
+      : [];
+    const doomed = expired.filter(
+      ({ week }) =>
+        !kept.some((at) => at >= (week as Date).getTime() && at < (week as Date).getTime() + WEEK_MS),
+    );
+    if (doomed.length === 0) {
+      continue;
+    }
+    await sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(${METRICS_DDL_LOCK_KEY})`;
+      for (const { name } of doomed) {
+        await tx.unsafe(`drop table if exists ${ident(METRICS_SCHEMA)}.${ident(name)}`);
+      }
+    });
+    dropped.push(...doomed.map(({ name }) => name));
+    logger.info(
+      { probe: probe.name, partitions: doomed.map(({ name }) => name) },
+      "dropped expired metrics partitions",
+    );
+  }
+  return dropped;
+}
