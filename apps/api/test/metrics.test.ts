@@ -251,7 +251,11 @@ describe("metrics endpoints", () => {
       status: 403,
       body: { error: `Permission denied: you do not have access to connection ${a}` },
     });
-    expect((await error(`${q}?connection_ids=${a},999&probe_name=pg_connectivity`)).status).toBe(403);
+    // An unknown connection is 404 for everyone, before any access decision.
+    expect(await error(`${q}?connection_ids=${a},999&probe_name=pg_connectivity`)).toEqual({
+      status: 404,
+      body: { error: "Connection not found" },
+    });
   });
 
   it("computes baselines from the collected history", async () => {

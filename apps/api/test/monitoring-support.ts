@@ -12,6 +12,10 @@ export async function addConnection(
   options: { owner?: string; shared?: boolean; clusterId?: number } = {},
 ): Promise<number> {
   const owner = options.owner ?? "admin";
+  if (options.clusterId !== undefined) {
+    await t.datastore.sql`insert into clusters (id, name) overriding system value
+      values (${options.clusterId}, ${`cluster-${options.clusterId}`}) on conflict do nothing`;
+  }
   const [row] = await t.datastore.sql<{ id: number }[]>`
     insert into connections (name, host, port, database_name, username, owner_username, is_shared, is_monitored,
       cluster_id)
@@ -21,7 +25,6 @@ export async function addConnection(
   if (!row) {
     throw new Error("insert returned nothing");
   }
-  t.connections.push({ id: row.id, ownerUsername: owner, isShared: options.shared ?? false });
   return row.id;
 }
 

@@ -173,20 +173,14 @@ describe("timeline events", () => {
     expect(hidden.events).toEqual([]);
   });
 
-  it("includes alerts, acknowledgments and blackouts when their tables exist", async () => {
+  it("includes alerts, acknowledgments and blackouts", async () => {
     const other = await addConnection(t, "other", { owner: "root" });
     const sql = t.datastore.sql;
-    await sql`create table if not exists alerts (id serial primary key, connection_id int, title text, severity text,
-      status text, triggered_at timestamptz, cleared_at timestamptz)`;
-    await sql`create table if not exists alert_acknowledgments (id serial primary key, alert_id int, acknowledged_at timestamptz,
-      acknowledged_by text, false_positive boolean, message text)`;
-    await sql`create table if not exists blackouts (id serial primary key, scope text, connection_id int,
-      start_time timestamptz, end_time timestamptz, reason text, created_by text)`;
     const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 1000).toISOString();
     const [alert] = await sql<
       { id: number }[]
-    >`insert into alerts (connection_id, title, severity, status, triggered_at, cleared_at)
-      values (${other}, 'High CPU', 'critical', 'cleared', ${at(50)}, ${at(20)}) returning id`;
+    >`insert into alerts (alert_type, connection_id, title, severity, status, triggered_at, cleared_at)
+      values ('threshold', ${other}, 'High CPU', 'critical', 'cleared', ${at(50)}, ${at(20)}) returning id`;
     await sql`insert into alert_acknowledgments (alert_id, acknowledged_at, acknowledged_by, false_positive, message)
       values (${alert?.id as number}, ${at(30)}, 'root', true, 'benchmark')`;
     await sql`insert into blackouts (scope, connection_id, start_time, end_time, reason, created_by)

@@ -171,14 +171,11 @@ async function restartEvents(sql: Sql, window: EventWindow): Promise<RawEvent[]>
   }));
 }
 
-/** Alerts, acknowledgments and blackouts are the alerting feature's tables; absent, they add nothing. */
+/** Alerts fired and cleared, acknowledgments, and blackouts starting and ending. */
 async function alertEvents(sql: Sql, window: EventWindow, types: Set<EventType>): Promise<RawEvent[]> {
   const events: RawEvent[] = [];
   const params = [window.connectionIds, window.start.toISOString(), window.end.toISOString()];
-  if (
-    (types.has("alert_fired") || types.has("alert_cleared")) &&
-    (await tablesPresent(sql, ["public.alerts"]))
-  ) {
+  if (types.has("alert_fired") || types.has("alert_cleared")) {
     const alerts = await sql.unsafe<
       {
         id: number;
@@ -229,10 +226,7 @@ async function alertEvents(sql: Sql, window: EventWindow, types: Set<EventType>)
       }
     }
   }
-  if (
-    types.has("alert_acknowledged") &&
-    (await tablesPresent(sql, ["public.alerts", "public.alert_acknowledgments"]))
-  ) {
+  if (types.has("alert_acknowledged")) {
     const acks = await sql.unsafe<
       {
         alert_id: number;
@@ -268,10 +262,7 @@ async function alertEvents(sql: Sql, window: EventWindow, types: Set<EventType>)
       });
     }
   }
-  if (
-    (types.has("blackout_started") || types.has("blackout_ended")) &&
-    (await tablesPresent(sql, ["public.blackouts"]))
-  ) {
+  if (types.has("blackout_started") || types.has("blackout_ended")) {
     const blackouts = await sql.unsafe<
       {
         id: number;
