@@ -1,4 +1,4 @@
-import type { Sql } from "@dbmon/datastore";
+import { effectiveProbeConfigs, type Sql } from "@dbmon/datastore";
 import type { EvaluationContext, Rule } from "./context.js";
 import type { AlerterLogger } from "./logger.js";
 import { type MetricValue, metricDefinitions } from "./metrics.js";
@@ -65,19 +65,22 @@ async function metricValues(
 }
 
 /**
- * (now − last run) ÷ interval of each probe that has run on a reachable monitored connection; one
- * value per connection (its stalest probe). Evaluated like any other metric, so the alert clears only
- * when data is fresh again and does not flap.
+ * (now − last run) ÷ interval of each enabled probe that has run on a reachable monitored
+ * connection, with the interval and enablement its probe configuration gives that connection
+ * (the registry's default where none is stored); one value per connection (its stalest probe).
+ * Evaluated like any other metric, so the alert clears only when data is fresh again and does not flap.
  */
 async function staleness(sql: Sql, context: EvaluationContext, settings: EvaluationSettings) {
   const runs = await sql<{ connection_id: number; probe_name: string; age: number }[]>`
     select connection_id, probe_name, extract(epoch from ${context.now.toISOString()}::timestamptz - last_run_at)::float8 as age
     from probe_runs`;
+  const configs = await effectiveProbeConfigs(sql, [...new Set(runs.map((run) => run.connection_id))]);
   const worst = new Map<number, { probe: string; ratio: number }>();
   for (const run of runs) {
     const topology = context.connections.get(run.connection_id);
-    const interval = settings.probeIntervals.get(run.probe_name);
-    if (!topology?.monitored || topology.connectionError !== null || !interval) {
+    const config = configs.get(run.connection_id)?.get(run.probe_name);
+    const interval = config ? config.intervalSeconds : settings.probeIntervals.get(run.probe_name);
+    if (!topology?.monitored || topology.connectionError !== null || !interval || config?.enabled === false) {
       continue;
     }
     const ratio = run.age / interval;

@@ -111,3 +111,35 @@ describe("built-in rules", () => {
     expect(after).toHaveLength(fired.length);
   });
 });
+
+describe("stale metrics", () => {
+  it("follows the probe configuration: a longer interval or a disabled probe is not stale", async () => {
+    const alerter = h.alerter();
+    const c = await addConnection(h.datastore, "stale-check");
+    const sql = h.datastore.sql;
+    const now = new Date();
+    h.clock.set(now);
+    // pg_database (default every 300 s) last ran 20 minutes ago: four intervals late.
+    await sql`insert into probe_runs (connection_id, probe_name, last_run_at)
+      values (${c}, 'pg_database', ${new Date(now.getTime() - 1_200_000).toISOString()})`;
+    const staleOf = () => sql<{ status: string }[]>`
+      select a.status from alerts a join alert_rules r on r.id = a.rule_id
+      where r.name = 'metric_staleness' and a.connection_id = ${c} order by a.id`;
+    await alerter.evaluate();
+    expect((await staleOf()).map((alert) => alert.status)).toEqual(["active"]);
+
+    // A server-scope override every 600 s: twice the interval, under the threshold of 3.
+    await sql`insert into probe_configs (name, collection_interval_seconds, retention_days, scope, scope_id)
+      values ('pg_database', 600, 7, 'server', ${c})`;
+    h.clock.advance(1);
+    await alerter.evaluate();
+    expect((await staleOf()).map((alert) => alert.status)).toEqual(["cleared"]);
+
+    // Disabled at server scope: never stale, however old its last run.
+    await sql`update probe_configs set collection_interval_seconds = 60, is_enabled = false
+      where scope = 'server' and scope_id = ${c}`;
+    h.clock.advance(3600);
+    await alerter.evaluate();
+    expect((await staleOf()).map((alert) => alert.status)).toEqual(["cleared"]);
+  });
+});
