@@ -720,6 +720,7 @@ describe("clusters and cluster groups", () => {
                 owner_username: "root",
                 version: null,
                 os: null,
+                platform: null,
                 spock_node_name: null,
                 spock_version: null,
                 database_name: "postgres",

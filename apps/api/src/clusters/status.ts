@@ -61,6 +61,7 @@ export interface ServerFacts {
   spock_node_name: string | null;
   version: string | null;
   os: string | null;
+  platform: string | null;
   spock_version: string | null;
 }
 
@@ -82,6 +83,7 @@ export async function readServerFacts(sql: Sql): Promise<Map<number, ServerFacts
       ${column(tables?.node_role, latest("pg_node_role", "spock_node_name"))} as spock_node_name,
       ${column(tables?.server_info, latest("pg_server_info", "server_version"))} as version,
       ${column(tables?.os_info, latest("pg_sys_os_info", "name"))} as os,
+      ${column(tables?.os_info, latest("pg_sys_os_info", "architecture"))} as platform,
       ${column(tables?.extension, latest("pg_extension", "extversion", "and m.extname = 'spock'"))} as spock_version
     from connections c`);
   return new Map(rows.map(({ id, ...facts }) => [id, facts]));

@@ -106,6 +106,7 @@ export async function buildTopology(sql: Sql, scope: ClusterScope): Promise<Topo
       owner_username: server.owner_username,
       version: fact?.version ?? null,
       os: fact?.os ?? null,
+      platform: fact?.platform ?? null,
       spock_node_name: fact?.spock_node_name ?? null,
       spock_version: fact?.spock_version ?? null,
       database_name: server.database_name,

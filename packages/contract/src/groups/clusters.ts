@@ -132,6 +132,7 @@ export interface TopologyServer {
   owner_username: string | null;
   version: string | null;
   os: string | null;
+  platform: string | null;
   spock_node_name: string | null;
   spock_version: string | null;
   database_name: string;
@@ -162,6 +163,7 @@ export const TopologyServerSchema: z.ZodType<TopologyServer> = z
       owner_username: z.string().nullable(),
       version: z.string().nullable(),
       os: z.string().nullable(),
+      platform: z.string().nullable().openapi({ description: "CPU architecture of the server's host" }),
       spock_node_name: z.string().nullable(),
       spock_version: z.string().nullable(),
       database_name: z.string(),
