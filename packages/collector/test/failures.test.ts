@@ -1,5 +1,6 @@
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { encryptSecret, loadSecretKey } from "@dbmon/datastore";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { type CollectorLogger, probeRegistry, type RunningCollector, startCollector } from "../src/index.js";
 import { insertConnection, openTestEnvironment, type TestEnvironment, waitFor } from "./support.js";
 
@@ -70,9 +71,24 @@ describe("an unreachable server", () => {
   });
 
   it("a server that never answers delays no other server", async () => {
-    // A TCP port that accepts nothing: 10.255.255.1 is not routable, so connecting hangs until the
-    // connect timeout, while the healthy server keeps being collected every 100 ms.
-    const hanging = await insertConnection(env, { host: "10.255.255.1", database_name: "postgres" });
+    // A loopback port that accepts connections and never answers: the startup handshake hangs until
+    // the connect timeout, while the healthy server keeps being collected every 100 ms.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+    });
+    await new Promise<void>((listening) => silent.listen(0, "127.0.0.1", listening));
+    onTestFinished(() => {
+      for (const socket of sockets) {
+        socket.destroy();
+      }
+      silent.close();
+    });
+    const hanging = await insertConnection(env, {
+      name: "silent",
+      port: (silent.address() as AddressInfo).port,
+      database_name: "postgres",
+    });
     const healthy = await insertConnection(env, { name: "healthy", database_name: "postgres" });
     const since = new Date().toISOString();
     await new Promise((done) => setTimeout(done, 1_500));
