@@ -4,11 +4,12 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { MACHINE_POSTGRES_BIN } from "@dbmon/testing";
 
 const run = promisify(execFile);
 
 /** The machine's PostgreSQL 15; servers run as the `postgres` OS user on private ports and directories. */
-const BIN = "/usr/lib/postgresql/15/bin";
+const BIN = MACHINE_POSTGRES_BIN;
 const OS_USER = "postgres";
 
 export interface TestServer {

@@ -14,7 +14,7 @@ import postgres from "postgres";
 import type { CollectorLogger } from "../src/index.js";
 
 /** The machine's PostgreSQL 15: the monitored server of most tests. */
-export const MONITORED_SERVER_URL = "postgres://postgres@127.0.0.1:5432/postgres";
+export { MACHINE_POSTGRES_URL as MONITORED_SERVER_URL } from "@dbmon/testing";
 
 export const quietLogger: CollectorLogger = process.env.DEBUG_COLLECTOR
   ? {

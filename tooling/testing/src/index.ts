@@ -1,2 +1,8 @@
 export { createTestDatabase, type TestDatabase } from "./database.js";
+export {
+  MACHINE_POSTGRES_BIN,
+  MACHINE_POSTGRES_URL,
+  machinePostgresAvailable,
+  machinePostgresBinariesAvailable,
+} from "./machine-postgres.js";
 export { databaseUrl } from "./urls.js";
