@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { probeRegistry, type RunningCollector, startCollector } from "@dbmon/collector";
 import { encryptSecret, loadSecretKey, type SecretKey } from "@dbmon/datastore";
-import { machinePostgresBinariesAvailable } from "@dbmon/testing";
+import { machinePostgresAvailable, machinePostgresBinariesAvailable } from "@dbmon/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPrimary, startStandby, type TestServer } from "./replication.js";
@@ -53,8 +53,11 @@ interface TopologyCluster {
  * (PostgreSQL 15 servers of this file's own), and two Spock stand-ins; the collector runs and
  * auto-detection must find the clusters, roles and relationships.
  */
-// Runs PostgreSQL 15 binaries of the machine (CI has them); a machine with only Node.js skips this file.
-describe.skipIf(!machinePostgresBinariesAvailable())("cluster auto-detection from collected data", () => {
+// Runs the machine's PostgreSQL 15 binaries and monitors its server (CI has both); a machine with
+// only Node.js skips this file.
+const machinePostgres = machinePostgresBinariesAvailable() && (await machinePostgresAvailable());
+
+describe.skipIf(!machinePostgres)("cluster auto-detection from collected data", () => {
   let t: TestApp;
   let root: TestUser;
   let dataDir: string;
