@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTestDatabase, type TestDatabase } from "@dbmon/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
 const apiDir = fileURLToPath(new URL("..", import.meta.url));
 
@@ -16,13 +16,26 @@ interface Finished {
 }
 
 /** Runs `dbmon` from source with a clean environment plus `env`. */
+const children: ChildProcess[] = [];
+
 function dbmon(args: string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
     cwd: apiDir,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  children.push(child);
+  return child;
 }
+
+// A test that fails half-way must not leave a server, collector or alerter running.
+afterEach(() => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+    }
+  }
+});
 
 function finished(child: ChildProcess): Promise<Finished> {
   let stdout = "";
