@@ -68,6 +68,15 @@ async function collectUntil(t: TestApp, id: number, ready: (info: ServerInfo) =>
   }
 }
 
+const emptyDbServer = {
+  version: null,
+  cluster_name: null,
+  data_directory: null,
+  max_connections: null,
+  max_wal_senders: null,
+  max_replication_slots: null,
+};
+
 const emptyInfo = (id: number) => ({
   connection_id: id,
   collected_at: null,
@@ -87,22 +96,8 @@ const emptyInfo = (id: number) => ({
     swap_used_bytes: null,
     disks: [],
   },
-  dbserver: {
-    version: null,
-    cluster_name: null,
-    data_directory: null,
-    max_connections: null,
-    max_wal_senders: null,
-    max_replication_slots: null,
-  },
-  postgresql: {
-    version: null,
-    cluster_name: null,
-    data_directory: null,
-    max_connections: null,
-    max_wal_senders: null,
-    max_replication_slots: null,
-  },
+  dbserver: emptyDbServer,
+  postgresql: emptyDbServer,
   databases: [],
   extensions: [],
   key_settings: [],

@@ -17,9 +17,9 @@ export interface RuleRow {
   created_at: string | Date;
 }
 
-export function presentRule(row: RuleRow) {
+/** What a rule is and does by default, as both the rule and the override listings show it. */
+export function ruleDefaults(row: RuleRow) {
   return {
-    id: row.id,
     name: row.name,
     description: row.description,
     category: row.category,
@@ -30,6 +30,13 @@ export function presentRule(row: RuleRow) {
     default_severity: row.default_severity,
     default_enabled: row.default_enabled,
     default_duration_seconds: row.default_duration_seconds,
+  };
+}
+
+export function presentRule(row: RuleRow) {
+  return {
+    id: row.id,
+    ...ruleDefaults(row),
     required_extension: row.required_extension,
     is_built_in: row.is_built_in,
     created_at: iso(row.created_at),

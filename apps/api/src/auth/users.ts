@@ -168,3 +168,17 @@ export class UserDirectory {
     return hashPassword(password);
   }
 }
+
+/** A user as the API and the command line show it (never the password hash). */
+export function presentUser(user: User) {
+  return {
+    id: user.id,
+    username: user.username,
+    display_name: user.displayName,
+    email: user.email,
+    annotation: user.annotation,
+    enabled: user.enabled,
+    is_superuser: user.isSuperuser,
+    is_service_account: user.isServiceAccount,
+  };
+}

@@ -1,24 +1,11 @@
 import type { Command } from "commander";
 import type { AuthService } from "../auth/service.js";
-import { type User, UserRefusal } from "../auth/users.js";
+import { presentUser, type User, UserRefusal } from "../auth/users.js";
 import { CommandError, print, withAuth } from "./context.js";
 import { readNewPassword } from "./password.js";
 
 interface JsonOption {
   json?: boolean;
-}
-
-function describe(user: User) {
-  return {
-    id: user.id,
-    username: user.username,
-    display_name: user.displayName,
-    email: user.email,
-    annotation: user.annotation,
-    enabled: user.enabled,
-    is_superuser: user.isSuperuser,
-    is_service_account: user.isServiceAccount,
-  };
 }
 
 async function requireUser(auth: AuthService, username: string): Promise<User> {
@@ -75,7 +62,7 @@ export function registerUserCommands(program: Command): void {
               throw refusal(error);
             }),
         );
-        print(options.json, describe(created), `created user ${created.username} (id ${created.id})`);
+        print(options.json, presentUser(created), `created user ${created.username} (id ${created.id})`);
       },
     );
 
@@ -90,7 +77,7 @@ export function registerUserCommands(program: Command): void {
           `${String(u.id).padStart(4)}  ${u.username.padEnd(24)} ${u.enabled ? "enabled " : "disabled"}` +
           `${u.isSuperuser ? "  superuser" : ""}${u.isServiceAccount ? "  service account" : ""}`,
       );
-      print(options.json, { users: users.map(describe) }, lines.join("\n") || "no users");
+      print(options.json, { users: users.map(presentUser) }, lines.join("\n") || "no users");
     });
 
   user

@@ -3,6 +3,16 @@ import { ApiError } from "../http/errors.js";
 
 export const RANGE_SECONDS = { "1h": 3600, "6h": 21600, "24h": 86400, "7d": 604800, "30d": 2592000 } as const;
 
+/**
+ * The window a summary covers, in epoch seconds, and the width of its sampling steps (a sixtieth of
+ * the range, at least ten seconds).
+ */
+export function summaryWindow(now: Date, timeRange: keyof typeof RANGE_SECONDS) {
+  const end = now.getTime() / 1000;
+  const range = RANGE_SECONDS[timeRange];
+  return { start: end - range, width: Math.max(range / 60, 10) };
+}
+
 /** connection_ids wins over connection_id; one of them is required. */
 export function requestedConnections(query: { connection_id?: number; connection_ids?: number[] }): number[] {
   if (query.connection_ids && query.connection_ids.length > 0) {

@@ -1,5 +1,5 @@
 import { listAlertOverrides } from "@dbmon/contract";
-import type { RuleRow } from "../../alerting/rules.js";
+import { type RuleRow, ruleDefaults } from "../../alerting/rules.js";
 import { scopeVisible } from "../../alerting/scopes.js";
 import { guarded } from "../../auth/guard.js";
 import type { App } from "../../http/app-type.js";
@@ -31,16 +31,7 @@ export function registerListAlertOverrides(app: App): void {
     return c.json(
       rows.map((row) => ({
         rule_id: row.id,
-        name: row.name,
-        description: row.description,
-        category: row.category,
-        metric_name: row.metric_name,
-        metric_unit: row.metric_unit,
-        default_operator: row.default_operator,
-        default_threshold: row.default_threshold,
-        default_severity: row.default_severity,
-        default_enabled: row.default_enabled,
-        default_duration_seconds: row.default_duration_seconds,
+        ...ruleDefaults(row),
         has_override: row.has_override,
         override_operator: row.o_operator,
         override_threshold: row.o_threshold,

@@ -2,7 +2,7 @@ import { getDatabaseSummaries } from "@dbmon/contract";
 import { guarded } from "../../auth/guard.js";
 import type { App } from "../../http/app-type.js";
 import { ApiError } from "../../http/errors.js";
-import { isoFromEpoch, RANGE_SECONDS, requireReadable, round } from "../../metrics/request.js";
+import { isoFromEpoch, requireReadable, round, summaryWindow } from "../../metrics/request.js";
 import { bucketAverages, databaseTotals, hitRatio, transactionRates } from "../../metrics/snapshots.js";
 
 export function registerGetDatabaseSummaries(app: App): void {
@@ -16,10 +16,7 @@ export function registerGetDatabaseSummaries(app: App): void {
     await requireReadable(c.get("access"), [connectionId]);
     const { datastore, clock } = c.get("services");
     const { sql } = datastore;
-    const end = clock.now().getTime() / 1000;
-    const range = RANGE_SECONDS[query.time_range];
-    const start = end - range;
-    const width = Math.max(range / 60, 10);
+    const { start, width } = summaryWindow(clock.now(), query.time_range);
     const [tables] = await sql<{ database: boolean; tables: boolean }[]>`
       select to_regclass('metrics.pg_database') is not null as database,
         to_regclass('metrics.pg_stat_all_tables') is not null as tables`;

@@ -3,10 +3,10 @@ import { guarded } from "../../auth/guard.js";
 import type { App } from "../../http/app-type.js";
 import {
   isoFromEpoch,
-  RANGE_SECONDS,
   requestedConnections,
   requireReadable,
   round,
+  summaryWindow,
 } from "../../metrics/request.js";
 import { bucketAverages, databaseTotals, hitRatio, transactionRates } from "../../metrics/snapshots.js";
 
@@ -19,10 +19,7 @@ export function registerGetPerformanceSummary(app: App): void {
     await requireReadable(c.get("access"), ids);
     const { datastore, clock } = c.get("services");
     const { sql } = datastore;
-    const end = clock.now().getTime() / 1000;
-    const range = RANGE_SECONDS[query.time_range];
-    const start = end - range;
-    const width = Math.max(range / 60, 10);
+    const { start, width } = summaryWindow(clock.now(), query.time_range);
     const [tables] = await sql<{ database: boolean; checkpointer: boolean }[]>`
       select to_regclass('metrics.pg_database') is not null as database,
         to_regclass('metrics.pg_stat_checkpointer') is not null as checkpointer`;

@@ -1,7 +1,7 @@
 import { listUsers } from "@dbmon/contract";
 import { guarded } from "../../auth/guard.js";
+import { presentUser } from "../../auth/users.js";
 import type { App } from "../../http/app-type.js";
-import { presentUser } from "./present.js";
 
 export function registerListUsers(app: App): void {
   app.openapi(guarded(listUsers, { permission: "manage_users" }), async (c) => {

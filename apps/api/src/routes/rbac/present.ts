@@ -15,19 +15,6 @@ export function asApiError(error: unknown): unknown {
   return error;
 }
 
-export function presentUser(user: User) {
-  return {
-    id: user.id,
-    username: user.username,
-    display_name: user.displayName,
-    email: user.email,
-    annotation: user.annotation,
-    enabled: user.enabled,
-    is_superuser: user.isSuperuser,
-    is_service_account: user.isServiceAccount,
-  };
-}
-
 export function presentGroup(group: Group, memberCount: number) {
   return {
     id: group.id,
