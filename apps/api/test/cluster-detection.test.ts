@@ -101,12 +101,14 @@ describe.skipIf(!machinePostgres)("cluster auto-detection from collected data", 
     dataDir = await mkdtemp(join(tmpdir(), "dbmon-detect-"));
     secretKey = await loadSecretKey({ dataDir });
 
-    [primary, publisher, subscriber] = await Promise.all([
+    let spockServer: TestServer;
+    [primary, publisher, subscriber, spockServer] = await Promise.all([
       startPrimary("replica"),
       startPrimary("logical"),
       startPrimary("replica"),
+      startPrimary("replica"),
     ]);
-    servers.push(primary, publisher, subscriber);
+    servers.push(primary, publisher, subscriber, spockServer);
     standby = await startStandby(primary);
     servers.push(standby);
 
@@ -118,17 +120,15 @@ describe.skipIf(!machinePostgres)("cluster auto-detection from collected data", 
       "create table items (id int primary key)",
       `create subscription items_sub connection 'host=127.0.0.1 port=${publisher.port} dbname=postgres user=postgres' publication items_pub`,
     ]);
-    // Two Spock nodes, as databases on the shared test server.
+    // Two Spock nodes, as databases on a server of their own: server-wide facts (replication slots,
+    // publications of other test files) on the shared test server must not change their roles.
     for (const [index, node] of ["n1", "n2"].entries()) {
-      const name = `${t.database.name}_spock_${node}`;
-      await exec(t.database.serverUrl, [`create database "${name}"`]);
+      const name = `spock_${node}`;
+      await exec(spockServer.url, [`create database "${name}"`]);
       spockDatabases.push(name);
-      await exec(
-        t.database.serverUrl.replace(/\/postgres$/, `/${name}`),
-        SPOCK_STAND_IN(1000 + 10 * index, node),
-      );
+      await exec(spockServer.url.replace(/\/postgres$/, `/${name}`), SPOCK_STAND_IN(1000 + 10 * index, node));
     }
-    const serverPort = Number(new URL(t.database.serverUrl).port || 5432);
+    const serverPort = spockServer.port;
 
     await addConnection("app-primary", primary.port);
     await addConnection("app-standby", standby.port);
@@ -152,11 +152,6 @@ describe.skipIf(!machinePostgres)("cluster auto-detection from collected data", 
     const steps: (() => unknown)[] = [
       () => collector?.stop(),
       () => Promise.all(servers.map((server) => server.stop())),
-      async () => {
-        for (const name of spockDatabases) {
-          await exec(t.database.serverUrl, [`drop database if exists "${name}" with (force)`]);
-        }
-      },
       () => t?.close(),
       () => rm(dataDir, { recursive: true, force: true }),
     ];
