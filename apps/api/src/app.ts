@@ -5,6 +5,7 @@ import { handleError, validationHook } from "./http/errors.js";
 import { unmatchedRequestHandler } from "./http/method-not-allowed.js";
 import {
   corsForOrigin,
+  forgetAccessAfterWrites,
   limitBodySize,
   logRequests,
   provideServices,
@@ -20,6 +21,7 @@ export function createApp(services: Services): App {
   app.use("*", requestId());
   app.use("*", provideServices(services));
   app.use("*", logRequests);
+  app.use("*", forgetAccessAfterWrites);
   app.use("*", securityHeaders(services.config));
   app.use("*", serviceDescLink);
   if (services.config.corsOrigin) {

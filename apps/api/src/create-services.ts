@@ -6,12 +6,14 @@ import {
   type SecretKey,
 } from "@dbmon/datastore";
 import { createLlmClient } from "@dbmon/llm";
+import { AccessCache } from "./auth/access-cache.js";
 import type { ConnectionCatalog } from "./auth/privileges.js";
 import { AuthService } from "./auth/service.js";
 import type { Config } from "./config.js";
 import { datastoreConnectionCatalog } from "./connections/catalog.js";
 import { ConnectionStore } from "./connections/store.js";
 import type { Logger } from "./logger.js";
+import { ServerInfoDocuments } from "./server-info/documents.js";
 import type { Clock, Services } from "./services.js";
 
 export interface ServiceBase {
@@ -21,8 +23,8 @@ export interface ServiceBase {
   clock: Clock;
   /** The key for secrets at rest; loaded from the configuration when absent. */
   secretKey?: SecretKey;
-  /** What the authorization layer knows of connections; the datastore's by default. */
-  catalog?: ConnectionCatalog;
+  /** What the authorization layer knows of connections: the datastore's catalog, or this extension of it. */
+  extendCatalog?: (stored: ConnectionCatalog) => ConnectionCatalog;
 }
 
 /** Everything the API's handlers use, built from the configuration and an open datastore. */
@@ -30,11 +32,15 @@ export async function createServices(base: ServiceBase): Promise<Services> {
   const { config, datastore, logger, clock } = base;
   const secretKey =
     base.secretKey ?? (await loadSecretKey({ secret: config.secret, dataDir: config.dataDir }));
+  const cache = new AccessCache();
+  await cache.listen(datastore);
+  const stored = datastoreConnectionCatalog(datastore, cache);
   const auth = new AuthService({
     datastore,
     clock,
     config,
-    connections: base.catalog ?? datastoreConnectionCatalog(datastore),
+    cache,
+    connections: base.extendCatalog?.(stored) ?? stored,
   });
   await auth.registerMcpItems();
   const llm = config.llm ? createLlmClient(config.llm) : null;
@@ -50,5 +56,6 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     outboundHosts: createOutboundHostPolicy({ allowed: config.notificationAllowedHosts }),
     llm,
     connections: new ConnectionStore(datastore, secretKey),
+    serverInfo: new ServerInfoDocuments(datastore),
   };
 }

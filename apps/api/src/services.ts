@@ -5,6 +5,7 @@ import type { AuthService } from "./auth/service.js";
 import type { Config } from "./config.js";
 import type { ConnectionStore } from "./connections/store.js";
 import type { Logger } from "./logger.js";
+import type { ServerInfoDocuments } from "./server-info/documents.js";
 
 /** Supplies the current time; tests inject a controllable one. */
 export interface Clock {
@@ -33,6 +34,8 @@ export interface Services {
   llm: LlmClient | null;
   /** Monitored connections and each credential's selected connection. */
   connections: ConnectionStore;
+  /** What was collected about each connection's server (GET /server-info/{id}). */
+  serverInfo: ServerInfoDocuments;
 }
 
 export interface AiFeatures {

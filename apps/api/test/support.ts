@@ -4,7 +4,6 @@ import { createApp } from "../src/app.js";
 import type { AdminPermission } from "../src/auth/model.js";
 import type { ConnectionCatalog, ConnectionInfo } from "../src/auth/privileges.js";
 import { type Config, loadConfig } from "../src/config.js";
-import { datastoreConnectionCatalog } from "../src/connections/catalog.js";
 import { createServices } from "../src/create-services.js";
 import type { App } from "../src/http/app-type.js";
 import { createLogger } from "../src/logger.js";
@@ -54,12 +53,11 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const clock = options.clock ?? { now: () => new Date() };
   // Connections the tests register by hand, besides those in the datastore.
   const connections: ConnectionInfo[] = [];
-  const stored = datastoreConnectionCatalog(datastore);
-  const catalog: ConnectionCatalog = {
+  const extendCatalog = (stored: ConnectionCatalog): ConnectionCatalog => ({
     get: async (id) => connections.find((c) => c.id === id) ?? (await stored.get(id)),
     list: async () => [...connections, ...(await stored.list())],
-  };
-  const services = await createServices({ config, datastore, logger, clock, catalog });
+  });
+  const services = await createServices({ config, datastore, logger, clock, extendCatalog });
   return {
     app: createApp(services),
     services,

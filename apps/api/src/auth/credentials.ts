@@ -1,6 +1,7 @@
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, desc, eq, inArray, lte, notInArray } from "drizzle-orm";
 import type { Clock } from "../services.js";
+import type { AccessCache } from "./access-cache.js";
 import { generateToken, hashToken } from "./secrets.js";
 import type { User } from "./users.js";
 
@@ -15,6 +16,13 @@ export interface Caller {
   username: string;
   isSuperuser: boolean;
   credential: { kind: "session" } | { kind: "service_token"; tokenId: number };
+}
+
+/** What a stored credential says, whether or not it still stands for its user. */
+export interface ResolvedCredential {
+  caller: Caller;
+  expiresAt: Date | null;
+  userEnabled: boolean;
 }
 
 export interface IssuedSession {
@@ -33,6 +41,7 @@ export class CredentialStore {
   constructor(
     private readonly datastore: Datastore,
     private readonly clock: Clock,
+    private readonly cache: AccessCache,
   ) {}
 
   /** Starts a session; a user keeps at most 10, the ones expiring soonest give way. */
@@ -55,7 +64,9 @@ export class CredentialStore {
   }
 
   async endSession(token: string): Promise<void> {
-    await this.datastore.db.delete(sessions).where(eq(sessions.tokenHash, hashToken(token)));
+    const tokenHash = hashToken(token);
+    await this.datastore.db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
+    this.cache.credentials.delete(tokenHash);
   }
 
   async issueServiceToken(owner: User, annotation: string, expiresAt: Date | null): Promise<IssuedToken> {
@@ -78,40 +89,61 @@ export class CredentialStore {
       .delete(serviceTokens)
       .where(eq(serviceTokens.id, id))
       .returning({ id: serviceTokens.id });
+    // Only the hash is known here, not which cached token it was: forget them all.
+    this.cache.credentials.clear();
     return deleted.length > 0;
   }
 
   /**
    * The caller a token stands for: a service token first, then a session. Unknown, expired or
-   * revoked tokens and tokens of disabled users stand for nobody.
+   * revoked tokens and tokens of disabled users stand for nobody. Known tokens are remembered
+   * briefly (see AccessCache); expiry is checked on every use.
    */
   async resolve(token: string): Promise<Caller | undefined> {
     const tokenHash = hashToken(token);
-    const now = this.clock.now();
+    const found = await this.cache.credentials.get(
+      tokenHash,
+      () => this.lookup(tokenHash),
+      (resolved) => resolved !== undefined,
+    );
+    if (!found) {
+      return undefined;
+    }
+    if (found.expiresAt !== null && found.expiresAt <= this.clock.now()) {
+      this.cache.credentials.delete(tokenHash);
+      if (found.caller.credential.kind === "session") {
+        await this.datastore.db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
+      }
+      return undefined;
+    }
+    return found.userEnabled ? found.caller : undefined;
+  }
+
+  private async lookup(tokenHash: string): Promise<ResolvedCredential | undefined> {
     const [service] = await this.datastore.db
       .select({ id: serviceTokens.id, expiresAt: serviceTokens.expiresAt, user: users })
       .from(serviceTokens)
       .innerJoin(users, eq(users.id, serviceTokens.userId))
       .where(eq(serviceTokens.tokenHash, tokenHash));
     if (service) {
-      const expired = service.expiresAt !== null && service.expiresAt <= now;
-      return expired || !service.user.enabled
-        ? undefined
-        : callerOf(service.user, { kind: "service_token", tokenId: service.id });
+      return {
+        caller: callerOf(service.user, { kind: "service_token", tokenId: service.id }),
+        expiresAt: service.expiresAt,
+        userEnabled: service.user.enabled,
+      };
     }
     const [session] = await this.datastore.db
       .select({ expiresAt: sessions.expiresAt, user: users })
       .from(sessions)
       .innerJoin(users, eq(users.id, sessions.userId))
       .where(eq(sessions.tokenHash, tokenHash));
-    if (!session) {
-      return undefined;
-    }
-    if (session.expiresAt <= now) {
-      await this.datastore.db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
-      return undefined;
-    }
-    return session.user.enabled ? callerOf(session.user, { kind: "session" }) : undefined;
+    return (
+      session && {
+        caller: callerOf(session.user, { kind: "session" }),
+        expiresAt: session.expiresAt,
+        userEnabled: session.user.enabled,
+      }
+    );
   }
 
   /** Service tokens of every user, newest first, with their owners. */

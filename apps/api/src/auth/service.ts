@@ -1,6 +1,7 @@
 import type { Datastore } from "@dbmon/datastore";
 import type { Config } from "../config.js";
 import type { Clock } from "../services.js";
+import type { AccessCache } from "./access-cache.js";
 import { trustedProxyMatcher } from "./client-address.js";
 import { type Caller, CredentialStore, type IssuedSession } from "./credentials.js";
 import { GroupDirectory } from "./groups.js";
@@ -20,6 +21,8 @@ export interface AuthServiceOptions {
   datastore: Datastore;
   clock: Clock;
   config: Pick<Config, "trustedProxies" | "loginThrottle" | "lockoutAfterFailedAttempts">;
+  /** Access facts kept in memory; the connection catalog should share it. */
+  cache: AccessCache;
   connections?: ConnectionCatalog;
 }
 
@@ -38,12 +41,14 @@ export class AuthService {
   readonly throttle: LoginThrottle;
   readonly connections: ConnectionCatalog;
   readonly isTrustedProxy: (address: string) => boolean;
+  readonly cache: AccessCache;
 
   constructor(private readonly options: AuthServiceOptions) {
     const { datastore, clock } = options;
     this.users = new UserDirectory(datastore, clock, loadCommonPasswords());
     this.groups = new GroupDirectory(datastore);
-    this.credentials = new CredentialStore(datastore, clock);
+    this.cache = options.cache;
+    this.credentials = new CredentialStore(datastore, clock, options.cache);
     this.scopes = new ScopeStore(datastore);
     this.throttle = new LoginThrottle(datastore, clock);
     this.connections = options.connections ?? noConnections;
@@ -83,8 +88,16 @@ export class AuthService {
     return { outcome: "ok", session: await this.credentials.startSession(user.id) };
   }
 
-  /** Everything the caller may do: group grants (nested groups included) and the token's scope. */
-  async privilegesOf(caller: Caller): Promise<EffectivePrivileges> {
+  /**
+   * Everything the caller may do: group grants (nested groups included) and the token's scope.
+   * Remembered briefly per user and credential (see AccessCache).
+   */
+  privilegesOf(caller: Caller): Promise<EffectivePrivileges> {
+    const credential = caller.credential.kind === "service_token" ? caller.credential.tokenId : "session";
+    return this.cache.privileges.get(`${caller.userId}:${credential}`, () => this.lookupPrivileges(caller));
+  }
+
+  private async lookupPrivileges(caller: Caller): Promise<EffectivePrivileges> {
     const groups = await this.groups.groupsOfUser(caller.userId);
     const [grants, grantedById, scope] = await Promise.all([
       this.groups.grantsOf(groups.map((group) => group.id)),

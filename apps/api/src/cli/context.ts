@@ -1,4 +1,5 @@
 import { openDatastore } from "@dbmon/datastore";
+import { AccessCache } from "../auth/access-cache.js";
 import { AuthService } from "../auth/service.js";
 import { loadConfig } from "../config.js";
 import { createLogger } from "../logger.js";
@@ -21,7 +22,8 @@ export async function withAuth<T>(run: (auth: AuthService) => Promise<T>): Promi
     logger,
   });
   try {
-    const auth = new AuthService({ datastore, clock: systemClock, config });
+    // One command, no requests to serve: nothing needs to listen for other processes' changes.
+    const auth = new AuthService({ datastore, clock: systemClock, config, cache: new AccessCache() });
     await auth.registerMcpItems();
     return await run(auth);
   } finally {

@@ -20,6 +20,23 @@ export function provideServices(services: Services): MiddlewareHandler<AppEnv> {
   };
 }
 
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * A state-changing request may have changed who may do what: the access cache is dropped before
+ * its response is sent, so the caller's next request sees its own change. Changes made by other
+ * processes arrive by NOTIFY (see AccessCache).
+ */
+export const forgetAccessAfterWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
+  try {
+    await next();
+  } finally {
+    if (!SAFE_METHODS.has(c.req.method)) {
+      c.get("services").auth.cache.clear();
+    }
+  }
+};
+
 export function securityHeaders(config: Config): MiddlewareHandler {
   return secureHeaders({
     xContentTypeOptions: "nosniff",
@@ -62,12 +79,19 @@ export const serviceDescLink: MiddlewareHandler = async (c, next) => {
   }
 };
 
-export const limitBodySize: MiddlewareHandler = bodyLimit({
+const limitBody: MiddlewareHandler = bodyLimit({
   maxSize: MAX_BODY_BYTES,
   onError: () => {
     throw new ApiError(413, "Request body too large (max 1MB)");
   },
 });
+
+/**
+ * Bodies over 1 MB are refused. GET and HEAD requests carry none, and are let through without
+ * looking: the check builds the full Fetch Request, which costs a read request most of its time.
+ */
+export const limitBodySize: MiddlewareHandler = (c, next) =>
+  c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next);
 
 /** One structured line per request: never the query string, headers or body. */
 export const logRequests: MiddlewareHandler<AppEnv> = async (c, next) => {

@@ -1,5 +1,4 @@
 import { getConnectionContext } from "@dbmon/contract";
-import { readServerInfo } from "@dbmon/datastore";
 import { guarded } from "../../auth/guard.js";
 import type { App } from "../../http/app-type.js";
 import { ApiError } from "../../http/errors.js";
@@ -17,8 +16,8 @@ function versionNumber(version: string | null): number | null {
 export function registerGetConnectionContext(app: App): void {
   app.openapi(guarded(getConnectionContext, { connection: { param: "id", level: "read" } }), async (c) => {
     const { id } = c.req.valid("param");
-    const { datastore, connections } = c.get("services");
-    const [row, info] = await Promise.all([connections.get(id), readServerInfo(datastore, id)]);
+    const { connections, serverInfo } = c.get("services");
+    const [row, info] = await Promise.all([connections.get(id), serverInfo.read(id)]);
     if (!row || !info) {
       throw new ApiError(404, "Connection not found");
     }

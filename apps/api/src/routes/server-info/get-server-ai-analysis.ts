@@ -17,6 +17,7 @@ export function registerGetServerAiAnalysis(app: App): void {
       connectionId,
       signal: c.req.raw.signal,
       loadDatabases: async () =>
+        // Read afresh, not the reused document: an analysis is kept for five minutes.
         ((await readServerInfo(datastore, connectionId))?.databases ?? []).map((database) => ({
           name: database.name,
           size_bytes: database.size_bytes,

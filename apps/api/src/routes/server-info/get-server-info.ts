@@ -1,5 +1,4 @@
 import { getServerInfo } from "@dbmon/contract";
-import { readServerInfo } from "@dbmon/datastore";
 import { guarded } from "../../auth/guard.js";
 import type { App } from "../../http/app-type.js";
 import { ApiError } from "../../http/errors.js";
@@ -8,7 +7,7 @@ export function registerGetServerInfo(app: App): void {
   app.openapi(
     guarded(getServerInfo, { connection: { param: "connection_id", level: "read" } }),
     async (c) => {
-      const info = await readServerInfo(c.get("services").datastore, c.req.valid("param").connection_id);
+      const info = await c.get("services").serverInfo.read(c.req.valid("param").connection_id);
       if (!info) {
         throw new ApiError(404, "Connection not found");
       }

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+
+// Who may do what is kept in memory (AccessCache): these tests show that no change is ever missed.
+
+let t: TestApp;
+let other: TestApp;
+let admin: TestUser;
+let connectionId: number;
+
+const status = async (app: TestApp, path: string, token: string) =>
+  (await requestJson(app.app, path, { token })).status;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  // A second API process on the same datastore, with its own cache.
+  other = await buildTestApp({ database: t.database });
+  admin = await createUser(t, "root", { superuser: true });
+  const [row] = await t.datastore.sql<{ id: number }[]>`
+    insert into connections (name, host, port, database_name, username, owner_username, is_shared)
+    values ('orders', '127.0.0.1', 5432, 'postgres', 'postgres', 'root', false) returning id`;
+  connectionId = (row as { id: number }).id;
+});
+
+afterAll(async () => {
+  await other.close();
+  await t.close();
+});
+
+describe("changes made through the API", () => {
+  it("apply to the very next request: disabling a user ends its sessions and tokens", async () => {
+    const user = await createUser(t, "dora");
+    expect(await status(t, "/api/v1/capabilities", user.token)).toBe(200);
+    const disabled = await requestJson(t.app, `/api/v1/rbac/users/${user.id}`, {
+      method: "PUT",
+      token: admin.token,
+      body: { enabled: false },
+    });
+    expect(disabled.status).toBe(200);
+    expect(await status(t, "/api/v1/capabilities", user.token)).toBe(401);
+  });
+
+  it("apply to the very next request: a revoked token and a logged-out session stand for nobody", async () => {
+    const user = await createUser(t, "erin");
+    const issued = await requestJson(t.app, "/api/v1/rbac/tokens", {
+      method: "POST",
+      token: admin.token,
+      body: { owner_username: "erin", annotation: "ci" },
+    });
+    expect(issued.status).toBe(201);
+    const token = (await issued.json()) as { id: number; token: string };
+    expect(await status(t, "/api/v1/capabilities", token.token)).toBe(200);
+    const revoked = await requestJson(t.app, `/api/v1/rbac/tokens/${token.id}`, {
+      method: "DELETE",
+      token: admin.token,
+    });
+    expect(revoked.status).toBe(204);
+    expect(await status(t, "/api/v1/capabilities", token.token)).toBe(401);
+
+    expect(await status(t, "/api/v1/capabilities", user.token)).toBe(200);
+    const logout = await requestJson(t.app, "/api/v1/auth/logout", { method: "POST", token: user.token });
+    expect(logout.status).toBe(200);
+    expect(await status(t, "/api/v1/capabilities", user.token)).toBe(401);
+  });
+
+  it("apply to the very next request: granting and revoking a group's access to a connection", async () => {
+    const user = await createUser(t, "fred");
+    const path = `/api/v1/server-info/${connectionId}`;
+    expect(await status(t, path, user.token)).toBe(403);
+    const group = (await (
+      await requestJson(t.app, "/api/v1/rbac/groups", {
+        method: "POST",
+        token: admin.token,
+        body: { name: "readers" },
+      })
+    ).json()) as { id: number };
+    const added = await requestJson(t.app, `/api/v1/rbac/groups/${group.id}/members`, {
+      method: "POST",
+      token: admin.token,
+      body: { user_id: user.id },
+    });
+    expect(added.status).toBe(204);
+    const granted = await requestJson(t.app, `/api/v1/rbac/groups/${group.id}/privileges/connections`, {
+      method: "POST",
+      token: admin.token,
+      body: { connection_id: connectionId, access_level: "read" },
+    });
+    expect(granted.status).toBe(204);
+    expect(await status(t, path, user.token)).toBe(200);
+    const revoked = await requestJson(
+      t.app,
+      `/api/v1/rbac/groups/${group.id}/privileges/connections/${connectionId}`,
+      { method: "DELETE", token: admin.token },
+    );
+    expect(revoked.status).toBe(204);
+    expect(await status(t, path, user.token)).toBe(403);
+  });
+
+  it("apply to the very next request: a deleted connection is not found", async () => {
+    const [row] = await t.datastore.sql<{ id: number }[]>`
+      insert into connections (name, host, port, database_name, username, owner_username)
+      values ('doomed', '127.0.0.1', 5432, 'postgres', 'postgres', 'root') returning id`;
+    const id = (row as { id: number }).id;
+    await expect.poll(() => status(t, `/api/v1/server-info/${id}`, admin.token)).toBe(200);
+    const deleted = await requestJson(t.app, `/api/v1/connections/${id}`, {
+      method: "DELETE",
+      token: admin.token,
+    });
+    expect(deleted.status).toBe(204);
+    expect(await status(t, `/api/v1/server-info/${id}`, admin.token)).toBe(404);
+  });
+});
+
+describe("changes made elsewhere", () => {
+  it("reach another API process on the same datastore", async () => {
+    const user = await createUser(t, "gina");
+    expect(await status(other, "/api/v1/capabilities", user.token)).toBe(200);
+    const disabled = await requestJson(t.app, `/api/v1/rbac/users/${user.id}`, {
+      method: "PUT",
+      token: admin.token,
+      body: { enabled: false },
+    });
+    expect(disabled.status).toBe(200);
+    await expect.poll(() => status(other, "/api/v1/capabilities", user.token)).toBe(401);
+  });
+
+  it("reach the API when written straight to the datastore", async () => {
+    const user = await createUser(t, "hank");
+    const path = `/api/v1/server-info/${connectionId}`;
+    expect(await status(t, path, user.token)).toBe(403);
+    await t.datastore.sql`update connections set is_shared = true where id = ${connectionId}`;
+    await expect.poll(() => status(t, path, user.token)).toBe(200);
+    await t.datastore.sql`update connections set is_shared = false where id = ${connectionId}`;
+    await expect.poll(() => status(t, path, user.token)).toBe(403);
+    await t.datastore.sql`delete from sessions where user_id = ${user.id}`;
+    await expect.poll(() => status(t, "/api/v1/capabilities", user.token)).toBe(401);
+  });
+});
+
+describe("what is kept", () => {
+  it("nothing for unknown tokens, however many are tried", async () => {
+    const before = t.services.auth.cache.credentials.size;
+    for (let i = 0; i < 50; i++) {
+      expect(await status(t, "/api/v1/capabilities", `unknown-token-${i}`)).toBe(401);
+    }
+    expect(t.services.auth.cache.credentials.size).toBe(before);
+  });
+});
