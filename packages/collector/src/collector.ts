@@ -44,6 +44,14 @@ export interface CollectorOptions {
   runTimeoutSeconds?: number;
   /** A session to a monitored server unused this long is closed. Default 60. */
   idleSessionSeconds?: number;
+  /**
+   * The first runs of a connection's probes are spread over a window, each probe and connection at
+   * its own offset, so that a start with many connections is not one burst (its results all in
+   * memory at once) and a connection's probes rarely need more than one session at a time. The
+   * window grows by 0.3 s per connection this process collects, up to this many seconds (and at
+   * most each probe's interval). Default 30.
+   */
+  maxFirstRunSpreadSeconds?: number;
   /** First retry delay after a connection failure, doubled up to `backoffMaxSeconds`. Default 5. */
   backoffInitialSeconds?: number;
   /** Default 300. */
@@ -77,6 +85,8 @@ export interface RunningCollector {
 }
 
 const PARTITION_CHECK_MS = 3600 * 1000;
+/** With 100 connections, first runs spread over 30 s: measured to keep the start under 200 MB. */
+const FIRST_RUN_SPREAD_PER_CONNECTION_SECONDS = 0.3;
 
 /** Starts collecting every monitored connection this process wins a lease for. */
 export async function startCollector(options: CollectorOptions): Promise<RunningCollector> {
@@ -122,11 +132,13 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       connectTimeoutSeconds: options.connectTimeoutSeconds ?? 10,
       runTimeoutSeconds: options.runTimeoutSeconds ?? 60,
       idleSessionSeconds: options.idleSessionSeconds ?? 60,
+      firstRunSpreadSeconds: () => firstRunSpreadSeconds,
       backoffInitialSeconds: options.backoffInitialSeconds ?? 5,
       backoffMaxSeconds: options.backoffMaxSeconds ?? 300,
     },
   };
   const monitors = new Map<number, ConnectionMonitor>();
+  let firstRunSpreadSeconds = 0;
   let stopped = false;
   let pollTimer: NodeJS.Timeout | undefined;
   let takeoverTimer: NodeJS.Timeout | undefined;
@@ -138,6 +150,10 @@ export async function startCollector(options: CollectorOptions): Promise<Running
         sslkey, sslrootcert, is_local, connection_error
       from connections where id = any(${leases.owned}::int[]) and is_monitored`;
     const wanted = new Map(rows.map((row) => [row.id, row]));
+    firstRunSpreadSeconds = Math.min(
+      options.maxFirstRunSpreadSeconds ?? 30,
+      FIRST_RUN_SPREAD_PER_CONNECTION_SECONDS * wanted.size,
+    );
     configs = await effectiveProbeConfigs(sql, [...wanted.keys()]);
     const stopping: Promise<void>[] = [];
     for (const [id, monitor] of monitors) {

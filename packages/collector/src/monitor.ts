@@ -19,6 +19,8 @@ export interface MonitorSettings {
   connectTimeoutSeconds: number;
   runTimeoutSeconds: number;
   idleSessionSeconds: number;
+  /** The window first runs are spread over now (it grows with the number of connections). */
+  firstRunSpreadSeconds(): number;
   backoffInitialSeconds: number;
   backoffMaxSeconds: number;
 }
@@ -32,6 +34,7 @@ export interface MonitorDeps {
 }
 
 const SYSTEM_STATS_PROBE_FUNCTION = "pg_sys_os_info";
+const GOLDEN_RATIO_FRACTION = 0.618_033_988_75;
 
 /**
  * Collects one connection: each probe on its own timer, a run never overlapping the previous run of
@@ -125,7 +128,10 @@ export class ConnectionMonitor {
       return;
     }
     const last = this.lastStartedAt.get(probe.name);
-    const delay = last === undefined ? 0 : Math.max(0, last + schedule.intervalSeconds * 1000 - Date.now());
+    const delay =
+      last === undefined
+        ? this.firstRunOffsetMs(probe, schedule)
+        : Math.max(0, last + schedule.intervalSeconds * 1000 - Date.now());
     const timer = setTimeout(() => {
       this.timers.delete(probe.name);
       this.lastStartedAt.set(probe.name, Date.now());
@@ -139,6 +145,12 @@ export class ConnectionMonitor {
     }, delay);
     timer.unref();
     this.timers.set(probe.name, timer);
+  }
+
+  private firstRunOffsetMs(probe: ProbeDefinition, schedule: ProbeSchedule): number {
+    const { probes, firstRunSpreadSeconds } = this.deps.settings;
+    const windowMs = Math.min(firstRunSpreadSeconds(), schedule.intervalSeconds) * 1000;
+    return firstRunOffsetMs(probes.indexOf(probe), probes.length, this.connection.id, windowMs);
   }
 
   private async runProbe(probe: ProbeDefinition): Promise<void> {
@@ -307,6 +319,21 @@ export class ConnectionMonitor {
     const password = this.target.password;
     return password ? message.replaceAll(password, "********") : message;
   }
+}
+
+/**
+ * Where in the spread window a probe first runs: the probes of a connection evenly apart, and each
+ * connection's pattern shifted by a fraction of the window derived from its id (golden-ratio steps
+ * keep neighbouring ids far apart). Later runs keep this phase, since they follow the last start.
+ */
+export function firstRunOffsetMs(
+  probeIndex: number,
+  probeCount: number,
+  connectionId: number,
+  windowMs: number,
+): number {
+  const position = probeIndex / probeCount + connectionId * GOLDEN_RATIO_FRACTION;
+  return Math.floor((position % 1) * windowMs);
 }
 
 /** Marks collector queries so that they can be told apart in pg_stat_activity. */

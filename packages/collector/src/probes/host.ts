@@ -14,9 +14,34 @@ import {
 import type { ProbeColumn, ProbeContext, ProbeDefinition, ProbeRow } from "./types.js";
 
 /**
+ * How long one reading of the collector's own host serves every connection on that host. Without
+ * it, many servers on one host would each read it (process tables, file systems) at the same time:
+ * the same figures, at a cost in memory and CPU that grows with the number of connections.
+ */
+const LOCAL_READING_REUSE_MS = 5_000;
+
+/** `read`, called at most once per reuse period; callers in between share its result. */
+export function sharedReading(read: () => Promise<ProbeRow[]>): () => Promise<ProbeRow[]> {
+  let latest: { rows: Promise<ProbeRow[]>; at: number } | undefined;
+  return () => {
+    const now = performance.now();
+    if (!latest || now - latest.at >= LOCAL_READING_REUSE_MS) {
+      const reading = { rows: read(), at: now };
+      reading.rows.catch(() => {
+        if (latest === reading) {
+          latest = undefined;
+        }
+      });
+      latest = reading;
+    }
+    return latest.rows;
+  };
+}
+
+/**
  * Host probes (D6): from the `system_stats` extension when its functions exist on the monitored
  * server; otherwise, for a server on the collector's own host, from that host through
- * `systeminformation`; otherwise nothing.
+ * `systeminformation` (one reading shared by every connection on it); otherwise nothing.
  */
 function hostProbe(options: {
   name: string;
@@ -27,6 +52,7 @@ function hostProbe(options: {
   order?: string;
   local(): Promise<ProbeRow[]>;
 }): ProbeDefinition {
+  const local = sharedReading(options.local);
   return {
     name: options.name,
     scope: "host",
@@ -40,7 +66,7 @@ function hostProbe(options: {
         const order = options.order ? ` order by ${options.order}` : "";
         return context.query(`select ${options.systemStatsSelect} from ${schema}.${options.name}()${order}`);
       }
-      return context.isLocalHost ? options.local() : null;
+      return context.isLocalHost ? local() : null;
     },
   };
 }
