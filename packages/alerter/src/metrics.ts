@@ -128,10 +128,13 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
           order by connection_id, database_name, value desc`,
   },
   "pg_sys_cpu_usage_info.processor_time_percent": {
+    // processor_time_percent is a Windows counter: system_stats on Linux and macOS, and the
+    // collector's own reading of its host, leave it null and give the idle share instead.
     tables: ["pg_sys_cpu_usage_info"],
-    sql: `select connection_id, null::text as database_name, null::text as object_name,
-            processor_time_percent::float8 as value
-          from ${latestServer("pg_sys_cpu_usage_info", "30 minutes")} a where processor_time_percent is not null`,
+    sql: `select connection_id, null::text as database_name, null::text as object_name, value from (
+            select connection_id, coalesce(processor_time_percent, 100 - idle_mode_percent)::float8 as value
+            from ${latestServer("pg_sys_cpu_usage_info", "30 minutes")} a) busy
+          where value is not null`,
   },
   "pg_sys_memory_info.used_percent": {
     tables: ["pg_sys_memory_info"],

@@ -143,3 +143,30 @@ describe("stale metrics", () => {
     expect((await staleOf()).map((alert) => alert.status)).toEqual(["cleared"]);
   });
 });
+
+describe("collected rows", () => {
+  const statusOf = async (rule: string, c: number) =>
+    (
+      await h.datastore.sql<{ status: string; object_name: string | null; metric_value: number }[]>`
+        select a.status, a.object_name, a.metric_value from alerts a join alert_rules r on r.id = a.rule_id
+        where r.name = ${rule} and a.connection_id = ${c} order by a.id`
+    ).map((alert) => [alert.status, alert.object_name, alert.metric_value]);
+
+  it("CPU use is 100 − idle where processor_time_percent is null (system_stats on Linux, the local host)", async () => {
+    const alerter = h.alerter();
+    const c = await addConnection(h.datastore, "linux-host");
+    const sql = h.datastore.sql;
+    const now = new Date();
+    h.clock.set(now);
+    await sql`insert into metrics.pg_sys_cpu_usage_info (connection_id, collected_at, processor_time_percent, idle_mode_percent)
+      values (${c}, ${new Date(now.getTime() - 1000).toISOString()}, null, 7.5)`;
+    await alerter.evaluate();
+    expect(await statusOf("cpu_usage_high", c)).toEqual([["active", null, 92.5]]);
+
+    h.clock.advance(60);
+    await sql`insert into metrics.pg_sys_cpu_usage_info (connection_id, collected_at, processor_time_percent, idle_mode_percent)
+      values (${c}, ${now.toISOString()}, null, 70)`;
+    await alerter.evaluate();
+    expect(await statusOf("cpu_usage_high", c)).toEqual([["cleared", null, 92.5]]);
+  });
+});
