@@ -169,4 +169,33 @@ describe("collected rows", () => {
     await alerter.evaluate();
     expect(await statusOf("cpu_usage_high", c)).toEqual([["cleared", null, 92.5]]);
   });
+
+  it("a later run that found nothing supersedes the rows of the run before it", async () => {
+    const alerter = h.alerter();
+    const c = await addConnection(h.datastore, "emptied");
+    const sql = h.datastore.sql;
+    const t0 = new Date();
+    h.clock.set(t0);
+    const first = new Date(t0.getTime() - 2000).toISOString();
+    const recordRun = (probe: string, at: string) => sql`
+      insert into probe_runs (connection_id, probe_name, last_run_at) values (${c}, ${probe}, ${at})
+      on conflict (connection_id, probe_name) do update set last_run_at = excluded.last_run_at`;
+    await sql`insert into metrics.pg_replication_slots (connection_id, collected_at, slot_name, active, retained_bytes)
+      values (${c}, ${first}, 'forgotten', false, 0)`;
+    await sql`insert into metrics.spock_exception_log (connection_id, database_name, collected_at, error_message)
+      values (${c}, 'app', ${first}, 'conflict')`;
+    await recordRun("pg_replication_slots", first);
+    await recordRun("spock_exception_log", first);
+    await alerter.evaluate();
+    expect(await statusOf("replication_slot_inactive", c)).toEqual([["active", "forgotten", 1]]);
+    expect(await statusOf("spock_recent_exceptions_present", c)).toEqual([["active", null, 1]]);
+
+    // The slot was dropped and the exceptions left the probe's window: the next runs store no rows.
+    const second = new Date(t0.getTime() - 1000).toISOString();
+    await recordRun("pg_replication_slots", second);
+    await recordRun("spock_exception_log", second);
+    await alerter.evaluate();
+    expect(await statusOf("replication_slot_inactive", c)).toEqual([["cleared", "forgotten", 1]]);
+    expect(await statusOf("spock_recent_exceptions_present", c)).toEqual([["cleared", null, 1]]);
+  });
 });
