@@ -3,10 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { probeRegistry, type RunningCollector, startCollector } from "@dbmon/collector";
 import { encryptSecret, loadSecretKey, type SecretKey } from "@dbmon/datastore";
-import { machinePostgresAvailable, machinePostgresBinariesAvailable } from "@dbmon/testing";
+import {
+  machinePostgresAvailable,
+  machinePostgresBinariesAvailable,
+  startPrimary,
+  startStandby,
+  type TestServer,
+} from "@dbmon/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPrimary, startStandby, type TestServer } from "./replication.js";
 import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
 
 // Stands in for the Spock extension: the catalog tables pg_node_role reads.
@@ -151,7 +156,7 @@ describe.skipIf(!machinePostgres)("cluster auto-detection from collected data", 
     // Every step runs even when an earlier one fails: no server may outlive the file.
     const steps: (() => unknown)[] = [
       () => collector?.stop(),
-      () => Promise.all(servers.map((server) => server.stop())),
+      () => Promise.all(servers.map((server) => server.remove())),
       () => t?.close(),
       () => rm(dataDir, { recursive: true, force: true }),
     ];

@@ -17,6 +17,17 @@ export interface MetricValue {
   value: number;
 }
 
+/**
+ * Whether a later run of the probe (up to the evaluation time) superseded rows collected at
+ * `t.collected_at`. A run that finds nothing (no replication slot left, no standby attached, no
+ * recent Spock exception, nothing in one database) stores no rows, only its time in `probe_runs`:
+ * without this, the previous run's rows would stand for the whole freshness window and keep their
+ * alerts open for up to 15 minutes after the condition ended.
+ */
+const superseded = (table: string) => `exists (
+     select 1 from probe_runs r where r.connection_id = t.connection_id and r.probe_name = '${table}'
+       and r.last_run_at > t.collected_at and r.last_run_at <= $1::timestamptz)`;
+
 /** Rows of the latest collection per connection (server-scoped tables) within a freshness window. */
 const latestServer = (table: string, window: string, where = "true") => `
   (select t.* from metrics.${table} t
@@ -24,7 +35,7 @@ const latestServer = (table: string, window: string, where = "true") => `
          where collected_at > $1::timestamptz - interval '${window}' and collected_at <= $1::timestamptz
          group by connection_id) l
      on l.connection_id = t.connection_id and l.at = t.collected_at
-   where ${where})`;
+   where ${where} and not ${superseded(table)})`;
 
 /** Rows of the latest collection per (connection, database) of a database-scoped table. */
 const latestDatabase = (table: string, window: string) => `
@@ -32,7 +43,8 @@ const latestDatabase = (table: string, window: string) => `
    join (select connection_id, database_name, max(collected_at) as at from metrics.${table}
          where collected_at > $1::timestamptz - interval '${window}' and collected_at <= $1::timestamptz
          group by connection_id, database_name) l
-     on l.connection_id = t.connection_id and l.database_name = t.database_name and l.at = t.collected_at)`;
+     on l.connection_id = t.connection_id and l.database_name = t.database_name and l.at = t.collected_at
+   where not ${superseded(table)})`;
 
 /** The latest stored value of a setting (pg_settings is stored only when it changes). */
 const setting = (name: string, fallback: number) => `
@@ -128,10 +140,13 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
           order by connection_id, database_name, value desc`,
   },
   "pg_sys_cpu_usage_info.processor_time_percent": {
+    // processor_time_percent is a Windows counter: system_stats on Linux and macOS, and the
+    // collector's own reading of its host, leave it null and give the idle share instead.
     tables: ["pg_sys_cpu_usage_info"],
-    sql: `select connection_id, null::text as database_name, null::text as object_name,
-            processor_time_percent::float8 as value
-          from ${latestServer("pg_sys_cpu_usage_info", "30 minutes")} a where processor_time_percent is not null`,
+    sql: `select connection_id, null::text as database_name, null::text as object_name, value from (
+            select connection_id, coalesce(processor_time_percent, 100 - idle_mode_percent)::float8 as value
+            from ${latestServer("pg_sys_cpu_usage_info", "30 minutes")} a) busy
+          where value is not null`,
   },
   "pg_sys_memory_info.used_percent": {
     tables: ["pg_sys_memory_info"],

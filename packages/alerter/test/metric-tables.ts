@@ -26,7 +26,10 @@ const tables: Record<string, { database: boolean; columns: string }> = {
     database: false,
     columns: "mount_point text, total_space bigint, used_space bigint, free_space bigint",
   },
-  pg_sys_cpu_usage_info: { database: false, columns: "processor_time_percent double precision" },
+  pg_sys_cpu_usage_info: {
+    database: false,
+    columns: "processor_time_percent double precision, idle_mode_percent double precision",
+  },
   pg_sys_memory_info: {
     database: false,
     columns: "total_memory bigint, used_memory bigint, free_memory bigint",

@@ -143,3 +143,59 @@ describe("stale metrics", () => {
     expect((await staleOf()).map((alert) => alert.status)).toEqual(["cleared"]);
   });
 });
+
+describe("collected rows", () => {
+  const statusOf = async (rule: string, c: number) =>
+    (
+      await h.datastore.sql<{ status: string; object_name: string | null; metric_value: number }[]>`
+        select a.status, a.object_name, a.metric_value from alerts a join alert_rules r on r.id = a.rule_id
+        where r.name = ${rule} and a.connection_id = ${c} order by a.id`
+    ).map((alert) => [alert.status, alert.object_name, alert.metric_value]);
+
+  it("CPU use is 100 − idle where processor_time_percent is null (system_stats on Linux, the local host)", async () => {
+    const alerter = h.alerter();
+    const c = await addConnection(h.datastore, "linux-host");
+    const sql = h.datastore.sql;
+    const now = new Date();
+    h.clock.set(now);
+    await sql`insert into metrics.pg_sys_cpu_usage_info (connection_id, collected_at, processor_time_percent, idle_mode_percent)
+      values (${c}, ${new Date(now.getTime() - 1000).toISOString()}, null, 7.5)`;
+    await alerter.evaluate();
+    expect(await statusOf("cpu_usage_high", c)).toEqual([["active", null, 92.5]]);
+
+    h.clock.advance(60);
+    await sql`insert into metrics.pg_sys_cpu_usage_info (connection_id, collected_at, processor_time_percent, idle_mode_percent)
+      values (${c}, ${now.toISOString()}, null, 70)`;
+    await alerter.evaluate();
+    expect(await statusOf("cpu_usage_high", c)).toEqual([["cleared", null, 92.5]]);
+  });
+
+  it("a later run that found nothing supersedes the rows of the run before it", async () => {
+    const alerter = h.alerter();
+    const c = await addConnection(h.datastore, "emptied");
+    const sql = h.datastore.sql;
+    const t0 = new Date();
+    h.clock.set(t0);
+    const first = new Date(t0.getTime() - 2000).toISOString();
+    const recordRun = (probe: string, at: string) => sql`
+      insert into probe_runs (connection_id, probe_name, last_run_at) values (${c}, ${probe}, ${at})
+      on conflict (connection_id, probe_name) do update set last_run_at = excluded.last_run_at`;
+    await sql`insert into metrics.pg_replication_slots (connection_id, collected_at, slot_name, active, retained_bytes)
+      values (${c}, ${first}, 'forgotten', false, 0)`;
+    await sql`insert into metrics.spock_exception_log (connection_id, database_name, collected_at, error_message)
+      values (${c}, 'app', ${first}, 'conflict')`;
+    await recordRun("pg_replication_slots", first);
+    await recordRun("spock_exception_log", first);
+    await alerter.evaluate();
+    expect(await statusOf("replication_slot_inactive", c)).toEqual([["active", "forgotten", 1]]);
+    expect(await statusOf("spock_recent_exceptions_present", c)).toEqual([["active", null, 1]]);
+
+    // The slot was dropped and the exceptions left the probe's window: the next runs store no rows.
+    const second = new Date(t0.getTime() - 1000).toISOString();
+    await recordRun("pg_replication_slots", second);
+    await recordRun("spock_exception_log", second);
+    await alerter.evaluate();
+    expect(await statusOf("replication_slot_inactive", c)).toEqual([["cleared", "forgotten", 1]]);
+    expect(await statusOf("spock_recent_exceptions_present", c)).toEqual([["cleared", null, 1]]);
+  });
+});

@@ -9,14 +9,15 @@ import {
   type SecretKey,
 } from "@dbmon/datastore";
 import { createTestDatabase, type TestDatabase } from "@dbmon/testing";
-import { type RunningAlerter, silentAlerterLogger, startAlerter } from "../src/index.js";
+import { type AlerterOptions, type RunningAlerter, silentAlerterLogger, startAlerter } from "../src/index.js";
 
 export interface Harness {
   database: TestDatabase;
   datastore: Datastore;
   secretKey: SecretKey;
   clock: { now(): Date; set(date: Date): void; advance(seconds: number): void };
-  alerter(): RunningAlerter;
+  /** An alerter on the harness clock that evaluates only when told (cooldown and anomalies tunable). */
+  alerter(options?: Pick<AlerterOptions, "cooldownSeconds" | "anomaly">): RunningAlerter;
   close(): Promise<void>;
 }
 
@@ -46,8 +47,9 @@ export async function createHarness(): Promise<Harness> {
     datastore,
     secretKey,
     clock,
-    alerter() {
+    alerter(options = {}) {
       const alerter = startAlerter({
+        ...options,
         datastore,
         logger: silentAlerterLogger,
         secretKey,

@@ -5,4 +5,10 @@ export {
   machinePostgresAvailable,
   machinePostgresBinariesAvailable,
 } from "./machine-postgres.js";
+export {
+  type ServerSettings,
+  startPrimary,
+  startStandby,
+  type TestServer,
+} from "./private-postgres.js";
 export { databaseUrl } from "./urls.js";

@@ -4,7 +4,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { MACHINE_POSTGRES_BIN } from "@dbmon/testing";
+import { MACHINE_POSTGRES_BIN } from "./machine-postgres.js";
+import { databaseUrl } from "./urls.js";
 
 const run = promisify(execFile);
 
@@ -12,12 +13,26 @@ const run = promisify(execFile);
 const BIN = MACHINE_POSTGRES_BIN;
 const OS_USER = "postgres";
 
+/** A PostgreSQL 15 server of a test's own (trust authentication on 127.0.0.1). */
 export interface TestServer {
   port: number;
   dataDir: string;
+  /** URL of its `postgres` database. */
   url: string;
+  /** URL of another of its databases. */
+  urlOf(database: string): string;
+  /** Stops the server (fast shutdown), keeping its data. */
   stop(): Promise<void>;
+  /** Starts it again after `stop()`. */
+  start(): Promise<void>;
+  /** A restart, which applies settings that need one (ALTER SYSTEM of max_connections, ...). */
+  restart(): Promise<void>;
+  /** Stops it at once and deletes its directory. */
+  remove(): Promise<void>;
 }
+
+/** Settings appended to postgresql.conf (later lines win over earlier ones). */
+export type ServerSettings = Readonly<Record<string, string | number>>;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -49,47 +64,70 @@ async function privateDir(): Promise<{ root: string; data: string }> {
   return { root, data: join(root, "data") };
 }
 
-function settings(port: number, root: string, walLevel: "replica" | "logical"): string {
-  return [
-    `port = ${port}`,
-    "listen_addresses = '127.0.0.1'",
-    `unix_socket_directories = '${root}'`,
-    `wal_level = ${walLevel}`,
-    "max_wal_senders = 5",
-    "max_replication_slots = 5",
-    "max_connections = 30",
-    "shared_buffers = 16MB",
-    "fsync = off",
-    "synchronous_commit = off",
-    "hot_standby = on",
-    "",
-  ].join("\n");
+function settings(
+  port: number,
+  root: string,
+  walLevel: "replica" | "logical",
+  extra: ServerSettings,
+): string {
+  const base: ServerSettings = {
+    port,
+    listen_addresses: "'127.0.0.1'",
+    unix_socket_directories: `'${root}'`,
+    wal_level: walLevel,
+    max_wal_senders: 5,
+    max_replication_slots: 5,
+    max_connections: 30,
+    shared_buffers: "16MB",
+    fsync: "off",
+    synchronous_commit: "off",
+    hot_standby: "on",
+  };
+  return `${Object.entries({ ...base, ...extra })
+    .map(([name, value]) => `${name} = ${value}`)
+    .join("\n")}\n`;
 }
 
 async function start(root: string, data: string, port: number): Promise<TestServer> {
-  await asPostgres("pg_ctl", ["-D", data, "-l", join(root, "server.log"), "-w", "-t", "60", "start"]);
+  const log = join(root, "server.log");
+  const pgCtl = (...args: string[]) => asPostgres("pg_ctl", ["-D", data, "-w", "-t", "60", ...args]);
+  await pgCtl("-l", log, "start");
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
     port,
     dataDir: data,
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    async stop() {
-      await asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+    url,
+    urlOf: (database) => databaseUrl(url, database),
+    stop: async () => {
+      await pgCtl("-m", "fast", "stop");
+    },
+    start: async () => {
+      await pgCtl("-l", log, "start");
+    },
+    restart: async () => {
+      await pgCtl("-m", "fast", "-l", log, "restart");
+    },
+    async remove() {
+      await pgCtl("-m", "immediate", "stop").catch(() => {});
       await rm(root, { recursive: true, force: true });
     },
   };
 }
 
 /** A new primary server (trust authentication on 127.0.0.1, replication allowed). */
-export async function startPrimary(walLevel: "replica" | "logical"): Promise<TestServer> {
+export async function startPrimary(
+  walLevel: "replica" | "logical",
+  extra: ServerSettings = {},
+): Promise<TestServer> {
   const { root, data } = await privateDir();
   const port = await freePort();
   await asPostgres("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-N", "--encoding=UTF8"]);
-  await writeFile(join(data, "postgresql.conf"), settings(port, root, walLevel), { flag: "a" });
+  await writeFile(join(data, "postgresql.conf"), settings(port, root, walLevel, extra), { flag: "a" });
   return start(root, data, port);
 }
 
 /** A streaming standby of `primary`, cloned with pg_basebackup. */
-export async function startStandby(primary: TestServer): Promise<TestServer> {
+export async function startStandby(primary: TestServer, extra: ServerSettings = {}): Promise<TestServer> {
   const { root, data } = await privateDir();
   const port = await freePort();
   await asPostgres("pg_basebackup", [
@@ -107,6 +145,6 @@ export async function startStandby(primary: TestServer): Promise<TestServer> {
     "-N",
   ]);
   // Later settings win: the copied configuration still names the primary's port and socket.
-  await writeFile(join(data, "postgresql.conf"), settings(port, root, "replica"), { flag: "a" });
+  await writeFile(join(data, "postgresql.conf"), settings(port, root, "replica", extra), { flag: "a" });
   return start(root, data, port);
 }
