@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { probeRegistry } from "@dbmon/collector";
 import { createOutboundHostPolicy, type Datastore, type HostPolicy, type SecretKey } from "@dbmon/datastore";
 import { type AnomalySettings, defaultAnomalySettings, evaluateAnomalies } from "./anomaly.js";
+import { calculateBaselines } from "./baselines.js";
 import { EvaluationContext } from "./context.js";
 import { evaluateConnections, evaluateThresholds } from "./evaluate.js";
 import type { AlerterLogger } from "./logger.js";
@@ -28,7 +29,12 @@ export interface AlerterOptions {
   reminderSeconds?: number;
   /** Tier-1 anomaly detection; false turns it off (default: on, sensitivity 3, 30 samples / 1 h warm-up). */
   anomaly?: Partial<AnomalySettings> | false;
-  /** Run the periodic tasks (default true); false leaves every pass to evaluate()/dispatch()/remind(). */
+  /** Seconds between recalculations of the anomaly baselines from the collected history (default 3600). */
+  baselineSeconds?: number;
+  /**
+   * Run the periodic tasks (default true); false leaves every pass to evaluate()/dispatch()/remind()/
+   * calculateBaselines().
+   */
   timers?: boolean;
   /** A cleared alert does not fire again for the same key within this many seconds (default 300). */
   cooldownSeconds?: number;
@@ -41,12 +47,18 @@ export interface RunningAlerter {
   dispatch(): Promise<number>;
   /** Queues due reminders. */
   remind(): Promise<number>;
+  /**
+   * Recalculates the anomaly baselines from the collected history now; false when another alerter is
+   * recalculating them (or anomaly detection is off).
+   */
+  calculateBaselines(): Promise<boolean>;
   stop(): Promise<void>;
 }
 
 /**
  * Starts the alerter: periodic evaluation of threshold rules and connection errors (blackouts,
- * overrides and durations applied), blackout schedules, reminders and the notification queue.
+ * overrides and durations applied), anomaly baselines and detection, blackout schedules, reminders
+ * and the notification queue.
  * Several alerters may share a datastore: alerts, windows and notifications are each created and
  * sent once (D11).
  */
@@ -64,21 +76,29 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
   const running = new Set<Promise<unknown>>();
   let stopped = false;
 
+  const anomaly = options.anomaly === false ? undefined : { ...defaultAnomalySettings, ...options.anomaly };
+  const baselineSeconds = options.baselineSeconds ?? 3600;
+
   const evaluate = async () => {
     const now = clock.now();
     await runSchedules(sql, now, logger);
     const context = await EvaluationContext.load(sql, now);
     await evaluateConnections(sql, context, logger);
     const values = await evaluateThresholds(sql, context, settings, logger);
-    if (options.anomaly !== false) {
-      await evaluateAnomalies(
-        sql,
-        context,
-        values,
-        { ...defaultAnomalySettings, ...options.anomaly },
-        logger,
-      );
+    if (anomaly) {
+      await evaluateAnomalies(sql, context, values, anomaly, logger);
     }
+  };
+  const recalculate = async (unlessWithinSeconds?: number) => {
+    if (!anomaly) {
+      return false;
+    }
+    const started = performance.now();
+    const run = await calculateBaselines(sql, clock.now(), anomaly, logger, unlessWithinSeconds);
+    if (run) {
+      logger.info({ ...run, ms: Math.round(performance.now() - started) }, "anomaly baselines calculated");
+    }
+    return run !== undefined;
   };
   const dispatch = () =>
     dispatchDue({ sql, secretKey: options.secretKey, hosts, now: clock.now(), instanceId });
@@ -113,6 +133,11 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
     );
     every(options.dispatchSeconds ?? 15, dispatch, "dispatch");
     every(options.reminderSeconds ?? 3600, remind, "remind");
+    if (anomaly) {
+      // At start and then periodically; alerters sharing the datastore skip baselines another one
+      // has just calculated.
+      every(baselineSeconds, () => recalculate(baselineSeconds), "baselines");
+    }
   }
   logger.info({ instanceId }, "alerter started");
 
@@ -120,6 +145,7 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
     evaluate,
     dispatch,
     remind,
+    calculateBaselines: () => recalculate(),
     async stop() {
       stopped = true;
       for (const timer of timers) {

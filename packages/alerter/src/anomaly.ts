@@ -6,14 +6,18 @@ import type { MetricValue } from "./metrics.js";
 import { enqueue } from "./notify/queue.js";
 
 export interface AnomalySettings {
-  /** |z| above this is an anomaly (default 3). */
+  /** |z| above this is an anomaly (default 3); history further out than this is left out of baselines. */
   sensitivity: number;
-  /** Samples a baseline needs before it is used (default 30). */
+  /** Samples a series' history needs before its baselines are used (default 30). */
   warmupSamples: number;
-  /** Time a baseline must span before it is used (default 1 hour). */
+  /** Time a series' history must span (up to now) before its baselines are used (default 1 hour). */
   warmupSeconds: number;
   /** The smallest standard deviation used, as a fraction of |mean| (default 0.05): flat series stay quiet. */
   varianceFloor: number;
+  /** Days of collected history the baselines are calculated from (default 7). */
+  lookbackDays: number;
+  /** Samples an hour of the day or day of the week needs for a baseline of its own (default 3). */
+  periodSamples: number;
 }
 
 export const defaultAnomalySettings: AnomalySettings = {
@@ -21,25 +25,98 @@ export const defaultAnomalySettings: AnomalySettings = {
   warmupSamples: 30,
   warmupSeconds: 3600,
   varianceFloor: 0.05,
+  lookbackDays: 7,
+  periodSamples: 3,
 };
 
 interface Baseline {
+  connection_id: number;
+  database_name: string;
+  metric_name: string;
+  object_name: string;
+  period: "all" | "hour_of_day" | "day_of_week";
+  period_value: number;
+  time_zone: string;
   mean: number;
   stddev: number;
   sample_count: number;
   first_sample_at: string;
+  /** Its samples fell on two days at least (in its time zone). */
+  recurring: boolean;
 }
+
+const baselineKey = (connectionId: number, database: string, metric: string, object: string) =>
+  `${connectionId}|${database}|${metric}|${object}`;
 
 /** The series a value belongs to: the metric, plus the object for per-object metrics. */
 const seriesName = (metric: string, value: MetricValue) =>
   value.object_name ? `${metric}#${value.object_name}` : metric;
 
+/** The standard deviation a z-score divides by: never below the variance floor. */
+const spreadOf = (baseline: Baseline, settings: AnomalySettings) =>
+  Math.max(baseline.stddev, Math.abs(baseline.mean) * settings.varianceFloor);
+
 /**
- * Tier 1 anomaly detection: each value is scored against its series' baseline (running mean and
- * standard deviation of earlier evaluations) before being added to it. Baselines in warm-up, and
- * series whose spread is below the variance floor, produce nothing. An anomalous value opens (or
+ * The stored baselines that apply now, by series: the whole window's and, in each connection's time
+ * zone, the current hour of the day's and day of the week's. An hour's samples from one day are one
+ * occurrence (an incident, say); on two days they make a pattern.
+ */
+async function currentBaselines(sql: Sql, now: Date): Promise<Map<string, Baseline[]>> {
+  const rows = await sql<Baseline[]>`
+    select connection_id, database_name, metric_name, object_name, period, period_value, time_zone, mean, stddev,
+      sample_count, first_sample_at,
+      (first_sample_at at time zone time_zone)::date <> (last_sample_at at time zone time_zone)::date as recurring
+    from metric_baselines
+    where period = 'all'
+      or (period = 'hour_of_day' and period_value = extract(hour from ${now.toISOString()}::timestamptz at time zone time_zone))
+      or (period = 'day_of_week' and period_value = extract(dow from ${now.toISOString()}::timestamptz at time zone time_zone))`;
+  const bySeries = new Map<string, Baseline[]>();
+  for (const row of rows) {
+    const key = baselineKey(row.connection_id, row.database_name, row.metric_name, row.object_name);
+    bySeries.set(key, [...(bySeries.get(key) ?? []), row]);
+  }
+  return bySeries;
+}
+
+/**
+ * What a value now is compared with, once the series' history is warm: the hour-of-day or
+ * day-of-week baseline, when there is one recurring and with a spread to divide by; of the
+ * two, the narrower, which is the period that best describes the series at this time (a nightly batch
+ * narrows the hour, a quiet weekend the day). Otherwise the whole window's.
+ */
+function chooseBaseline(baselines: Baseline[], now: Date, settings: AnomalySettings): Baseline | undefined {
+  const overall = baselines.find((baseline) => baseline.period === "all");
+  const warm =
+    overall !== undefined &&
+    overall.sample_count >= settings.warmupSamples &&
+    now.getTime() - new Date(overall.first_sample_at).getTime() >= settings.warmupSeconds * 1000;
+  if (!warm) {
+    return undefined;
+  }
+  const periods = baselines
+    .filter((baseline) => baseline.period !== "all" && baseline.recurring && spreadOf(baseline, settings) > 0)
+    .sort((a, b) => spreadOf(a, settings) - spreadOf(b, settings));
+  return periods[0] ?? overall;
+}
+
+const periodLabel = (baseline: Baseline) => {
+  const pad = (hour: number) => String(hour).padStart(2, "0");
+  switch (baseline.period) {
+    case "hour_of_day":
+      return ` at ${pad(baseline.period_value)}:00-${pad((baseline.period_value + 1) % 24)}:00 (${baseline.time_zone})`;
+    case "day_of_week":
+      return ` on ${["Sundays", "Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays"][baseline.period_value]} (${baseline.time_zone})`;
+    default:
+      return "";
+  }
+};
+
+/**
+ * Tier 1 anomaly detection: each value is scored against its series' baseline learned from the
+ * collected history (calculateBaselines). Series whose history is still warming up, and values
+ * within the variance floor of a flat series, produce nothing. An anomalous value opens (or
  * refreshes) one candidate per series and one anomaly alert; the alert clears when the series is back
- * within its band. Outliers are not folded into the baseline.
+ * within its band.
  */
 export async function evaluateAnomalies(
   sql: Sql,
@@ -48,49 +125,30 @@ export async function evaluateAnomalies(
   settings: AnomalySettings,
   logger: AlerterLogger,
 ): Promise<void> {
-  const iso = context.now.toISOString();
+  const baselines = await currentBaselines(sql, context.now);
   for (const [metric, list] of values) {
     for (const value of list) {
       const topology = context.connections.get(value.connection_id);
       if (!topology?.monitored) {
         continue;
       }
-      const series = seriesName(metric, value);
-      const database = value.database_name ?? "";
-      const [baseline] = await sql<Baseline[]>`
-        select mean, stddev, sample_count, first_sample_at from metric_baselines
-        where connection_id = ${value.connection_id} and database_name = ${database} and metric_name = ${series}`;
-      let anomalous = false;
-      if (baseline) {
-        const warm =
-          baseline.sample_count >= settings.warmupSamples &&
-          context.now.getTime() - new Date(baseline.first_sample_at).getTime() >=
-            settings.warmupSeconds * 1000;
-        const spread = Math.max(baseline.stddev, Math.abs(baseline.mean) * settings.varianceFloor);
-        if (warm && spread > 0) {
-          const z = (value.value - baseline.mean) / spread;
-          anomalous = Math.abs(z) > settings.sensitivity;
-          if (anomalous && !context.blackedOut(value.connection_id, value.database_name)) {
-            await raise(sql, context, metric, series, value, z, baseline, settings, logger);
-          }
-          if (!anomalous) {
-            await resolve(sql, context, series, value);
-          }
-        }
+      const key = baselineKey(
+        value.connection_id,
+        value.database_name ?? "",
+        metric,
+        value.object_name ?? "",
+      );
+      const baseline = chooseBaseline(baselines.get(key) ?? [], context.now, settings);
+      const spread = baseline ? spreadOf(baseline, settings) : 0;
+      if (!baseline || spread === 0) {
+        continue;
       }
-      if (!anomalous) {
-        // Welford's update of the running mean and (population) variance.
-        await sql`
-          insert into metric_baselines as b (connection_id, database_name, metric_name, mean, stddev, sample_count,
-            first_sample_at, last_calculated)
-          values (${value.connection_id}, ${database}, ${series}, ${value.value}, 0, 1, ${iso}::timestamptz, ${iso}::timestamptz)
-          on conflict (connection_id, database_name, metric_name) do update set
-            mean = b.mean + (${value.value} - b.mean) / (b.sample_count + 1),
-            stddev = sqrt(greatest(0, (b.stddev ^ 2 * b.sample_count
-              + (${value.value} - b.mean) * (${value.value} - (b.mean + (${value.value} - b.mean) / (b.sample_count + 1))))
-              / (b.sample_count + 1))),
-            sample_count = b.sample_count + 1,
-            last_calculated = excluded.last_calculated`;
+      const series = seriesName(metric, value);
+      const z = (value.value - baseline.mean) / spread;
+      if (Math.abs(z) <= settings.sensitivity) {
+        await resolve(sql, context, series, value);
+      } else if (!context.blackedOut(value.connection_id, value.database_name)) {
+        await raise(sql, context, metric, series, value, z, baseline, settings, logger);
       }
     }
   }
@@ -113,6 +171,9 @@ async function raise(
     baseline_mean: baseline.mean,
     baseline_stddev: baseline.stddev,
     sample_count: baseline.sample_count,
+    baseline_period: baseline.period,
+    baseline_period_value: baseline.period_value,
+    time_zone: baseline.time_zone,
     series,
   };
   const database = value.database_name ?? "";
@@ -145,7 +206,7 @@ async function raise(
       description, status, triggered_at, last_updated, anomaly_score, anomaly_details)
     values ('anomaly', ${value.connection_id}, ${value.database_name}, ${value.object_name}, ${series}, ${value.value},
       ${severity}, ${metric},
-      ${`${metric} = ${value.value} is ${magnitude.toFixed(1)} standard deviations from its usual ${baseline.mean.toFixed(2)}`},
+      ${`${metric} = ${value.value} is ${magnitude.toFixed(1)} standard deviations from its usual ${baseline.mean.toFixed(2)}${periodLabel(baseline)}`},
       'active', ${iso}::timestamptz, ${iso}::timestamptz, ${z}, ${JSON.stringify(details)}::jsonb)
     on conflict do nothing returning id::int as id`;
   if (inserted) {

@@ -1,7 +1,7 @@
 import { effectiveProbeConfigs, type Sql } from "@dbmon/datastore";
 import type { EvaluationContext, Rule } from "./context.js";
 import type { AlerterLogger } from "./logger.js";
-import { type MetricValue, metricDefinitions } from "./metrics.js";
+import { currentValues, existingMetricTables, type MetricValue, metricDefinitions } from "./metrics.js";
 import { enqueue } from "./notify/queue.js";
 import { violates } from "./operators.js";
 
@@ -28,14 +28,6 @@ interface OpenAlert {
 const keyOf = (ruleId: number, connectionId: number, db: string | null, object: string | null) =>
   `${ruleId}|${connectionId}|${db ?? ""}|${object ?? ""}`;
 
-/** Tables of the metrics schema that exist now. */
-async function existingTables(sql: Sql): Promise<Set<string>> {
-  const rows = await sql<{ name: string }[]>`
-    select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-    where n.nspname = 'metrics' and c.relkind in ('r', 'p')`;
-  return new Set(rows.map((row) => row.name));
-}
-
 /** Values of one metric now; nothing when its tables are missing or its query fails. */
 async function metricValues(
   sql: Sql,
@@ -53,7 +45,7 @@ async function metricValues(
     return undefined;
   }
   try {
-    const values = await sql.unsafe<MetricValue[]>(definition.sql, [context.now.toISOString()]);
+    const values = await currentValues(sql, definition, context.now);
     return {
       values: values.filter((v) => v.value !== null && Number.isFinite(v.value)),
       descriptions: new Map(),
@@ -116,7 +108,7 @@ export async function evaluateThresholds(
   const rules = await sql<Rule[]>`
     select id, name, description, metric_name, default_operator, default_threshold, default_severity,
       default_enabled, default_duration_seconds from alert_rules order by id`;
-  const tables = await existingTables(sql);
+  const tables = await existingMetricTables(sql);
   const open = await sql<OpenAlert[]>`
     select id::int as id, rule_id, connection_id, database_name, object_name, status, severity, metric_value
     from alerts where alert_type = 'threshold' and status <> 'cleared' and rule_id is not null`;

@@ -1,12 +1,20 @@
+import { findProbe } from "@dbmon/collector";
+import type { Sql } from "@dbmon/datastore";
+
 /**
- * How each rule metric is computed from collected data. Every query takes the evaluation time as $1
- * and returns rows (connection_id, database_name, object_name, value): database_name and object_name
- * are null when the metric is about the whole server. A metric whose tables do not exist (yet)
- * produces nothing.
+ * How each rule metric is computed from collected data. A definition's query gives the metric's value
+ * at every collection of its first table in the range ($2, $1] (timestamptz): rows (connection_id,
+ * database_name, object_name, collected_at, value), database_name and object_name null when the
+ * metric is about the whole server. The alerter's current value is the row of the latest collection
+ * (`currentValues`); baselines take every row of the lookback window (`baselines.ts`). One query
+ * serves both, so the value scored and the values it is compared with cannot diverge. A metric whose
+ * tables do not exist (yet) produces nothing.
  */
 export interface MetricDefinition {
-  /** Tables of the `metrics` schema the query reads. */
-  tables: string[];
+  /** Tables of the `metrics` schema the query reads; the first one's collections are the samples. */
+  tables: [string, ...string[]];
+  /** How old the latest collection may be to give a current value; null: any age. */
+  freshnessSeconds: number | null;
   sql: string;
 }
 
@@ -17,62 +25,119 @@ export interface MetricValue {
   value: number;
 }
 
+/** Tables of the metrics schema that exist now. */
+export async function existingMetricTables(sql: Sql): Promise<Set<string>> {
+  const rows = await sql<{ name: string }[]>`
+    select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = 'metrics' and c.relkind in ('r', 'p')`;
+  return new Set(rows.map((row) => row.name));
+}
+
+const FIVE_MINUTES = 300;
+const FIFTEEN_MINUTES = 900;
+const THIRTY_MINUTES = 1800;
+
+/** Columns that identify one collection of a table: database-scoped probes collect per database. */
+const collectionKey = (table: string) =>
+  findProbe(table)?.scope === "database" ? "connection_id, database_name" : "connection_id";
+
 /**
- * Whether a later run of the probe (up to the evaluation time) superseded rows collected at
- * `t.collected_at`. A run that finds nothing (no replication slot left, no standby attached, no
- * recent Spock exception, nothing in one database) stores no rows, only its time in `probe_runs`:
- * without this, the previous run's rows would stand for the whole freshness window and keep their
- * alerts open for up to 15 minutes after the condition ended.
+ * Rows of a metrics table collected in the range, reached through each connection: the tables' index
+ * leads with connection_id, so a short range (the latest collections) is a few index lookups per
+ * connection instead of a scan of the week's partition.
+ */
+const collected = (table: string, where = "true") =>
+  `(select t.* from public.connections c
+    cross join lateral (select * from metrics.${table} where connection_id = c.id
+      and collected_at > $2::timestamptz and collected_at <= $1::timestamptz and ${where}) t)`;
+
+/**
+ * The values of the latest collection of each series at `now`, when that collection is at most the
+ * metric's freshness window old.
+ */
+export function currentValues(sql: Sql, definition: MetricDefinition, now: Date): Promise<MetricValue[]> {
+  const [table] = definition.tables;
+  const key = collectionKey(table);
+  const oldest =
+    definition.freshnessSeconds === null
+      ? "-infinity"
+      : new Date(now.getTime() - definition.freshnessSeconds * 1000).toISOString();
+  return sql.unsafe<MetricValue[]>(
+    `select s.connection_id, s.database_name, s.object_name, s.value from (${definition.sql}) s
+     join (select ${key}, max(collected_at) as collected_at from ${collected(table)} a group by ${key}) latest
+       using (${key}, collected_at)
+     ${findProbe(table)?.snapshot ? "" : `where not ${superseded(table)}`}`,
+    [now.toISOString(), oldest],
+  );
+}
+
+/**
+ * Whether a later run of the probe (up to `now`) superseded the latest collection. A run that finds
+ * nothing (no replication slot left, no standby attached, no recent Spock exception, nothing in one
+ * database) stores no rows, only its time in `probe_runs`: without this, the previous run's rows
+ * would stand for the whole freshness window and keep their alerts open for up to 15 minutes after
+ * the condition ended. Snapshot probes store nothing while unchanged: their latest rows stand.
  */
 const superseded = (table: string) => `exists (
-     select 1 from probe_runs r where r.connection_id = t.connection_id and r.probe_name = '${table}'
-       and r.last_run_at > t.collected_at and r.last_run_at <= $1::timestamptz)`;
-
-/** Rows of the latest collection per connection (server-scoped tables) within a freshness window. */
-const latestServer = (table: string, window: string, where = "true") => `
-  (select t.* from metrics.${table} t
-   join (select connection_id, max(collected_at) as at from metrics.${table}
-         where collected_at > $1::timestamptz - interval '${window}' and collected_at <= $1::timestamptz
-         group by connection_id) l
-     on l.connection_id = t.connection_id and l.at = t.collected_at
-   where ${where} and not ${superseded(table)})`;
-
-/** Rows of the latest collection per (connection, database) of a database-scoped table. */
-const latestDatabase = (table: string, window: string) => `
-  (select t.* from metrics.${table} t
-   join (select connection_id, database_name, max(collected_at) as at from metrics.${table}
-         where collected_at > $1::timestamptz - interval '${window}' and collected_at <= $1::timestamptz
-         group by connection_id, database_name) l
-     on l.connection_id = t.connection_id and l.database_name = t.database_name and l.at = t.collected_at
-   where not ${superseded(table)})`;
-
-/** The latest stored value of a setting (pg_settings is stored only when it changes). */
-const setting = (name: string, fallback: number) => `
-  coalesce((select s.setting::float8 from metrics.pg_settings s
-            where s.connection_id = a.connection_id and s.name = '${name}' and s.collected_at <= $1::timestamptz
-            order by s.collected_at desc limit 1), ${fallback})`;
+    select 1 from probe_runs r where r.connection_id = latest.connection_id and r.probe_name = '${table}'
+      and r.last_run_at > latest.collected_at and r.last_run_at <= $1::timestamptz)`;
 
 /**
- * Increase of a counter between the two latest samples of each series (null after a statistics
- * reset, which makes the counter go down).
+ * A join giving, as `alias.value`, the value a setting had when sample `a` was collected: the stored
+ * snapshot in force then (pg_settings is stored only when it changes); the first snapshot also covers
+ * the time before it, as nothing better is known. Set-based rather than a lookup per sample, which a
+ * week of history would make thousands of.
  */
-const delta = (table: string, column: string, window: string, perDatabase: boolean) => {
-  const key = perDatabase ? "connection_id, database_name" : "connection_id";
-  return `
-  select connection_id, ${perDatabase ? "database_name" : "null::text as database_name"}, null::text as object_name,
-    value from (
-    select ${key}, ${column}::float8 - lag(${column}::float8) over w as value,
-      row_number() over (partition by ${key} order by collected_at desc) as n
-    from metrics.${table}
-    where collected_at > $1::timestamptz - interval '${window}' and collected_at <= $1::timestamptz
-    window w as (partition by ${key} order by collected_at)
-  ) d where n = 1 and value is not null and value >= 0`;
+const settingAt = (name: string, alias: string) => `
+  left join (select connection_id, setting::float8 as value,
+      case when lag(collected_at) over w is null then '-infinity'::timestamptz else collected_at end as since,
+      coalesce(lead(collected_at) over w, 'infinity'::timestamptz) as until
+    from metrics.pg_settings where name = '${name}' and collected_at <= $1::timestamptz
+    window w as (partition by connection_id order by collected_at)) ${alias}
+  on ${alias}.connection_id = a.connection_id and a.collected_at >= ${alias}.since and a.collected_at < ${alias}.until`;
+
+/**
+ * Increases of counters between consecutive collections of each series (negative after a statistics
+ * reset); `consecutive` says the previous collection is at most `seconds` older: an increase over a
+ * longer gap (the collector was down) is not comparable with the others.
+ */
+const increases = (table: string, columns: string[], seconds: number) => {
+  const key = collectionKey(table);
+  return `(select ${key}, collected_at,
+      ${columns.map((column) => `${column}::float8 - lag(${column}::float8) over w as ${column}`).join(", ")},
+      collected_at - lag(collected_at) over w <= make_interval(secs => ${seconds}) as consecutive
+    from ${collected(table)} a
+    window w as (partition by ${key} order by collected_at))`;
 };
 
-const clientBackends = (window: string) =>
-  latestServer("pg_stat_activity", window, "t.backend_type = 'client backend'");
+/** A counter's increase since the previous collection, per server or per database. */
+const delta = (table: string, column: string, seconds: number): MetricDefinition => ({
+  tables: [table],
+  freshnessSeconds: seconds,
+  sql: `select connection_id, ${collectionKey(table) === "connection_id" ? "null::text as database_name" : "database_name"},
+      null::text as object_name, collected_at, ${column} as value
+    from ${increases(table, [column], seconds)} d where consecutive and ${column} >= 0`,
+});
+
+/**
+ * Of rows (connection_id, database_name, object_name, collected_at, value), the object with the
+ * highest value in each collection of each database (ties: the first by name). The highest value is
+ * found by hashing: sorting every table of a week of collections is what would make it slow.
+ */
+const worstPerDatabase = (rows: string) => `
+  with v as materialized (${rows})
+  select distinct on (connection_id, database_name, collected_at) connection_id, database_name, object_name,
+    collected_at, value
+  from v join (select connection_id, database_name, collected_at, max(value) as value from v
+               group by connection_id, database_name, collected_at) worst
+    using (connection_id, database_name, collected_at, value)
+  order by connection_id, database_name, collected_at, object_name`;
+
+const clientBackends = collected("pg_stat_activity", "backend_type = 'client backend'");
 
 const seconds = (expression: string) => `extract(epoch from ${expression})::float8`;
+
+const SERVER = "null::text as database_name, null::text as object_name";
 
 /**
  * Shared catalogs appear in every database's statistics: their dead tuples would raise the same
@@ -85,187 +150,196 @@ const SHARED_CATALOG = `schemaname = 'pg_catalog' and relname in ('pg_authid', '
 export const metricDefinitions: Record<string, MetricDefinition> = {
   "pg_settings.max_connections": {
     tables: ["pg_settings"],
-    sql: `select distinct on (connection_id) connection_id, null::text as database_name, null::text as object_name,
-            setting::float8 as value
-          from metrics.pg_settings where name = 'max_connections' and collected_at <= $1::timestamptz
-          order by connection_id, collected_at desc`,
+    // Stored only when a setting changes: the latest snapshot holds however old it is.
+    freshnessSeconds: null,
+    sql: `select connection_id, ${SERVER}, collected_at, setting::float8 as value
+          from ${collected("pg_settings", "name = 'max_connections'")} a`,
   },
   connection_utilization_percent: {
     tables: ["pg_stat_activity", "pg_settings"],
-    sql: `select a.connection_id, null::text as database_name, null::text as object_name,
-            count(*)::float8 * 100 / nullif(${setting("max_connections", 100)}, 0) as value
-          from ${clientBackends("5 minutes")} a group by a.connection_id`,
+    freshnessSeconds: FIVE_MINUTES,
+    sql: `select a.connection_id, ${SERVER}, a.collected_at,
+            count(*)::float8 * 100 / nullif(coalesce(mc.value, 100), 0) as value
+          from ${clientBackends} a ${settingAt("max_connections", "mc")}
+          group by a.connection_id, a.collected_at, mc.value`,
   },
   "pg_stat_activity.count": {
     tables: ["pg_stat_activity"],
-    sql: `select connection_id, null::text as database_name, null::text as object_name, count(*)::float8 as value
-          from ${clientBackends("5 minutes")} a group by connection_id`,
+    freshnessSeconds: FIVE_MINUTES,
+    sql: `select connection_id, ${SERVER}, collected_at, count(*)::float8 as value
+          from ${clientBackends} a group by connection_id, collected_at`,
   },
   "pg_stat_replication.lag_bytes": {
     tables: ["pg_stat_replication"],
-    sql: `select connection_id, null::text as database_name, null::text as object_name,
+    freshnessSeconds: FIVE_MINUTES,
+    sql: `select connection_id, ${SERVER}, collected_at,
             max(pg_wal_lsn_diff(sent_lsn::pg_lsn, replay_lsn::pg_lsn))::float8 as value
-          from ${latestServer("pg_stat_replication", "5 minutes", "t.role = 'primary' and t.sent_lsn is not null and t.replay_lsn is not null")} a
-          group by connection_id`,
+          from ${collected("pg_stat_replication", "role = 'primary' and sent_lsn is not null and replay_lsn is not null")} a
+          group by connection_id, collected_at`,
   },
   "pg_replication_slots.inactive": {
     tables: ["pg_replication_slots"],
-    sql: `select connection_id, null::text as database_name, slot_name::text as object_name, 1::float8 as value
-          from ${latestServer("pg_replication_slots", "15 minutes", "not t.active")} a`,
+    freshnessSeconds: FIFTEEN_MINUTES,
+    sql: `select connection_id, null::text as database_name, slot_name::text as object_name, collected_at, 1::float8 as value
+          from ${collected("pg_replication_slots", "not active")} a`,
   },
   "pg_stat_replication.standby_disconnected": {
     tables: ["pg_stat_replication"],
-    sql: `select connection_id, null::text as database_name, null::text as object_name,
+    freshnessSeconds: FIVE_MINUTES,
+    sql: `select connection_id, ${SERVER}, collected_at,
             max(case when receiver_status is null then 1 else 0 end)::float8 as value
-          from ${latestServer("pg_stat_replication", "5 minutes", "t.role = 'standby'")} a group by connection_id`,
+          from ${collected("pg_stat_replication", "role = 'standby'")} a group by connection_id, collected_at`,
   },
   "pg_node_role.subscription_worker_down": {
     tables: ["pg_node_role"],
-    sql: `select connection_id, null::text as database_name, null::text as object_name,
+    freshnessSeconds: FIFTEEN_MINUTES,
+    sql: `select connection_id, ${SERVER}, collected_at,
             case when coalesce(active_subscription_count, 0) < coalesce(subscription_count, 0) then 1 else 0 end::float8 as value
-          from ${latestServer("pg_node_role", "15 minutes")} a`,
+          from ${collected("pg_node_role")} a`,
   },
   "pg_sys_disk_info.used_percent": {
     tables: ["pg_sys_disk_info"],
-    sql: `select connection_id, null::text as database_name, mount_point as object_name,
+    freshnessSeconds: THIRTY_MINUTES,
+    sql: `select connection_id, null::text as database_name, mount_point as object_name, collected_at,
             used_space::float8 * 100 / total_space as value
-          from ${latestServer("pg_sys_disk_info", "30 minutes", "t.total_space > 0")} a`,
+          from ${collected("pg_sys_disk_info", "total_space > 0")} a`,
   },
   table_bloat_ratio: {
     tables: ["pg_stat_all_tables"],
-    sql: `select distinct on (connection_id, database_name) connection_id, database_name,
-            schemaname || '.' || relname as object_name, n_dead_tup::float8 * 100 / n_live_tup as value
-          from ${latestDatabase("pg_stat_all_tables", "15 minutes")} a
-          where n_live_tup >= 1000 and schemaname not in ('pg_catalog', 'information_schema', 'pg_toast')
-          order by connection_id, database_name, value desc`,
+    freshnessSeconds: FIFTEEN_MINUTES,
+    sql: worstPerDatabase(`
+      select connection_id, database_name, schemaname || '.' || relname as object_name, collected_at,
+        n_dead_tup::float8 * 100 / n_live_tup as value
+      from ${collected("pg_stat_all_tables")} a
+      where n_live_tup >= 1000 and schemaname not in ('pg_catalog', 'information_schema', 'pg_toast')`),
   },
   "pg_sys_cpu_usage_info.processor_time_percent": {
     // processor_time_percent is a Windows counter: system_stats on Linux and macOS, and the
     // collector's own reading of its host, leave it null and give the idle share instead.
     tables: ["pg_sys_cpu_usage_info"],
-    sql: `select connection_id, null::text as database_name, null::text as object_name, value from (
-            select connection_id, coalesce(processor_time_percent, 100 - idle_mode_percent)::float8 as value
-            from ${latestServer("pg_sys_cpu_usage_info", "30 minutes")} a) busy
-          where value is not null`,
+    freshnessSeconds: THIRTY_MINUTES,
+    sql: `select connection_id, ${SERVER}, collected_at,
+            coalesce(processor_time_percent, 100 - idle_mode_percent)::float8 as value
+          from ${collected("pg_sys_cpu_usage_info", "coalesce(processor_time_percent, 100 - idle_mode_percent) is not null")} a`,
   },
   "pg_sys_memory_info.used_percent": {
     tables: ["pg_sys_memory_info"],
-    sql: `select connection_id, null::text as database_name, null::text as object_name,
-            used_memory::float8 * 100 / total_memory as value
-          from ${latestServer("pg_sys_memory_info", "30 minutes", "t.total_memory > 0")} a`,
+    freshnessSeconds: THIRTY_MINUTES,
+    sql: `select connection_id, ${SERVER}, collected_at, used_memory::float8 * 100 / total_memory as value
+          from ${collected("pg_sys_memory_info", "total_memory > 0")} a`,
   },
   "pg_sys_load_avg_info.load_avg_fifteen_minutes": {
     tables: ["pg_sys_load_avg_info"],
-    sql: `select connection_id, null::text as database_name, null::text as object_name,
-            load_avg_fifteen_minutes::float8 as value
-          from ${latestServer("pg_sys_load_avg_info", "30 minutes")} a where load_avg_fifteen_minutes is not null`,
+    freshnessSeconds: THIRTY_MINUTES,
+    sql: `select connection_id, ${SERVER}, collected_at, load_avg_fifteen_minutes::float8 as value
+          from ${collected("pg_sys_load_avg_info", "load_avg_fifteen_minutes is not null")} a`,
   },
   "pg_stat_activity.max_query_duration_seconds": {
     tables: ["pg_stat_activity"],
-    sql: `select connection_id, null::text as database_name, null::text as object_name,
-            max(${seconds("collected_at - query_start")}) as value
-          from ${clientBackends("5 minutes")} a where state = 'active' and query_start is not null group by connection_id`,
+    freshnessSeconds: FIVE_MINUTES,
+    sql: `select connection_id, ${SERVER}, collected_at, max(${seconds("collected_at - query_start")}) as value
+          from ${clientBackends} a where state = 'active' and query_start is not null
+          group by connection_id, collected_at`,
   },
   "pg_stat_activity.blocked_count": {
     tables: ["pg_stat_activity"],
-    sql: `select connection_id, null::text as database_name, null::text as object_name,
+    freshnessSeconds: FIVE_MINUTES,
+    sql: `select connection_id, ${SERVER}, collected_at,
             count(*) filter (where wait_event_type = 'Lock')::float8 as value
-          from ${clientBackends("5 minutes")} a group by connection_id`,
+          from ${clientBackends} a group by connection_id, collected_at`,
   },
   "pg_stat_activity.max_xact_duration_seconds": {
     tables: ["pg_stat_activity"],
-    sql: `select connection_id, null::text as database_name, null::text as object_name,
-            max(${seconds("collected_at - xact_start")}) as value
-          from ${clientBackends("5 minutes")} a where xact_start is not null group by connection_id`,
+    freshnessSeconds: FIVE_MINUTES,
+    sql: `select connection_id, ${SERVER}, collected_at, max(${seconds("collected_at - xact_start")}) as value
+          from ${clientBackends} a where xact_start is not null group by connection_id, collected_at`,
   },
   "pg_stat_activity.idle_in_transaction_seconds": {
     tables: ["pg_stat_activity"],
-    sql: `select connection_id, null::text as database_name, null::text as object_name,
+    freshnessSeconds: FIVE_MINUTES,
+    sql: `select connection_id, ${SERVER}, collected_at,
             max(${seconds("collected_at - coalesce(state_change, xact_start)")}) as value
-          from ${clientBackends("5 minutes")} a
-          where state in ('idle in transaction', 'idle in transaction (aborted)') group by connection_id`,
+          from ${clientBackends} a
+          where state in ('idle in transaction', 'idle in transaction (aborted)') group by connection_id, collected_at`,
   },
   age_percent: {
     // D12: the real age of datfrozenxid against autovacuum_freeze_max_age (the reference returned 50).
     tables: ["pg_database", "pg_settings"],
-    sql: `select a.connection_id, a.datname as database_name, null::text as object_name,
-            a.age_datfrozenxid::float8 * 100 / nullif(${setting("autovacuum_freeze_max_age", 200_000_000)}, 0) as value
-          from ${latestServer("pg_database", "30 minutes", "t.datallowconn and t.age_datfrozenxid is not null")} a`,
+    freshnessSeconds: THIRTY_MINUTES,
+    sql: `select a.connection_id, a.datname as database_name, null::text as object_name, a.collected_at,
+            a.age_datfrozenxid::float8 * 100 / nullif(coalesce(fm.value, 200000000), 0) as value
+          from ${collected("pg_database", "datallowconn and age_datfrozenxid is not null")} a
+          ${settingAt("autovacuum_freeze_max_age", "fm")}`,
   },
-  "pg_stat_database.deadlocks_delta": {
-    tables: ["pg_stat_database"],
-    sql: delta("pg_stat_database", "deadlocks", "30 minutes", true),
-  },
+  "pg_stat_database.deadlocks_delta": delta("pg_stat_database", "deadlocks", THIRTY_MINUTES),
   "pg_stat_activity.max_lock_wait_seconds": {
     tables: ["pg_stat_activity"],
-    sql: `select connection_id, null::text as database_name, null::text as object_name,
+    freshnessSeconds: FIVE_MINUTES,
+    sql: `select connection_id, ${SERVER}, collected_at,
             max(${seconds("collected_at - coalesce(state_change, query_start)")}) as value
-          from ${clientBackends("5 minutes")} a where wait_event_type = 'Lock' group by connection_id`,
+          from ${clientBackends} a where wait_event_type = 'Lock' group by connection_id, collected_at`,
   },
-  "pg_stat_checkpointer.checkpoints_req_delta": {
-    tables: ["pg_stat_checkpointer"],
-    sql: delta("pg_stat_checkpointer", "num_requested", "30 minutes", false),
-  },
-  "pg_stat_archiver.failed_count_delta": {
-    // D12: the archiver's counters are collected with pg_stat_wal.
-    tables: ["pg_stat_wal"],
-    sql: delta("pg_stat_wal", "failed_count", "30 minutes", false),
-  },
+  "pg_stat_checkpointer.checkpoints_req_delta": delta(
+    "pg_stat_checkpointer",
+    "num_requested",
+    THIRTY_MINUTES,
+  ),
+  // D12: the archiver's counters are collected with pg_stat_wal.
+  "pg_stat_archiver.failed_count_delta": delta("pg_stat_wal", "failed_count", THIRTY_MINUTES),
   table_last_autovacuum_hours: {
     tables: ["pg_stat_all_tables", "pg_settings"],
-    sql: `select distinct on (a.connection_id, a.database_name) a.connection_id, a.database_name,
-            a.schemaname || '.' || a.relname as object_name,
-            ${seconds("a.collected_at - coalesce(a.last_autovacuum, 'epoch'::timestamptz)")} / 3600 as value
-          from ${latestDatabase("pg_stat_all_tables", "15 minutes")} a
-          where a.n_dead_tup > ${setting("autovacuum_vacuum_threshold", 50)}
-            + ${setting("autovacuum_vacuum_scale_factor", 0.2)} * a.n_live_tup
-          order by a.connection_id, a.database_name, value desc`,
+    freshnessSeconds: FIFTEEN_MINUTES,
+    sql: worstPerDatabase(`
+      select a.connection_id, a.database_name, a.schemaname || '.' || a.relname as object_name, a.collected_at,
+        ${seconds("a.collected_at - coalesce(a.last_autovacuum, 'epoch'::timestamptz)")} / 3600 as value
+      from ${collected("pg_stat_all_tables")} a
+      ${settingAt("autovacuum_vacuum_threshold", "vt")} ${settingAt("autovacuum_vacuum_scale_factor", "vs")}
+      where a.n_dead_tup > coalesce(vt.value, 50) + coalesce(vs.value, 0.2) * a.n_live_tup`),
   },
   "pg_stat_all_tables.dead_tuple_percent": {
     tables: ["pg_stat_all_tables"],
-    sql: `select distinct on (connection_id, database_name) connection_id, database_name,
-            schemaname || '.' || relname as object_name,
-            n_dead_tup::float8 * 100 / (n_live_tup + n_dead_tup) as value
-          from ${latestDatabase("pg_stat_all_tables", "15 minutes")} a
-          where n_live_tup + n_dead_tup >= 1000 and not (${SHARED_CATALOG})
-          order by connection_id, database_name, value desc`,
+    freshnessSeconds: FIFTEEN_MINUTES,
+    sql: worstPerDatabase(`
+      select connection_id, database_name, schemaname || '.' || relname as object_name, collected_at,
+        n_dead_tup::float8 * 100 / (n_live_tup + n_dead_tup) as value
+      from ${collected("pg_stat_all_tables")} a
+      where n_live_tup + n_dead_tup >= 1000 and not (${SHARED_CATALOG})`),
   },
   "pg_stat_statements.slow_query_count": {
     tables: ["pg_stat_statements"],
-    sql: `select connection_id, database_name, null::text as object_name,
-            count(distinct queryid) filter (where mean_exec_time > 1000)::float8 as value
-          from ${latestDatabase("pg_stat_statements", "15 minutes")} a group by connection_id, database_name`,
+    freshnessSeconds: FIFTEEN_MINUTES,
+    // Statements are distinct per user: distinct queryids, by hashing rather than count(distinct)'s sort.
+    sql: `select connection_id, database_name, null::text as object_name, collected_at,
+            count(*) filter (where slow)::float8 as value
+          from (select distinct connection_id, database_name, collected_at, queryid, mean_exec_time > 1000 as slow
+                from ${collected("pg_stat_statements")} a) a
+          group by connection_id, database_name, collected_at`,
   },
   "pg_stat_database.cache_hit_ratio": {
     tables: ["pg_stat_database"],
-    sql: `select connection_id, database_name, null::text as object_name, hit * 100 / (hit + reads) as value from (
-            select connection_id, database_name,
-              blks_hit::float8 - lag(blks_hit::float8) over w as hit,
-              blks_read::float8 - lag(blks_read::float8) over w as reads,
-              row_number() over (partition by connection_id, database_name order by collected_at desc) as n
-            from metrics.pg_stat_database
-            where collected_at > $1::timestamptz - interval '30 minutes' and collected_at <= $1::timestamptz
-            window w as (partition by connection_id, database_name order by collected_at)
-          ) d where n = 1 and hit >= 0 and reads >= 0 and hit + reads >= 10000`,
+    freshnessSeconds: THIRTY_MINUTES,
+    sql: `select connection_id, database_name, null::text as object_name, collected_at,
+            blks_hit * 100 / (blks_hit + blks_read) as value
+          from ${increases("pg_stat_database", ["blks_hit", "blks_read"], THIRTY_MINUTES)} d
+          where consecutive and blks_hit >= 0 and blks_read >= 0 and blks_hit + blks_read >= 10000`,
   },
-  "pg_stat_database.temp_files_delta": {
-    tables: ["pg_stat_database"],
-    sql: delta("pg_stat_database", "temp_files", "30 minutes", true),
-  },
+  "pg_stat_database.temp_files_delta": delta("pg_stat_database", "temp_files", THIRTY_MINUTES),
   "spock_exception_log.recent_count": {
     tables: ["spock_exception_log"],
-    sql: `select connection_id, database_name, null::text as object_name, count(*)::float8 as value
-          from ${latestDatabase("spock_exception_log", "5 minutes")} a group by connection_id, database_name`,
+    freshnessSeconds: FIVE_MINUTES,
+    sql: `select connection_id, database_name, null::text as object_name, collected_at, count(*)::float8 as value
+          from ${collected("spock_exception_log")} a group by connection_id, database_name, collected_at`,
   },
   "spock_resolutions.recent_count": {
     tables: ["spock_resolutions"],
-    sql: `select connection_id, database_name, null::text as object_name, count(*)::float8 as value
-          from ${latestDatabase("spock_resolutions", "5 minutes")} a group by connection_id, database_name`,
+    freshnessSeconds: FIVE_MINUTES,
+    sql: `select connection_id, database_name, null::text as object_name, collected_at, count(*)::float8 as value
+          from ${collected("spock_resolutions")} a group by connection_id, database_name, collected_at`,
   },
   "pg_replication_slots.max_retained_bytes": {
     tables: ["pg_replication_slots"],
-    sql: `select connection_id, null::text as database_name, null::text as object_name,
-            max(retained_bytes::float8) as value
-          from ${latestServer("pg_replication_slots", "15 minutes")} a group by connection_id`,
+    freshnessSeconds: FIFTEEN_MINUTES,
+    sql: `select connection_id, ${SERVER}, collected_at, max(retained_bytes::float8) as value
+          from ${collected("pg_replication_slots")} a group by connection_id, collected_at`,
   },
 };

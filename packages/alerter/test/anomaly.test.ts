@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningAlerter } from "../src/index.js";
 import { createMetricTables } from "./metric-tables.js";
 import { addConnection, createHarness, type Harness } from "./support.js";
 
@@ -17,6 +18,12 @@ async function load(connectionId: number, value: number): Promise<void> {
   await h.datastore.sql`
     insert into metrics.pg_sys_load_avg_info (connection_id, collected_at, load_avg_fifteen_minutes)
     values (${connectionId}, ${h.clock.now().toISOString()}, ${value})`;
+}
+
+/** What the timers do, every step: baselines recalculated from the history so far, then an evaluation. */
+async function step(alerter: RunningAlerter): Promise<void> {
+  await alerter.calculateBaselines();
+  await alerter.evaluate();
 }
 
 const anomalies = (connectionId: number) =>
@@ -39,14 +46,14 @@ describe("tier-1 anomaly detection", () => {
       if (i >= 35) {
         await load(young, 1 + (i % 2) * 0.1);
       }
-      await alerter.evaluate();
+      await step(alerter);
       h.clock.advance(180);
     }
     expect(await anomalies(noisy)).toEqual([]);
     await load(noisy, 3.9); // still below the 4.0 threshold rule, far outside the band
     await load(flat, 1.02); // within the variance floor of a flat series
     await load(young, 3); // baseline still warming up
-    await alerter.evaluate();
+    await step(alerter);
     const [alert] = await anomalies(noisy);
     expect(alert).toMatchObject({
       status: "active",
@@ -59,7 +66,7 @@ describe("tier-1 anomaly detection", () => {
 
     h.clock.advance(180);
     await load(noisy, 3.8);
-    await alerter.evaluate();
+    await step(alerter);
     expect(await anomalies(noisy)).toHaveLength(1);
     const candidates = await h.datastore
       .sql`select processed from anomaly_candidates where connection_id = ${noisy}`;
@@ -69,7 +76,7 @@ describe("tier-1 anomaly detection", () => {
 
     h.clock.advance(180);
     await load(noisy, 2.1);
-    await alerter.evaluate();
+    await step(alerter);
     expect((await anomalies(noisy))[0]?.status).toBe("cleared");
   });
 });

@@ -9,6 +9,7 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -396,7 +397,14 @@ export const notificationReminderState = pgTable(
   (table) => [primaryKey({ columns: [table.alertId, table.channelId] })],
 );
 
-/** Learned per-series statistics for anomaly detection (Welford-style running values over history). */
+/**
+ * Statistics of each rule metric's series (connection, database, metric, object) over the alerter's
+ * lookback window of collected history, recalculated periodically: the whole window (`all`) and each
+ * hour of the day (`hour_of_day` 0–23) and day of the week (`day_of_week` 0–6, Sunday first) with
+ * enough samples, in the monitored server's time zone (`time_zone`). `mean` and `stddev` (population)
+ * leave out the window's outliers (`outlier_count`); `min`, `max` and `sample_count` count every
+ * sample.
+ */
 export const metricBaselines = pgTable(
   "metric_baselines",
   {
@@ -405,13 +413,34 @@ export const metricBaselines = pgTable(
       .references(() => connections.id, { onDelete: "cascade" }),
     databaseName: text().notNull().default(""),
     metricName: text().notNull(),
+    objectName: text().notNull().default(""),
+    period: text().notNull(),
+    periodValue: smallint().notNull(),
+    timeZone: text().notNull(),
     mean: doublePrecision().notNull(),
     stddev: doublePrecision().notNull(),
+    min: doublePrecision().notNull(),
+    max: doublePrecision().notNull(),
     sampleCount: integer().notNull(),
+    outlierCount: integer().notNull(),
     firstSampleAt: timestamp({ withTimezone: true }).notNull(),
+    lastSampleAt: timestamp({ withTimezone: true }).notNull(),
     lastCalculated: timestamp({ withTimezone: true }).notNull(),
   },
-  (table) => [primaryKey({ columns: [table.connectionId, table.databaseName, table.metricName] })],
+  (table) => [
+    primaryKey({
+      name: "metric_baselines_key",
+      columns: [
+        table.connectionId,
+        table.databaseName,
+        table.metricName,
+        table.objectName,
+        table.period,
+        table.periodValue,
+      ],
+    }),
+    check("metric_baselines_period", sql`${table.period} in ('all', 'hour_of_day', 'day_of_week')`),
+  ],
 );
 
 /** Values that left their baseline's band; one open candidate per series (deduplicated). */
