@@ -1,10 +1,7 @@
-import type { Sql } from "@dbmon/datastore";
+import { advisoryLocks, type Sql } from "@dbmon/datastore";
 import type { AnomalySettings } from "./anomaly.js";
 import type { AlerterLogger } from "./logger.js";
 import { existingMetricTables, type MetricDefinition, metricDefinitions } from "./metrics.js";
-
-/** Arbitrary but fixed: one alerter at a time recalculates the baselines. */
-const BASELINE_LOCK_KEY = 7_239_184_563;
 
 /** The interquartile range of normally distributed values is 1.349 standard deviations. */
 const IQR_PER_STDDEV = 1.349;
@@ -104,14 +101,14 @@ export async function calculateBaselines(
   try {
     const [lock] = await session<
       { locked: boolean }[]
-    >`select pg_try_advisory_lock(${BASELINE_LOCK_KEY}) as locked`;
+    >`select pg_try_advisory_lock(${advisoryLocks.baselineRecalculation}) as locked`;
     if (!lock?.locked) {
       return undefined;
     }
     try {
       return await recalculate(session, now, settings, logger, unlessWithinSeconds);
     } finally {
-      await session`select pg_advisory_unlock(${BASELINE_LOCK_KEY})`;
+      await session`select pg_advisory_unlock(${advisoryLocks.baselineRecalculation})`;
     }
   } finally {
     session.release();

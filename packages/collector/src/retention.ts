@@ -1,7 +1,7 @@
-import { longestRetentionDays, type Sql } from "@dbmon/datastore";
+import { advisoryLocks, longestRetentionDays, type Sql } from "@dbmon/datastore";
 import type { CollectorLogger } from "./logger.js";
 import type { ProbeDefinition } from "./probes/types.js";
-import { METRICS_DDL_LOCK_KEY, METRICS_SCHEMA } from "./storage.js";
+import { METRICS_SCHEMA } from "./storage.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 const WEEK_MS = 7 * DAY_MS;
@@ -60,7 +60,7 @@ export async function dropExpiredPartitions(
       continue;
     }
     await sql.begin(async (tx) => {
-      await tx`select pg_advisory_xact_lock(${METRICS_DDL_LOCK_KEY})`;
+      await tx`select pg_advisory_xact_lock(${advisoryLocks.metricsDdl})`;
       for (const { name } of doomed) {
         await tx.unsafe(`drop table if exists ${ident(METRICS_SCHEMA)}.${ident(name)}`);
       }

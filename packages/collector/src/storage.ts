@@ -1,11 +1,9 @@
 import { createHash } from "node:crypto";
-import type { Sql } from "@dbmon/datastore";
+import { advisoryLocks, type Sql } from "@dbmon/datastore";
 import type { ParameterOrJSON } from "postgres";
 import type { CollectorLogger } from "./logger.js";
 import type { ProbeDefinition, ProbeRow } from "./probes/types.js";
 
-/** Every collector takes this transaction-level advisory lock around metrics DDL. */
-export const METRICS_DDL_LOCK_KEY = 7_239_184_562;
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 const INSERT_CHUNK_ROWS = 500;
 
@@ -32,7 +30,7 @@ function keyColumns(probe: ProbeDefinition): string[] {
  */
 export async function ensureMetricsTables(sql: Sql, probes: readonly ProbeDefinition[]): Promise<void> {
   await sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(${METRICS_DDL_LOCK_KEY})`;
+    await tx`select pg_advisory_xact_lock(${advisoryLocks.metricsDdl})`;
     await tx.unsafe(`create schema if not exists ${ident(METRICS_SCHEMA)}`);
     for (const probe of probes) {
       const table = tableName(probe);
@@ -102,7 +100,7 @@ export class PartitionManager {
       return;
     }
     await this.sql.begin(async (tx) => {
-      await tx`select pg_advisory_xact_lock(${METRICS_DDL_LOCK_KEY})`;
+      await tx`select pg_advisory_xact_lock(${advisoryLocks.metricsDdl})`;
       for (const { probe, start } of missing) {
         const end = new Date(start.getTime() + WEEK_MS);
         await tx.unsafe(

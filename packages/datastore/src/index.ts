@@ -1,3 +1,4 @@
+export { advisoryLocks } from "./advisory-locks.js";
 export { type Datastore, type DatastoreConfig, type Db, openDatastore, type Sql } from "./datastore.js";
 export { type EmbeddedServer, startEmbeddedServer } from "./embedded.js";
 export {

@@ -1,4 +1,4 @@
-import { type Datastore, schema } from "@dbmon/datastore";
+import { advisoryLocks, type Datastore, schema } from "@dbmon/datastore";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { type AccessLevel, WILDCARD } from "./model.js";
 
@@ -23,9 +23,6 @@ export class GroupRefusal extends Error {
     super(message);
   }
 }
-
-/** Arbitrary but fixed: membership changes take this lock so two of them cannot close a cycle. */
-const MEMBERSHIP_LOCK_KEY = 7_239_184_562;
 
 export interface Grants {
   permissions: string[];
@@ -127,7 +124,7 @@ export class GroupDirectory {
   /** Adds a user or a group to a group; adding an existing member changes nothing. */
   async addMember(groupId: number, member: { userId: number } | { groupId: number }): Promise<void> {
     await this.datastore.db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(${MEMBERSHIP_LOCK_KEY})`);
+      await tx.execute(sql`select pg_advisory_xact_lock(${advisoryLocks.groupMembership})`);
       const [group] = await tx
         .select({ id: rbacGroups.id })
         .from(rbacGroups)

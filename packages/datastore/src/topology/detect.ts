@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { advisoryLocks } from "../advisory-locks.js";
 
 type Sql = postgres.Sql;
 
@@ -268,9 +269,6 @@ export async function readDetectionNodes(sql: Sql): Promise<DetectionNode[]> {
   }));
 }
 
-/** Serialises refreshes of every process on the datastore (collectors and API alike). */
-const REFRESH_LOCK = 0x64626d6e; // "dbmn"
-
 export interface RefreshResult {
   /** False when another process was refreshing at the same moment (nothing was done). */
   refreshed: boolean;
@@ -290,7 +288,7 @@ export async function refreshClusterTopology(sql: Sql): Promise<RefreshResult> {
   const refreshed = await sql.begin(async (tx) => {
     const [lock] = await tx<
       { locked: boolean }[]
-    >`select pg_try_advisory_xact_lock(${REFRESH_LOCK}) as locked`;
+    >`select pg_try_advisory_xact_lock(${advisoryLocks.topologyRefresh}) as locked`;
     if (!lock?.locked) {
       return false;
     }

@@ -1,0 +1,17 @@
+/**
+ * Every PostgreSQL advisory lock dbmon takes, in one place so that no two purposes share a key (two
+ * that did would serialize unrelated work across processes, or let one stand in for the other).
+ * The values are arbitrary but fixed: processes of different versions must agree on them.
+ */
+export const advisoryLocks = {
+  /** Held while migrations run, so that several processes can start at once. */
+  migration: 7_239_184_561,
+  /** Transaction lock around the collector's DDL on the metrics schema (tables, partitions). */
+  metricsDdl: 7_239_184_562,
+  /** One anomaly-baseline recalculation at a time over all alerters. */
+  baselineRecalculation: 7_239_184_563,
+  /** Transaction lock around group membership changes (cycle checks see committed memberships). */
+  groupMembership: 7_239_184_564,
+  /** One cluster topology refresh at a time over all collectors ("dbmn"). */
+  topologyRefresh: 0x64626d6e,
+} as const;
