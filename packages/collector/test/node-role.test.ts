@@ -1,5 +1,9 @@
-import { describe, expect, it } from "vitest";
-import { classifyNode, conninfoTarget } from "../src/probes/node-role.js";
+import { machinePostgresBinariesAvailable, startPrimary, type TestServer } from "@dbmon/testing";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { classifyNode, conninfoTarget, pgNodeRole } from "../src/probes/node-role.js";
+import type { ProbeRow } from "../src/probes/types.js";
+import { waitFor } from "./support.js";
 
 describe("pg_node_role helpers", () => {
   it("reads the publisher's address from a subscription's connection string", () => {
@@ -59,3 +63,68 @@ describe("pg_node_role helpers", () => {
     ).toBe("binary_standby");
   });
 });
+
+describe.skipIf(!machinePostgresBinariesAvailable())(
+  "pg_node_role on a server with subscriptions in two databases",
+  () => {
+    // A server of the test's own: subscriptions and their workers are server-wide state. Needs the
+    // machine's PostgreSQL 15 binaries, which CI has.
+    let server: TestServer;
+    beforeAll(async () => {
+      server = await startPrimary("logical");
+      await exec(server.url, "create database pub", "create database home", "create database other");
+      await exec(
+        server.urlOf("pub"),
+        "create table t (id int primary key)",
+        "create publication p for table t",
+      );
+      await exec(server.urlOf("other"), "create table t (id int primary key)");
+      await exec(server.urlOf("pub"), "select pg_create_logical_replication_slot('working', 'pgoutput')");
+      const conninfo = `host=127.0.0.1 port=${server.port} user=postgres dbname=pub`;
+      await exec(
+        server.urlOf("other"),
+        `create subscription working connection '${conninfo}' publication p with (create_slot = false)`,
+      );
+      await exec(
+        server.urlOf("home"),
+        `create subscription idle connection '${conninfo}' publication p with (connect = false)`,
+      );
+    }, 120_000);
+    afterAll(async () => {
+      await server?.remove();
+    });
+
+    it("counts the workers of the collected database's subscriptions only", async () => {
+      const home = postgres(server.urlOf("home"), { max: 1, onnotice: () => {} });
+      try {
+        // The other database's subscription has its worker running...
+        await waitFor("the working subscription's worker", async () => {
+          const [row] = await home`select count(*)::int as n from pg_stat_subscription where pid is not null`;
+          return (row?.n ?? 0) > 0 ? true : undefined;
+        });
+        const context = {
+          query: (text: string) => home.unsafe(text) as Promise<ProbeRow[]>,
+          serverVersionNum: 150000,
+          systemStatsSchema: null,
+          isLocalHost: true,
+        };
+        // ...which must not count for this database's subscription, whose worker is down.
+        const [row] = (await pgNodeRole.collect?.(context)) ?? [];
+        expect(row).toMatchObject({ subscription_count: 1, active_subscription_count: 0 });
+      } finally {
+        await home.end();
+      }
+    });
+  },
+);
+
+async function exec(url: string, ...statements: string[]): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    for (const statement of statements) {
+      await sql.unsafe(statement);
+    }
+  } finally {
+    await sql.end();
+  }
+}

@@ -92,8 +92,11 @@ const STATE_SQL = `select
   (select count(*)::int from pg_publication) as publication_count,
   (select count(*)::int from pg_subscription where subdbid = (select oid from pg_database where datname = current_database()))
     as subscription_count,
-  (select count(*)::int from pg_stat_subscription where relid is null and pid is not null)
-    as active_subscription_count,
+  -- pg_subscription is shared by all databases: count the workers of this database's subscriptions
+  -- only, as subscription_count does, or another database's worker would hide one that is down here.
+  (select count(distinct st.subid)::int from pg_stat_subscription st join pg_subscription s on s.oid = st.subid
+     where s.subdbid = (select oid from pg_database where datname = current_database())
+       and st.relid is null and st.pid is not null) as active_subscription_count,
   (select count(*)::int from pg_replication_slots where slot_type = 'logical' and active) as active_logical_slot_count,
   case when pg_is_in_recovery() then pg_last_wal_replay_lsn()::text end as replayed_lsn,
   coalesce(case when to_regclass('spock.local_node') is not null and to_regclass('spock.node') is not null
