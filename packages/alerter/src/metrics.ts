@@ -294,7 +294,10 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
         ${seconds("a.collected_at - coalesce(a.last_autovacuum, 'epoch'::timestamptz)")} / 3600 as value
       from ${collected("pg_stat_all_tables")} a
       ${settingAt("autovacuum_vacuum_threshold", "vt")} ${settingAt("autovacuum_vacuum_scale_factor", "vs")}
-      where a.n_dead_tup > coalesce(vt.value, 50) + coalesce(vs.value, 0.2) * a.n_live_tup`),
+      -- Autovacuum's trigger, from its own row estimate (negative: never estimated, counts as 0);
+      -- rows collected before reltuples was, fall back to n_live_tup.
+      where a.n_dead_tup > coalesce(vt.value, 50)
+        + coalesce(vs.value, 0.2) * coalesce(greatest(a.reltuples, 0), a.n_live_tup)`),
   },
   "pg_stat_all_tables.dead_tuple_percent": {
     tables: ["pg_stat_all_tables"],

@@ -170,6 +170,26 @@ describe("collected rows", () => {
     expect(await statusOf("cpu_usage_high", c)).toEqual([["cleared", null, 92.5]]);
   });
 
+  it("autovacuum is overdue only past its own trigger, from pg_class.reltuples (-1 counts as 0)", async () => {
+    const alerter = h.alerter();
+    const c = await addConnection(h.datastore, "new-database");
+    const sql = h.datastore.sql;
+    const now = new Date();
+    h.clock.set(now);
+    const at = new Date(now.getTime() - 1000).toISOString();
+    // A new database's catalog: statistics empty (n_live_tup 0), 200 dead tuples, but autovacuum
+    // estimates 3,000 rows and waits for 50 + 0.2 × 3,000 = 650; a table never estimated (-1) waits
+    // for 50 only.
+    await sql`insert into metrics.pg_stat_all_tables (connection_id, database_name, collected_at, schemaname, relname,
+        n_live_tup, n_dead_tup, last_autovacuum, reltuples)
+      values (${c}, 'app', ${at}, 'pg_catalog', 'pg_attribute', 0, 200, null, 3000),
+             (${c}, 'app', ${at}, 'public', 'fresh', 0, 60, null, -1)`;
+    await alerter.evaluate();
+    expect((await statusOf("autovacuum_not_running", c)).map(([status, object]) => [status, object])).toEqual(
+      [["active", "public.fresh"]],
+    );
+  });
+
   it("a later run that found nothing supersedes the rows of the run before it", async () => {
     const alerter = h.alerter();
     const c = await addConnection(h.datastore, "emptied");

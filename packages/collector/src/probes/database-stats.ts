@@ -87,11 +87,16 @@ export const pgStatAllTables = relationProbe({
       statio(`${kind}_blks_read`),
       statio(`${kind}_blks_hit`),
     ]),
+    // Autovacuum's own row estimate (-1 before the first vacuum or analyze): its trigger is computed
+    // from it, not from n_live_tup, which is 0 in a new database's catalogs until they are analyzed.
+    column("reltuples", "double precision", "c.reltuples", []),
   ],
   from: (has) =>
-    has("io")
-      ? "pg_catalog.pg_stat_all_tables t left join pg_catalog.pg_statio_all_tables io on io.relid = t.relid"
-      : "pg_catalog.pg_stat_all_tables t",
+    `${
+      has("io")
+        ? "pg_catalog.pg_stat_all_tables t left join pg_catalog.pg_statio_all_tables io on io.relid = t.relid"
+        : "pg_catalog.pg_stat_all_tables t"
+    } left join pg_catalog.pg_class c on c.oid = t.relid`,
   tail: "order by t.schemaname, t.relname",
 });
 
