@@ -4,13 +4,13 @@ import { join } from "node:path";
 import { probeRegistry, type RunningCollector, startCollector } from "@dbmon/collector";
 import { encryptSecret, loadSecretKey, type SecretKey } from "@dbmon/datastore";
 import {
+  execStatements,
   machinePostgresAvailable,
   machinePostgresBinariesAvailable,
   startPrimary,
   startStandby,
   type TestServer,
 } from "@dbmon/testing";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
 
@@ -89,17 +89,6 @@ describe.skipIf(!machinePostgres)("cluster auto-detection from collected data", 
     return id;
   }
 
-  async function exec(url: string, statements: string[]) {
-    const sql = postgres(url, { max: 1, onnotice: () => {} });
-    try {
-      for (const statement of statements) {
-        await sql.unsafe(statement);
-      }
-    } finally {
-      await sql.end();
-    }
-  }
-
   beforeAll(async () => {
     t = await buildTestApp();
     root = await createUser(t, "root", { superuser: true });
@@ -117,21 +106,23 @@ describe.skipIf(!machinePostgres)("cluster auto-detection from collected data", 
     standby = await startStandby(primary);
     servers.push(standby);
 
-    await exec(publisher.url, [
+    await execStatements(
+      publisher.url,
       "create table items (id int primary key)",
       "create publication items_pub for table items",
-    ]);
-    await exec(subscriber.url, [
+    );
+    await execStatements(
+      subscriber.url,
       "create table items (id int primary key)",
       `create subscription items_sub connection 'host=127.0.0.1 port=${publisher.port} dbname=postgres user=postgres' publication items_pub`,
-    ]);
+    );
     // Two Spock nodes, as databases on a server of their own: server-wide facts (replication slots,
     // publications of other test files) on the shared test server must not change their roles.
     for (const [index, node] of ["n1", "n2"].entries()) {
       const name = `spock_${node}`;
-      await exec(spockServer.url, [`create database "${name}"`]);
+      await execStatements(spockServer.url, `create database "${name}"`);
       spockDatabases.push(name);
-      await exec(spockServer.url.replace(/\/postgres$/, `/${name}`), SPOCK_STAND_IN(1000 + 10 * index, node));
+      await execStatements(spockServer.urlOf(name), ...SPOCK_STAND_IN(1000 + 10 * index, node));
     }
     const serverPort = spockServer.port;
 

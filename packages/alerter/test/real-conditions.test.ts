@@ -1,6 +1,7 @@
 import { findProbe, type ProbeDefinition, type RunningCollector, startCollector } from "@dbmon/collector";
 import { builtInRules } from "@dbmon/datastore";
 import {
+  execStatements,
   machinePostgresBinariesAvailable,
   startPrimary,
   startStandby,
@@ -81,18 +82,7 @@ async function pollUntil<T>(check: () => Promise<T | undefined>, explain: () => 
 }
 
 /** Runs statements on a session of its own, closed afterwards; answers the last result. */
-async function exec(url: string, ...statements: string[]): Promise<postgres.Row[]> {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
-  try {
-    let rows: postgres.Row[] = [];
-    for (const statement of statements) {
-      rows = await sql.unsafe(statement);
-    }
-    return rows;
-  } finally {
-    await sql.end();
-  }
-}
+const exec = execStatements;
 
 /** `count` open sessions to `url`, each a client backend of its own. */
 async function openSessions(url: string, count: number): Promise<postgres.Sql[]> {

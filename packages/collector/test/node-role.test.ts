@@ -1,4 +1,9 @@
-import { machinePostgresBinariesAvailable, startPrimary, type TestServer } from "@dbmon/testing";
+import {
+  execStatements as exec,
+  machinePostgresBinariesAvailable,
+  startPrimary,
+  type TestServer,
+} from "@dbmon/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { classifyNode, conninfoTarget, pgNodeRole } from "../src/probes/node-role.js";
@@ -117,14 +122,3 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
     });
   },
 );
-
-async function exec(url: string, ...statements: string[]): Promise<void> {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
-  try {
-    for (const statement of statements) {
-      await sql.unsafe(statement);
-    }
-  } finally {
-    await sql.end();
-  }
-}

@@ -11,4 +11,5 @@ export {
   startStandby,
   type TestServer,
 } from "./private-postgres.js";
+export { execStatements } from "./statements.js";
 export { databaseUrl } from "./urls.js";
