@@ -139,7 +139,7 @@ async function recalculate(
   const run: BaselineRun = { baselines: 0, failed: 0 };
   for (const { metric_name: metric } of rules) {
     const definition = metricDefinitions[metric];
-    if (!definition?.tables.every((table) => tables.has(table))) {
+    if (definition?.learnsBaselines === false || !definition?.tables.every((table) => tables.has(table))) {
       continue;
     }
     const started = performance.now();

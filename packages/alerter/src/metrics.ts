@@ -16,6 +16,12 @@ export interface MetricDefinition {
   /** How old the latest collection may be to give a current value; null: any age. */
   freshnessSeconds: number | null;
   sql: string;
+  /**
+   * false: no anomaly baselines. A worst-table metric's series is named by whichever table is worst
+   * at each collection, so it has no stable history to learn from, and reading a week of every
+   * table's statistics was most of a recalculation's cost.
+   */
+  learnsBaselines?: false;
 }
 
 export interface MetricValue {
@@ -124,14 +130,19 @@ const delta = (table: string, column: string, seconds: number): MetricDefinition
  * highest value in each collection of each database (ties: the first by name). The highest value is
  * found by hashing: sorting every table of a week of collections is what would make it slow.
  */
-const worstPerDatabase = (rows: string) => `
+const worstTablePerDatabase = (tables: MetricDefinition["tables"], rows: string): MetricDefinition => ({
+  tables,
+  freshnessSeconds: FIFTEEN_MINUTES,
+  learnsBaselines: false,
+  sql: `
   with v as materialized (${rows})
   select distinct on (connection_id, database_name, collected_at) connection_id, database_name, object_name,
     collected_at, value
   from v join (select connection_id, database_name, collected_at, max(value) as value from v
                group by connection_id, database_name, collected_at) worst
     using (connection_id, database_name, collected_at, value)
-  order by connection_id, database_name, collected_at, object_name`;
+  order by connection_id, database_name, collected_at, object_name`,
+});
 
 const clientBackends = collected("pg_stat_activity", "backend_type = 'client backend'");
 
@@ -204,15 +215,14 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
             used_space::float8 * 100 / total_space as value
           from ${collected("pg_sys_disk_info", "total_space > 0")} a`,
   },
-  table_bloat_ratio: {
-    tables: ["pg_stat_all_tables"],
-    freshnessSeconds: FIFTEEN_MINUTES,
-    sql: worstPerDatabase(`
+  table_bloat_ratio: worstTablePerDatabase(
+    ["pg_stat_all_tables"],
+    `
       select connection_id, database_name, schemaname || '.' || relname as object_name, collected_at,
         n_dead_tup::float8 * 100 / n_live_tup as value
       from ${collected("pg_stat_all_tables")} a
-      where n_live_tup >= 1000 and schemaname not in ('pg_catalog', 'information_schema', 'pg_toast')`),
-  },
+      where n_live_tup >= 1000 and schemaname not in ('pg_catalog', 'information_schema', 'pg_toast')`,
+  ),
   "pg_sys_cpu_usage_info.processor_time_percent": {
     // processor_time_percent is a Windows counter: system_stats on Linux and macOS, and the
     // collector's own reading of its host, leave it null and give the idle share instead.
@@ -286,10 +296,9 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
   ),
   // D12: the archiver's counters are collected with pg_stat_wal.
   "pg_stat_archiver.failed_count_delta": delta("pg_stat_wal", "failed_count", THIRTY_MINUTES),
-  table_last_autovacuum_hours: {
-    tables: ["pg_stat_all_tables", "pg_settings"],
-    freshnessSeconds: FIFTEEN_MINUTES,
-    sql: worstPerDatabase(`
+  table_last_autovacuum_hours: worstTablePerDatabase(
+    ["pg_stat_all_tables", "pg_settings"],
+    `
       select a.connection_id, a.database_name, a.schemaname || '.' || a.relname as object_name, a.collected_at,
         ${seconds("a.collected_at - coalesce(a.last_autovacuum, 'epoch'::timestamptz)")} / 3600 as value
       from ${collected("pg_stat_all_tables")} a
@@ -297,17 +306,16 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
       -- Autovacuum's trigger, from its own row estimate (negative: never estimated, counts as 0);
       -- rows collected before reltuples was, fall back to n_live_tup.
       where a.n_dead_tup > coalesce(vt.value, 50)
-        + coalesce(vs.value, 0.2) * coalesce(greatest(a.reltuples, 0), a.n_live_tup)`),
-  },
-  "pg_stat_all_tables.dead_tuple_percent": {
-    tables: ["pg_stat_all_tables"],
-    freshnessSeconds: FIFTEEN_MINUTES,
-    sql: worstPerDatabase(`
+        + coalesce(vs.value, 0.2) * coalesce(greatest(a.reltuples, 0), a.n_live_tup)`,
+  ),
+  "pg_stat_all_tables.dead_tuple_percent": worstTablePerDatabase(
+    ["pg_stat_all_tables"],
+    `
       select connection_id, database_name, schemaname || '.' || relname as object_name, collected_at,
         n_dead_tup::float8 * 100 / (n_live_tup + n_dead_tup) as value
       from ${collected("pg_stat_all_tables")} a
-      where n_live_tup + n_dead_tup >= 1000 and not (${SHARED_CATALOG})`),
-  },
+      where n_live_tup + n_dead_tup >= 1000 and not (${SHARED_CATALOG})`,
+  ),
   "pg_stat_statements.slow_query_count": {
     tables: ["pg_stat_statements"],
     freshnessSeconds: FIFTEEN_MINUTES,

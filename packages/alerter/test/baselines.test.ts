@@ -294,6 +294,31 @@ describe("baselines from the collected history", () => {
     expect(await baselines(c, LOAD)).toEqual([]);
   });
 
+  it("are not learned for worst-table metrics, whose series change name with the worst table", async () => {
+    const alerter = h.alerter();
+    const c = await addConnection(h.datastore, "tables");
+    // A table with dead tuples at every collection of two hours: dead_tuple_percent has values.
+    await h.datastore.sql`
+      insert into metrics.pg_stat_all_tables (connection_id, database_name, collected_at, schemaname, relname,
+        n_live_tup, n_dead_tup, last_autovacuum)
+      select ${c}, 'app', t, 'public', 'orders', 2000, 1000, null
+      from generate_series('2026-05-20T00:00:00Z'::timestamptz, '2026-05-20T02:00:00Z', interval '5 minutes') t`;
+    await collectLoad(
+      c,
+      every(10, "2026-05-20T00:00:00Z", "2026-05-20T02:00:00Z", () => 1),
+    );
+    h.clock.set(new Date("2026-05-20T02:00:00Z"));
+    await alerter.calculateBaselines();
+    expect(await baselines(c, LOAD)).not.toEqual([]);
+    for (const metric of [
+      "pg_stat_all_tables.dead_tuple_percent",
+      "table_bloat_ratio",
+      "table_last_autovacuum_hours",
+    ]) {
+      expect(await baselines(c, metric)).toEqual([]);
+    }
+  });
+
   it("are calculated when an alerter starts; one starting just after another leaves them be", async () => {
     const c = await addConnection(h.datastore, "started");
     await collectLoad(
