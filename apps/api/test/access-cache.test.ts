@@ -145,4 +145,25 @@ describe("what is kept", () => {
     }
     expect(t.services.auth.cache.credentials.size).toBe(before);
   });
+
+  it("everything, whatever refused writes anonymous callers send (they cannot keep the cache empty)", async () => {
+    expect(await status(t, "/api/v1/capabilities", admin.token)).toBe(200);
+    const kept = t.services.auth.cache.credentials.size;
+    expect(kept).toBeGreaterThan(0);
+    for (let i = 0; i < 20; i++) {
+      const refused = await requestJson(t.app, "/api/v1/rbac/groups", {
+        method: "POST",
+        body: { name: `g${i}` },
+      });
+      expect(refused.status).toBe(401);
+    }
+    const badLogin = await requestJson(t.app, "/api/v1/auth/login", {
+      method: "POST",
+      body: { username: "root", password: "not-the-password" },
+    });
+    expect(badLogin.status).toBe(401);
+    // Had the bad login announced an access change, the notification would have arrived by now.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(t.services.auth.cache.credentials.size).toBe(kept);
+  });
 });

@@ -23,17 +23,15 @@ export function provideServices(services: Services): MiddlewareHandler<AppEnv> {
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
- * A state-changing request may have changed who may do what: the access cache is dropped before
- * its response is sent, so the caller's next request sees its own change. Changes made by other
- * processes arrive by NOTIFY (see AccessCache).
+ * A state-changing request that succeeded may have changed who may do what: the access cache is
+ * dropped before its response is sent, so the caller's next request sees its own change. Refused
+ * requests change nothing through the API (so anonymous callers cannot keep the cache empty); what
+ * they cause in the datastore (a lockout) arrives by NOTIFY like other processes' changes.
  */
 export const forgetAccessAfterWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
-  try {
-    await next();
-  } finally {
-    if (!SAFE_METHODS.has(c.req.method)) {
-      c.get("services").auth.cache.clear();
-    }
+  await next();
+  if (!SAFE_METHODS.has(c.req.method) && c.res.status < 400) {
+    c.get("services").auth.cache.clear();
   }
 };
 

@@ -8,7 +8,13 @@ BEGIN
 END
 $$;
 --> statement-breakpoint
-CREATE TRIGGER "users_notify_access" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "users"
+CREATE TRIGGER "users_notify_access" AFTER INSERT OR DELETE OR TRUNCATE ON "users"
+  FOR EACH STATEMENT EXECUTE FUNCTION "dbmon_notify_access_change"();
+--> statement-breakpoint
+-- Only what a cached caller carries: a failed password or a login (failed_attempts, last_login) must
+-- not empty every API process's cache, or anonymous login attempts could keep it empty. A password
+-- change ends the user's sessions, which announces itself.
+CREATE TRIGGER "users_notify_access_update" AFTER UPDATE OF "username", "enabled", "is_superuser" ON "users"
   FOR EACH STATEMENT EXECUTE FUNCTION "dbmon_notify_access_change"();
 --> statement-breakpoint
 CREATE TRIGGER "sessions_notify_access" AFTER UPDATE OR DELETE OR TRUNCATE ON "sessions"
