@@ -137,6 +137,29 @@ describe("changes made elsewhere", () => {
   });
 });
 
+describe("the datastore", () => {
+  it("announces changes to every table access facts are read from", async () => {
+    const rows = await t.datastore.sql<{ table: string }[]>`
+      select distinct c.relname::text as table from pg_trigger g join pg_class c on c.oid = g.tgrelid
+      join pg_proc p on p.oid = g.tgfoid where p.proname = 'dbmon_notify_access_change' order by 1`;
+    expect(rows.map((row) => row.table)).toEqual([
+      "connections",
+      "group_admin_permissions",
+      "group_connection_privileges",
+      "group_mcp_privileges",
+      "group_memberships",
+      "mcp_privilege_identifiers",
+      "rbac_groups",
+      "service_tokens",
+      "sessions",
+      "token_admin_scopes",
+      "token_connection_scopes",
+      "token_mcp_scopes",
+      "users",
+    ]);
+  });
+});
+
 describe("what is kept", () => {
   it("nothing for unknown tokens, however many are tried", async () => {
     const before = t.services.auth.cache.credentials.size;

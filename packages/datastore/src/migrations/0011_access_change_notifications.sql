@@ -23,38 +23,22 @@ CREATE TRIGGER "sessions_notify_access" AFTER UPDATE OR DELETE OR TRUNCATE ON "s
 CREATE TRIGGER "service_tokens_notify_access" AFTER UPDATE OR DELETE OR TRUNCATE ON "service_tokens"
   FOR EACH STATEMENT EXECUTE FUNCTION "dbmon_notify_access_change"();
 --> statement-breakpoint
-CREATE TRIGGER "rbac_groups_notify_access" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "rbac_groups"
-  FOR EACH STATEMENT EXECUTE FUNCTION "dbmon_notify_access_change"();
---> statement-breakpoint
-CREATE TRIGGER "group_memberships_notify_access" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "group_memberships"
-  FOR EACH STATEMENT EXECUTE FUNCTION "dbmon_notify_access_change"();
---> statement-breakpoint
-CREATE TRIGGER "mcp_privilege_identifiers_notify_access" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
-  ON "mcp_privilege_identifiers"
-  FOR EACH STATEMENT EXECUTE FUNCTION "dbmon_notify_access_change"();
---> statement-breakpoint
-CREATE TRIGGER "group_mcp_privileges_notify_access" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
-  ON "group_mcp_privileges"
-  FOR EACH STATEMENT EXECUTE FUNCTION "dbmon_notify_access_change"();
---> statement-breakpoint
-CREATE TRIGGER "group_connection_privileges_notify_access" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
-  ON "group_connection_privileges"
-  FOR EACH STATEMENT EXECUTE FUNCTION "dbmon_notify_access_change"();
---> statement-breakpoint
-CREATE TRIGGER "group_admin_permissions_notify_access" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
-  ON "group_admin_permissions"
-  FOR EACH STATEMENT EXECUTE FUNCTION "dbmon_notify_access_change"();
---> statement-breakpoint
-CREATE TRIGGER "token_connection_scopes_notify_access" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
-  ON "token_connection_scopes"
-  FOR EACH STATEMENT EXECUTE FUNCTION "dbmon_notify_access_change"();
---> statement-breakpoint
-CREATE TRIGGER "token_mcp_scopes_notify_access" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "token_mcp_scopes"
-  FOR EACH STATEMENT EXECUTE FUNCTION "dbmon_notify_access_change"();
---> statement-breakpoint
-CREATE TRIGGER "token_admin_scopes_notify_access" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
-  ON "token_admin_scopes"
-  FOR EACH STATEMENT EXECUTE FUNCTION "dbmon_notify_access_change"();
+-- Groups, grants and token scopes: any change at all.
+DO $$
+DECLARE
+  name text;
+BEGIN
+  FOREACH name IN ARRAY ARRAY['rbac_groups', 'group_memberships', 'mcp_privilege_identifiers',
+    'group_mcp_privileges', 'group_connection_privileges', 'group_admin_permissions',
+    'token_connection_scopes', 'token_mcp_scopes', 'token_admin_scopes']
+  LOOP
+    EXECUTE format(
+      'CREATE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON %I
+         FOR EACH STATEMENT EXECUTE FUNCTION "dbmon_notify_access_change"()',
+      name || '_notify_access', name);
+  END LOOP;
+END
+$$;
 --> statement-breakpoint
 CREATE TRIGGER "connections_notify_access" AFTER INSERT OR DELETE OR TRUNCATE ON "connections"
   FOR EACH STATEMENT EXECUTE FUNCTION "dbmon_notify_access_change"();
