@@ -13,6 +13,7 @@ import type { Config } from "./config.js";
 import { datastoreConnectionCatalog } from "./connections/catalog.js";
 import { ConnectionStore } from "./connections/store.js";
 import type { Logger } from "./logger.js";
+import { ServerAnalysis } from "./server-info/analysis/service.js";
 import { ServerInfoDocuments } from "./server-info/documents.js";
 import type { Clock, Services } from "./services.js";
 
@@ -57,5 +58,6 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     llm,
     connections: new ConnectionStore(datastore, secretKey),
     serverInfo: new ServerInfoDocuments(datastore),
+    serverAnalysis: new ServerAnalysis({ datastore, llm, clock, logger }),
   };
 }

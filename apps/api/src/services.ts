@@ -5,6 +5,7 @@ import type { AuthService } from "./auth/service.js";
 import type { Config } from "./config.js";
 import type { ConnectionStore } from "./connections/store.js";
 import type { Logger } from "./logger.js";
+import type { ServerAnalysis } from "./server-info/analysis/service.js";
 import type { ServerInfoDocuments } from "./server-info/documents.js";
 
 /** Supplies the current time; tests inject a controllable one. */
@@ -36,6 +37,8 @@ export interface Services {
   connections: ConnectionStore;
   /** What was collected about each connection's server (GET /server-info/{id}). */
   serverInfo: ServerInfoDocuments;
+  /** AI descriptions of each connection's databases. */
+  serverAnalysis: ServerAnalysis;
 }
 
 export interface AiFeatures {

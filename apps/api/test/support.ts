@@ -1,5 +1,5 @@
 import { type Datastore, openDatastore } from "@dbmon/datastore";
-import { createTestDatabase, type TestDatabase } from "@dbmon/testing";
+import { createTestDatabase, type TestDatabase } from "@dbmon/datastore/testing";
 import { createApp } from "../src/app.js";
 import type { AdminPermission } from "../src/auth/model.js";
 import type { ConnectionCatalog, ConnectionInfo } from "../src/auth/privileges.js";

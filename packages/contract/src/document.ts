@@ -9,17 +9,14 @@ import { metricsRoutes } from "./groups/metrics.js";
 import { notificationRoutes } from "./groups/notifications.js";
 import { probeRoutes } from "./groups/probes.js";
 import { rbacRoutes } from "./groups/rbac.js";
-import { serverInfoRoutes } from "./groups/server-info.js";
 import { timelineRoutes } from "./groups/timeline.js";
-import { utilityRoutes } from "./groups/utilities.js";
+import { allOperations } from "./operations.js";
 import { tags } from "./tags.js";
 
-/** Every route of the contract, by function group. The API registers a handler for each. */
-export const routeGroups = {
-  utilities: utilityRoutes,
+/** Route groups not yet moved to one file per operation. */
+const legacyRouteGroups = {
   connections: connectionRoutes,
   clusters: clusterRoutes,
-  serverInfo: serverInfoRoutes,
   auth: authRoutes,
   rbac: rbacRoutes,
   alerts: alertRoutes,
@@ -30,7 +27,11 @@ export const routeGroups = {
   timeline: timelineRoutes,
 } as const;
 
-export const allRoutes = Object.values(routeGroups).flatMap((group) => Object.values(group));
+/** Every route of the contract. The API registers a handler for each. */
+export const allRoutes = [
+  ...allOperations,
+  ...Object.values(legacyRouteGroups).flatMap((group) => Object.values(group)),
+];
 
 export const apiVersion = packageJson.version;
 

@@ -1,3 +1,4 @@
+export * from "./access.js";
 export * from "./common.js";
 export * from "./document.js";
 export * from "./groups/alerts.js";
@@ -9,7 +10,9 @@ export * from "./groups/metrics.js";
 export * from "./groups/notifications.js";
 export * from "./groups/probes.js";
 export * from "./groups/rbac.js";
-export * from "./groups/server-info.js";
 export * from "./groups/timeline.js";
-export * from "./groups/utilities.js";
+export * from "./operation.js";
+export * from "./operations.js";
+export * from "./server-info/index.js";
 export * from "./tags.js";
+export * from "./utilities/index.js";

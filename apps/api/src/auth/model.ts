@@ -1,26 +1,12 @@
-/** Admin permissions a group can grant; `*` grants them all. */
-export const adminPermissions = [
-  "manage_connections",
-  "manage_groups",
-  "manage_permissions",
-  "manage_users",
-  "manage_token_scopes",
-  "manage_blackouts",
-  "manage_probes",
-  "manage_alert_rules",
-  "manage_notification_channels",
-  "store_system_memory",
-] as const;
+import { type AccessLevel, type AdminPermission, adminPermissions } from "@dbmon/contract";
 
-export type AdminPermission = (typeof adminPermissions)[number];
+export { type AccessLevel, type AdminPermission, adminPermissions };
 
 export const WILDCARD = "*";
 
 export function isAdminPermission(name: string): name is AdminPermission {
   return (adminPermissions as readonly string[]).includes(name);
 }
-
-export type AccessLevel = "read" | "read_write";
 
 export const accessLevels: readonly AccessLevel[] = ["read", "read_write"];
 

@@ -3,9 +3,26 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
+import { DomainError, type DomainErrorKind, InvalidInput, TooManyRequests } from "../errors.js";
 import type { AppEnv } from "../services.js";
 
-/** The one way a handler or middleware refuses a request: becomes `{"error": message}`. */
+/** The status each kind of domain refusal is answered with. */
+const statusOf: Record<DomainErrorKind, ContentfulStatusCode> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  too_many_requests: 429,
+  failed: 500,
+  unavailable: 503,
+};
+
+/**
+ * A refusal of the HTTP layer itself (a method not allowed, a body over the limit), with the
+ * headers it needs. Domain code throws the errors of `../errors.js` instead.
+ */
 export class ApiError extends Error {
   override name = "ApiError";
   constructor(
@@ -24,6 +41,12 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
       c.header(name, value);
     }
     return c.json({ error: error.message }, error.status);
+  }
+  if (error instanceof DomainError) {
+    if (error instanceof TooManyRequests) {
+      c.header("Retry-After", String(error.retryAfterSeconds));
+    }
+    return c.json({ error: error.message }, statusOf[error.kind]);
   }
   if (error instanceof HTTPException) {
     // Hono's own refusals (a malformed JSON body, for one).
@@ -50,7 +73,7 @@ export function validationHook(
   if (result.success) {
     return;
   }
-  throw new ApiError(400, describeValidationError(result.error, result.target));
+  throw new InvalidInput(describeValidationError(result.error, result.target));
 }
 
 export function describeValidationError(error: ZodError, target: ValidationTarget): string {

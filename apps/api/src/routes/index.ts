@@ -1,4 +1,6 @@
 import type { App } from "../http/app-type.js";
+import { registerMissingConnectionId } from "../http/missing-connection-id.js";
+import { registerOperations } from "../http/operations.js";
 import { registerAcknowledgeAlert } from "./alerts/acknowledge-alert.js";
 import { registerAlertCounts } from "./alerts/alert-counts.js";
 import { registerDeleteAlertOverride } from "./alerts/delete-alert-override.js";
@@ -116,17 +118,17 @@ import { registerSetGroupPermissions } from "./rbac/set-group-permissions.js";
 import { registerSetTokenScope } from "./rbac/set-token-scope.js";
 import { registerUpdateGroup } from "./rbac/update-group.js";
 import { registerUpdateUser } from "./rbac/update-user.js";
-import { registerGetServerAiAnalysis } from "./server-info/get-server-ai-analysis.js";
-import { registerGetServerInfo } from "./server-info/get-server-info.js";
-import { registerMissingConnectionId } from "./server-info/missing-connection-id.js";
+import { serverInfoHandlers } from "./server-info/index.js";
 import { registerListTimelineEvents } from "./timeline/list-timeline-events.js";
-import { registerHealth } from "./utilities/health.js";
-import { registerOpenApiDocument } from "./utilities/openapi-document.js";
+import { utilityHandlers } from "./utilities/index.js";
+
+/** The handler of every operation of the contract that has moved to one file per operation. */
+export const implementations = [...utilityHandlers, ...serverInfoHandlers];
 
 /** Every operation of the contract, registered explicitly. */
 export function registerRoutes(app: App): void {
-  registerHealth(app);
-  registerOpenApiDocument(app);
+  registerOperations(app, implementations);
+  registerMissingConnectionId(app);
   registerLogin(app);
   registerLogout(app);
   registerUserInfo(app);
@@ -175,9 +177,6 @@ export function registerRoutes(app: App): void {
   registerListConnectionDatabases(app);
   registerQueryConnection(app);
   registerGetConnectionContext(app);
-  registerMissingConnectionId(app);
-  registerGetServerInfo(app);
-  registerGetServerAiAnalysis(app);
   registerListClusterGroups(app);
   registerCreateClusterGroup(app);
   registerGetClusterGroup(app);

@@ -1,4 +1,4 @@
-import type { LlmClient } from "../client.js";
+import type { LlmClient } from "@dbmon/llm";
 import { parseAnalysis } from "./parse.js";
 import { ANALYSIS_INSTRUCTIONS, type DatabaseFacts, describeDatabases } from "./prompt.js";
 

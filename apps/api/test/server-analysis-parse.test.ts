@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, parseAnalysis } from "../src/index.js";
+import { parseAnalysis } from "../src/server-info/analysis/parse.js";
+import { formatBytes } from "../src/server-info/analysis/prompt.js";
 
 const names = ["sales", "analytics", "app_users", "postgres"];
 

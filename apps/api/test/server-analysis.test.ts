@@ -1,16 +1,15 @@
 import { type Datastore, openDatastore, schema } from "@dbmon/datastore";
-import { createTestDatabase, type TestDatabase } from "@dbmon/testing";
+import { createTestDatabase, type TestDatabase } from "@dbmon/datastore/testing";
+import type { LlmClient } from "@dbmon/llm";
+import { clientFor, type FakeProvider, startFakeProvider, TEST_KEY } from "@dbmon/llm/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { MAX_ANALYSED_DATABASES } from "../src/server-info/analysis/analyze.js";
 import {
   ANALYSIS_TTL_MS,
-  type DatabaseFacts,
   type GetDatabaseAnalysisOptions,
   getDatabaseAnalysis,
-  type LlmClient,
-  MAX_ANALYSED_DATABASES,
-} from "../src/index.js";
-import { type FakeProvider, startFakeProvider } from "../src/testing/index.js";
-import { clientFor, TEST_KEY } from "./support.js";
+} from "../src/server-info/analysis/cache.js";
+import type { DatabaseFacts } from "../src/server-info/analysis/prompt.js";
 
 const MB = 1024 * 1024;
 const databases: DatabaseFacts[] = [

@@ -1,11 +1,12 @@
+/** LLM clients aimed at the fake provider, configured through the environment as in production. */
 import {
   createLlmClient,
   type LlmClient,
   type LlmConfig,
   type LlmProviderName,
   loadLlmConfig,
-} from "../src/index.js";
-import type { FakeProvider } from "../src/testing/index.js";
+} from "../index.js";
+import type { FakeProvider } from "./fake-provider.js";
 
 export const TEST_KEY = "sk-test-0123456789-very-secret";
 

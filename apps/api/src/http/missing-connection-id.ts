@@ -1,5 +1,5 @@
-import type { App } from "../../http/app-type.js";
-import { ApiError } from "../../http/errors.js";
+import type { App } from "./app-type.js";
+import { ApiError } from "./errors.js";
 
 /**
  * `/api/v1/server-info/` without an id is a caller's mistake, not an unknown path: authenticated

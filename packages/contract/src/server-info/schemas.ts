@@ -1,6 +1,5 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import { authenticated, errorResponses, idParam, jsonResponse, TimestampSchema } from "../common.js";
-import { tags } from "../tags.js";
+import { z } from "@hono/zod-openapi";
+import { idParam, TimestampSchema } from "../common.js";
 
 /** `connection_id` of the server-information paths; the messages are the reference's. */
 export const ConnectionIdParamSchema = z.object({
@@ -106,37 +105,3 @@ export const ServerInfoSchema = z
     }),
   })
   .openapi("ServerInfoResponse");
-
-export const getServerInfo = createRoute({
-  method: "get",
-  path: "/api/v1/server-info/{connection_id}",
-  operationId: "getServerInfo",
-  summary: "Host, server configuration, databases, extensions and key settings of a connection",
-  description: "Reads only collected data. Categories not collected yet are empty: scalars null, arrays [].",
-  tags: [tags.serverInfo.name],
-  security: authenticated,
-  request: { params: ConnectionIdParamSchema },
-  responses: {
-    200: jsonResponse(ServerInfoSchema, "Server information"),
-    ...errorResponses(400, 401, 403, 404),
-  },
-});
-
-export const getServerAiAnalysis = createRoute({
-  method: "get",
-  path: "/api/v1/server-info/{connection_id}/ai-analysis",
-  operationId: "getServerAiAnalysis",
-  summary: "AI-generated description of the likely purpose of each database of a connection",
-  description:
-    "JSON null when no LLM provider is configured, when the connection has no collected databases, or when " +
-    "the provider fails. Cached per connection for five minutes.",
-  tags: [tags.serverInfo.name],
-  security: authenticated,
-  request: { params: ConnectionIdParamSchema },
-  responses: {
-    200: jsonResponse(AiAnalysisSchema.nullable(), "The analysis, or null"),
-    ...errorResponses(400, 401, 403, 404),
-  },
-});
-
-export const serverInfoRoutes = { getServerInfo, getServerAiAnalysis } as const;

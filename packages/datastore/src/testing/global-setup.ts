@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type EmbeddedServer, migrateDatastore, silentLogger, startEmbeddedServer } from "@dbmon/datastore";
 import postgres from "postgres";
 import type { TestProject } from "vitest/node";
+import { type EmbeddedServer, migrateDatastore, silentLogger, startEmbeddedServer } from "../index.js";
 import "./context.js";
 import { databaseUrl } from "./urls.js";
 

@@ -1,6 +1,6 @@
 import { type Db, schema } from "@dbmon/datastore";
+import { type LlmClient, LlmError } from "@dbmon/llm";
 import { eq, sql } from "drizzle-orm";
-import { type LlmClient, LlmError } from "../client.js";
 import { analyzeDatabases } from "./analyze.js";
 import type { DatabaseFacts } from "./prompt.js";
 

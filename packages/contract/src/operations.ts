@@ -1,0 +1,6 @@
+import type { Operation } from "./operation.js";
+import { serverInfoOperations } from "./server-info/index.js";
+import { utilityOperations } from "./utilities/index.js";
+
+/** Every operation of the contract, resource by resource. The API implements each one exactly once. */
+export const allOperations: readonly Operation[] = [...utilityOperations, ...serverInfoOperations];
