@@ -87,8 +87,14 @@ export class RequestAccess {
     return this.privilegesLookup;
   }
 
+  /**
+   * Whether the caller acts as a superuser: a superuser's session, or a superuser's token without a
+   * scope. A scope narrows a superuser's token like anyone's (docs/auth.md), so a scoped token never
+   * takes the superuser shortcuts.
+   */
   async isSuperuser(): Promise<boolean> {
-    return (await this.requireCaller()).isSuperuser;
+    const privileges = await this.privileges();
+    return privileges.isSuperuser && privileges.scope === null;
   }
 
   async hasPermission(permission: AdminPermission): Promise<boolean> {
@@ -139,8 +145,8 @@ export class RequestAccess {
 
   /** Refuses (401, then 404 for an unknown connection, then 403) unless the requirement is met. */
   async require(requirement: AccessRequirement, connectionId?: number): Promise<void> {
-    const caller = await this.requireCaller();
-    if (requirement.superuser && !caller.isSuperuser) {
+    await this.requireCaller();
+    if (requirement.superuser && !(await this.isSuperuser())) {
       throw new Forbidden(requirement.message ?? messages.superuser);
     }
     if (requirement.permission && !(await this.hasPermission(requirement.permission))) {
