@@ -56,6 +56,17 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
       status,
     );
   }
+  const sqlState = sqlStateOf(error);
+  if (sqlState?.startsWith("22") || sqlState === "54000") {
+    // A data exception (a number out of a column's range, text the database cannot store) or a
+    // value too large for an index: the request carried a value no schema caught. The caller's
+    // mistake, but worth a look.
+    c.get("services")?.logger.warn(
+      { sqlState, requestId: c.get("requestId"), method: c.req.method, path: c.req.path },
+      "request refused by a data exception",
+    );
+    return c.json({ error: "Invalid request: a value is out of range or malformed" }, 400);
+  }
   c.get("services")?.logger.error(
     { err: error, requestId: c.get("requestId"), method: c.req.method, path: c.req.path },
     "unhandled error",
@@ -88,4 +99,17 @@ export function describeValidationError(error: ZodError, target: ValidationTarge
   const where =
     target === "json" ? "Invalid request body" : `Invalid ${target === "param" ? "path" : target} parameter`;
   return field ? `${where}: ${field}: ${issue.message}` : `${where}: ${issue.message}`;
+}
+
+/** The SQLSTATE of a PostgreSQL error, also when a query builder wrapped it (as `cause`). */
+function sqlStateOf(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 3 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) {
+      return code;
+    }
+    current = current.cause;
+  }
+  return undefined;
 }
