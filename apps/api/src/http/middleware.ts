@@ -80,7 +80,8 @@ export const serviceDescLink: MiddlewareHandler = async (c, next) => {
 const limitBody: MiddlewareHandler = bodyLimit({
   maxSize: MAX_BODY_BYTES,
   onError: () => {
-    throw new ApiError(413, "Request body too large (max 1MB)");
+    // The rest of the body is never read: the socket cannot carry another request after it.
+    throw new ApiError(413, "Request body too large (max 1MB)", { Connection: "close" });
   },
 });
 
