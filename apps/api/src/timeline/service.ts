@@ -28,10 +28,12 @@ const MAX_LIMIT = 1000;
 /*
  * Every source below is one SELECT of the same columns: id, event_type, connection_id, at (when it
  * happened), severity, title, summary, details (json). Their parameters: $1 the connections whose
- * events to include, $2 and $3 the window; `visible.ids` holds the connections the caller can see,
+ * events to include (null: all), $2 and $3 the window; `visible.ids` holds the connections the caller can see,
  * or null when every scope is visible (superusers).
  */
 
+/** Whether a connection is one whose events to include ($1; null for every one). */
+const selected = (column: string) => `($1::int[] is null or ${column} = any($1::int[]))`;
 /** Epoch seconds of a timestamp, as event ids carry them. */
 const epoch = (column: string) => `floor(extract(epoch from ${column}))::bigint`;
 /** RFC 3339 text of a timestamp, as every time on the wire is written. */
@@ -106,7 +108,7 @@ function snapshotEvents(source: SnapshotSource): string {
         select connection_id, collected_at,
           lag(collected_at) over (partition by connection_id order by collected_at) as previous
         from (select distinct connection_id, collected_at from ${table}
-              where connection_id = any($1::int[]) and collected_at <= $3::timestamptz) s
+              where ${selected("connection_id")} and collected_at <= $3::timestamptz) s
       )
       select s.connection_id, s.collected_at,
         json_agg(json_build_object('name', d.name, 'old_value', d.old_value, 'new_value', d.new_value,
@@ -138,20 +140,20 @@ const RESTART_EVENTS = `
     select connection_id, collected_at, postmaster_start_time,
       lag(postmaster_start_time) over (partition by connection_id order by collected_at) as previous
     from metrics.pg_node_role
-    where connection_id = any($1::int[]) and collected_at <= $3::timestamptz
+    where ${selected("connection_id")} and collected_at <= $3::timestamptz
   ) samples
   where previous is not null and postmaster_start_time is distinct from previous
     and collected_at >= $2::timestamptz`;
 
 /** Blackouts the caller may know of: estate ones, and others through a connection it can see. */
 const VISIBLE_BLACKOUT = `
-  (b.scope <> 'server' or b.connection_id = any($1::int[]))
+  (b.scope <> 'server' or ${selected("b.connection_id")})
   and ((select ids from visible) is null or b.scope in ('estate', 'server')
     or (b.scope = 'cluster' and exists (
-      select 1 from connections c where c.cluster_id = b.cluster_id and c.id = any((select ids from visible))))
+      select 1 from connections c, visible v where c.cluster_id = b.cluster_id and c.id = any(v.ids)))
     or (b.scope = 'group' and exists (
-      select 1 from connections c join clusters k on k.id = c.cluster_id
-      where k.group_id = b.group_id and c.id = any((select ids from visible)))))`;
+      select 1 from connections c join clusters k on k.id = c.cluster_id, visible v
+      where k.group_id = b.group_id and c.id = any(v.ids))))`;
 
 const blackoutEvents = (type: "blackout_started" | "blackout_ended") => {
   const [column, prefix, title] =
@@ -175,7 +177,7 @@ const ALERTING_SOURCES: Partial<Record<TimelineEventType, string>> = {
       a.connection_id, a.triggered_at as at, a.severity, 'Alert Fired: ' || a.title as title, a.title as summary,
       json_build_object('alert_id', a.id::text, 'severity', a.severity, 'status', a.status) as details
     from alerts a
-    where a.connection_id = any($1::int[]) and a.triggered_at between $2::timestamptz and $3::timestamptz`,
+    where ${selected("a.connection_id")} and a.triggered_at between $2::timestamptz and $3::timestamptz`,
   alert_cleared: `
     select 'alert-cleared-' || a.id || '-' || ${epoch("a.cleared_at")} as id, 'alert_cleared'::text as event_type,
       a.connection_id, a.cleared_at as at, 'info'::text as severity, 'Alert Cleared: ' || a.title as title,
@@ -184,7 +186,7 @@ const ALERTING_SOURCES: Partial<Record<TimelineEventType, string>> = {
         extract(epoch from date_trunc('milliseconds', a.cleared_at) - date_trunc('milliseconds', a.triggered_at))::float8)
         as details
     from alerts a
-    where a.connection_id = any($1::int[]) and a.cleared_at between $2::timestamptz and $3::timestamptz`,
+    where ${selected("a.connection_id")} and a.cleared_at between $2::timestamptz and $3::timestamptz`,
   alert_acknowledged: `
     select 'alert-ack-' || k.alert_id || '-' || ${epoch("k.acknowledged_at")} as id,
       'alert_acknowledged'::text as event_type, a.connection_id, k.acknowledged_at as at, 'info'::text as severity,
@@ -194,7 +196,7 @@ const ALERTING_SOURCES: Partial<Record<TimelineEventType, string>> = {
       json_build_object('alert_id', k.alert_id::text, 'acknowledged_by', k.acknowledged_by,
         'false_positive', coalesce(k.false_positive, false), 'message', k.message) as details
     from alert_acknowledgments k join alerts a on a.id = k.alert_id
-    where a.connection_id = any($1::int[]) and k.acknowledged_at between $2::timestamptz and $3::timestamptz`,
+    where ${selected("a.connection_id")} and k.acknowledged_at between $2::timestamptz and $3::timestamptz`,
   blackout_started: blackoutEvents("blackout_started"),
   blackout_ended: blackoutEvents("blackout_ended"),
 };
@@ -229,9 +231,13 @@ export class Timeline {
     const [visible, superuser] = await Promise.all([access.visibleConnections(), access.isSuperuser()]);
     const requested =
       query.connection_ids ?? (query.connection_id === undefined ? undefined : [query.connection_id]);
-    // Connections the caller cannot see are left out, as alerts are.
     const readable = new Set(visible.ids);
-    const ids = requested ? requested.filter((id) => readable.has(id)) : [...readable];
+    // Connections the caller cannot see are left out, as alerts are; null when nothing is.
+    const ids = requested
+      ? requested.filter((id) => visible.all || readable.has(id))
+      : visible.all
+        ? null
+        : [...readable];
     const params = [
       ids,
       query.start_time.toISOString(),
