@@ -1,13 +1,6 @@
-import { z } from "@hono/zod-openapi";
 import { jsonResponse } from "../common.js";
 import { defineOperation } from "../operation.js";
-import {
-  connectionIdQuery,
-  connectionIdsQuery,
-  metricsAccess,
-  PerformanceSummarySchema,
-  timeRangeQuery,
-} from "./schemas.js";
+import { metricsAccess, PerformanceSummarySchema, summaryQuery } from "./schemas.js";
 
 export const getPerformanceSummary = defineOperation({
   method: "get",
@@ -18,13 +11,7 @@ export const getPerformanceSummary = defineOperation({
     "Transaction ID age, cache hit ratio, transaction rates and checkpoint times per connection. Ratios in percent.",
   tag: "metrics",
   access: metricsAccess,
-  request: {
-    query: z.object({
-      connection_id: connectionIdQuery(),
-      connection_ids: connectionIdsQuery(),
-      time_range: timeRangeQuery("1h"),
-    }),
-  },
+  request: { query: summaryQuery("1h") },
   responses: { 200: jsonResponse(PerformanceSummarySchema, "Summary") },
   errors: [400, 403],
 });

@@ -32,6 +32,14 @@ export const connectionIdsQuery = () =>
     .optional()
     .openapi({ type: "string", description: "Comma-separated connection IDs; wins over connection_id" });
 
+/** The query of the summaries: the connections and the time range (default `fallback`). */
+export const summaryQuery = (fallback: (typeof TIME_RANGES)[number]) =>
+  z.object({
+    connection_id: connectionIdQuery(),
+    connection_ids: connectionIdsQuery(),
+    time_range: timeRangeQuery(fallback),
+  });
+
 export const probeNameQuery = () =>
   z
     .string()

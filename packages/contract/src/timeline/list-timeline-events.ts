@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { jsonResponse } from "../common.js";
-import { connectionIdQuery, connectionIdsQuery, positiveLimitQuery } from "../metrics/schemas.js";
+import { connectionIdQuery, connectionIdsQuery, csvQuery, positiveLimitQuery } from "../metrics/schemas.js";
 import { defineOperation } from "../operation.js";
 import { rfc3339Query, TIMELINE_EVENT_TYPES, TimelineEventsSchema } from "./schemas.js";
 
@@ -22,16 +22,7 @@ export const listTimelineEvents = defineOperation({
       end_time: rfc3339Query("end_time"),
       connection_id: connectionIdQuery(),
       connection_ids: connectionIdsQuery(),
-      event_types: z
-        .string()
-        .transform((text) =>
-          text
-            .split(",")
-            .map((part) => part.trim())
-            .filter(Boolean),
-        )
-        .optional()
-        .openapi({ type: "string", description: `Comma-separated: ${TIMELINE_EVENT_TYPES.join(", ")}` }),
+      event_types: csvQuery(`Comma-separated: ${TIMELINE_EVENT_TYPES.join(", ")}`),
       limit: positiveLimitQuery("Default 500, at most 1000"),
     }),
   },
