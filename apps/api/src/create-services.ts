@@ -13,9 +13,12 @@ import type { Config } from "./config.js";
 import { datastoreConnectionCatalog } from "./connections/catalog.js";
 import { ConnectionStore } from "./connections/store.js";
 import type { Logger } from "./logger.js";
+import { MetricsReader } from "./metrics/service.js";
+import { ProbeSettings } from "./probes/service.js";
 import { ServerAnalysis } from "./server-info/analysis/service.js";
 import { ServerInfoDocuments } from "./server-info/documents.js";
 import type { Clock, Services } from "./services.js";
+import { Timeline } from "./timeline/service.js";
 
 export interface ServiceBase {
   config: Config;
@@ -59,5 +62,8 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     connections: new ConnectionStore(datastore, secretKey),
     serverInfo: new ServerInfoDocuments(datastore),
     serverAnalysis: new ServerAnalysis({ datastore, llm, clock, logger }),
+    probes: new ProbeSettings(datastore),
+    metrics: new MetricsReader({ datastore, clock }),
+    timeline: new Timeline({ datastore, logger }),
   };
 }

@@ -5,8 +5,11 @@ import type { AuthService } from "./auth/service.js";
 import type { Config } from "./config.js";
 import type { ConnectionStore } from "./connections/store.js";
 import type { Logger } from "./logger.js";
+import type { MetricsReader } from "./metrics/service.js";
+import type { ProbeSettings } from "./probes/service.js";
 import type { ServerAnalysis } from "./server-info/analysis/service.js";
 import type { ServerInfoDocuments } from "./server-info/documents.js";
+import type { Timeline } from "./timeline/service.js";
 
 /** Supplies the current time; tests inject a controllable one. */
 export interface Clock {
@@ -39,6 +42,12 @@ export interface Services {
   serverInfo: ServerInfoDocuments;
   /** AI descriptions of each connection's databases. */
   serverAnalysis: ServerAnalysis;
+  /** Probe settings: global defaults, what applies to a connection, overrides per scope. */
+  probes: ProbeSettings;
+  /** Collected metrics: series, baselines, summaries, top queries, latest snapshots. */
+  metrics: MetricsReader;
+  /** Events on the estate's timeline (GET /timeline/events). */
+  timeline: Timeline;
 }
 
 export interface AiFeatures {

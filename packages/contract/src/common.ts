@@ -79,7 +79,7 @@ export const MAX_INT4 = 2_147_483_647;
  * A parameter the wire carries as text but callers' code passes as `T` (a number, a boolean): the
  * schema parses the text, and its TypeScript input type is `T` so typed clients take `T`.
  */
-function typedText<In, S extends z.ZodType>(schema: S): z.ZodType<z.output<S>, In> {
+export function typedText<In, S extends z.ZodType>(schema: S): z.ZodType<z.output<S>, In> {
   return schema as unknown as z.ZodType<z.output<S>, In>;
 }
 

@@ -5,11 +5,8 @@ import { authRoutes } from "./groups/auth.js";
 import { blackoutRoutes } from "./groups/blackouts.js";
 import { clusterRoutes } from "./groups/clusters.js";
 import { connectionRoutes } from "./groups/connections.js";
-import { metricsRoutes } from "./groups/metrics.js";
 import { notificationRoutes } from "./groups/notifications.js";
-import { probeRoutes } from "./groups/probes.js";
 import { rbacRoutes } from "./groups/rbac.js";
-import { timelineRoutes } from "./groups/timeline.js";
 import { allOperations } from "./operations.js";
 import { tags } from "./tags.js";
 
@@ -22,9 +19,6 @@ const legacyRouteGroups = {
   alerts: alertRoutes,
   blackouts: blackoutRoutes,
   notifications: notificationRoutes,
-  probes: probeRoutes,
-  metrics: metricsRoutes,
-  timeline: timelineRoutes,
 } as const;
 
 /** Every route of the contract. The API registers a handler for each. */

@@ -1,6 +1,15 @@
+import { metricsOperations } from "./metrics/index.js";
 import type { Operation } from "./operation.js";
+import { probeOperations } from "./probes/index.js";
 import { serverInfoOperations } from "./server-info/index.js";
+import { timelineOperations } from "./timeline/index.js";
 import { utilityOperations } from "./utilities/index.js";
 
 /** Every operation of the contract, resource by resource. The API implements each one exactly once. */
-export const allOperations: readonly Operation[] = [...utilityOperations, ...serverInfoOperations];
+export const allOperations: readonly Operation[] = [
+  ...utilityOperations,
+  ...serverInfoOperations,
+  ...probeOperations,
+  ...metricsOperations,
+  ...timelineOperations,
+];

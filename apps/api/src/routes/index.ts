@@ -61,12 +61,7 @@ import { registerQueryConnection } from "./connections/query-connection.js";
 import { registerSetCurrentConnection } from "./connections/set-current-connection.js";
 import { registerUpdateConnection } from "./connections/update-connection.js";
 import { registerUpdateConnectionCluster } from "./connections/update-connection-cluster.js";
-import { registerGetDatabaseSummaries } from "./metrics/get-database-summaries.js";
-import { registerGetLatestSnapshot } from "./metrics/get-latest-snapshot.js";
-import { registerGetMetricBaselines } from "./metrics/get-metric-baselines.js";
-import { registerGetPerformanceSummary } from "./metrics/get-performance-summary.js";
-import { registerGetTopQueries } from "./metrics/get-top-queries.js";
-import { registerQueryMetrics } from "./metrics/query-metrics.js";
+import { metricsHandlers } from "./metrics/index.js";
 import { registerCreateEmailRecipient } from "./notifications/create-email-recipient.js";
 import { registerCreateNotificationChannel } from "./notifications/create-notification-channel.js";
 import { registerDeleteChannelOverride } from "./notifications/delete-channel-override.js";
@@ -80,12 +75,7 @@ import { registerTestNotificationChannel } from "./notifications/test-notificati
 import { registerUpdateEmailRecipient } from "./notifications/update-email-recipient.js";
 import { registerUpdateNotificationChannel } from "./notifications/update-notification-channel.js";
 import { registerUpsertChannelOverride } from "./notifications/upsert-channel-override.js";
-import { registerDeleteProbeOverride } from "./probes/delete-probe-override.js";
-import { registerGetProbeConfig } from "./probes/get-probe-config.js";
-import { registerListProbeConfigs } from "./probes/list-probe-configs.js";
-import { registerListProbeOverrides } from "./probes/list-probe-overrides.js";
-import { registerUpdateProbeConfig } from "./probes/update-probe-config.js";
-import { registerUpsertProbeOverride } from "./probes/upsert-probe-override.js";
+import { probeHandlers } from "./probes/index.js";
 import { registerAddGroupMember } from "./rbac/add-group-member.js";
 import { registerClearTokenScope } from "./rbac/clear-token-scope.js";
 import { registerCreateGroup } from "./rbac/create-group.js";
@@ -119,11 +109,17 @@ import { registerSetTokenScope } from "./rbac/set-token-scope.js";
 import { registerUpdateGroup } from "./rbac/update-group.js";
 import { registerUpdateUser } from "./rbac/update-user.js";
 import { serverInfoHandlers } from "./server-info/index.js";
-import { registerListTimelineEvents } from "./timeline/list-timeline-events.js";
+import { timelineHandlers } from "./timeline/index.js";
 import { utilityHandlers } from "./utilities/index.js";
 
 /** The handler of every operation of the contract that has moved to one file per operation. */
-export const implementations = [...utilityHandlers, ...serverInfoHandlers];
+export const implementations = [
+  ...utilityHandlers,
+  ...serverInfoHandlers,
+  ...probeHandlers,
+  ...metricsHandlers,
+  ...timelineHandlers,
+];
 
 /** Every operation of the contract, registered explicitly. */
 export function registerRoutes(app: App): void {
@@ -235,17 +231,4 @@ export function registerRoutes(app: App): void {
   registerUpdateEmailRecipient(app);
   registerUpdateNotificationChannel(app);
   registerUpsertChannelOverride(app);
-  registerListProbeConfigs(app);
-  registerGetProbeConfig(app);
-  registerUpdateProbeConfig(app);
-  registerListProbeOverrides(app);
-  registerUpsertProbeOverride(app);
-  registerDeleteProbeOverride(app);
-  registerQueryMetrics(app);
-  registerGetMetricBaselines(app);
-  registerGetPerformanceSummary(app);
-  registerGetDatabaseSummaries(app);
-  registerGetTopQueries(app);
-  registerGetLatestSnapshot(app);
-  registerListTimelineEvents(app);
 }
