@@ -1,6 +1,15 @@
+import { clusterGroupOperations } from "./cluster-groups/index.js";
+import { clusterOperations } from "./clusters/index.js";
+import { connectionOperations } from "./connections/index.js";
 import type { Operation } from "./operation.js";
 import { serverInfoOperations } from "./server-info/index.js";
 import { utilityOperations } from "./utilities/index.js";
 
 /** Every operation of the contract, resource by resource. The API implements each one exactly once. */
-export const allOperations: readonly Operation[] = [...utilityOperations, ...serverInfoOperations];
+export const allOperations: readonly Operation[] = [
+  ...utilityOperations,
+  ...connectionOperations,
+  ...clusterGroupOperations,
+  ...clusterOperations,
+  ...serverInfoOperations,
+];
