@@ -1,5 +1,5 @@
 import { type Datastore, schema } from "@dbmon/datastore";
-import { and, asc, desc, eq, inArray, isNull, ne, or } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, or } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import { Conflict, Forbidden, NotFound } from "../errors.js";
 import {
@@ -211,31 +211,12 @@ export class ClusterService {
     if (!(await findCluster(this.db, clusterId))) {
       throw new NotFound(notFound.cluster);
     }
-    const placed = await this.db.transaction(async (tx) => {
-      const [row] = await tx
-        .update(connections)
-        .set({ clusterId, role: role ?? null, membershipSource: "manual" })
-        .where(eq(connections.id, connectionId))
-        .returning({ role: connections.role });
-      if (row) {
-        await tx
-          .delete(clusterNodeRelationships)
-          .where(
-            and(
-              ne(clusterNodeRelationships.clusterId, clusterId),
-              or(
-                eq(clusterNodeRelationships.sourceConnectionId, connectionId),
-                eq(clusterNodeRelationships.targetConnectionId, connectionId),
-              ),
-            ),
-          );
-      }
-      return row;
+    await changeMembership(this.datastore.sql, connectionId, {
+      cluster_id: clusterId,
+      role,
+      membership_source: "manual",
     });
-    if (!placed) {
-      throw new NotFound(notFound.connection);
-    }
-    return placed;
+    return { role: role ?? null };
   }
 
   /** Takes a server out of a cluster and hands it back to auto-detection. */
