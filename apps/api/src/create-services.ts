@@ -9,6 +9,7 @@ import { createLlmClient } from "@dbmon/llm";
 import { AccessCache } from "./auth/access-cache.js";
 import type { ConnectionCatalog } from "./auth/privileges.js";
 import { AuthService } from "./auth/service.js";
+import { ClusterService } from "./clusters/service.js";
 import type { Config } from "./config.js";
 import { datastoreConnectionCatalog } from "./connections/catalog.js";
 import { ConnectionStore } from "./connections/store.js";
@@ -48,6 +49,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
   });
   await auth.registerMcpItems();
   const llm = config.llm ? createLlmClient(config.llm) : null;
+  const hostPolicy = createHostPolicy({ allowed: config.allowedHosts, blocked: config.blockedHosts });
   return {
     config,
     datastore,
@@ -56,10 +58,11 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     auth,
     ai: { enabled: llm !== null },
     secretKey,
-    hostPolicy: createHostPolicy({ allowed: config.allowedHosts, blocked: config.blockedHosts }),
+    hostPolicy,
     outboundHosts: createOutboundHostPolicy({ allowed: config.notificationAllowedHosts }),
     llm,
-    connections: new ConnectionStore(datastore, secretKey),
+    connections: new ConnectionStore({ datastore, key: secretKey, hostPolicy, logger }),
+    clusters: new ClusterService(datastore),
     serverInfo: new ServerInfoDocuments(datastore),
     serverAnalysis: new ServerAnalysis({ datastore, llm, clock, logger }),
     probes: new ProbeSettings(datastore),

@@ -2,6 +2,7 @@ import type { Datastore, HostPolicy, SecretKey } from "@dbmon/datastore";
 import type { LlmClient } from "@dbmon/llm";
 import type { RequestAccess } from "./auth/access.js";
 import type { AuthService } from "./auth/service.js";
+import type { ClusterService } from "./clusters/service.js";
 import type { Config } from "./config.js";
 import type { ConnectionStore } from "./connections/store.js";
 import type { Logger } from "./logger.js";
@@ -38,6 +39,8 @@ export interface Services {
   llm: LlmClient | null;
   /** Monitored connections and each credential's selected connection. */
   connections: ConnectionStore;
+  /** Cluster groups, clusters, their servers and relationships, and the topology. */
+  clusters: ClusterService;
   /** What was collected about each connection's server (GET /server-info/{id}). */
   serverInfo: ServerInfoDocuments;
   /** AI descriptions of each connection's databases. */

@@ -3,8 +3,6 @@ import packageJson from "../package.json" with { type: "json" };
 import { alertRoutes } from "./groups/alerts.js";
 import { authRoutes } from "./groups/auth.js";
 import { blackoutRoutes } from "./groups/blackouts.js";
-import { clusterRoutes } from "./groups/clusters.js";
-import { connectionRoutes } from "./groups/connections.js";
 import { notificationRoutes } from "./groups/notifications.js";
 import { rbacRoutes } from "./groups/rbac.js";
 import { allOperations } from "./operations.js";
@@ -12,8 +10,6 @@ import { tags } from "./tags.js";
 
 /** Route groups not yet moved to one file per operation. */
 const legacyRouteGroups = {
-  connections: connectionRoutes,
-  clusters: clusterRoutes,
   auth: authRoutes,
   rbac: rbacRoutes,
   alerts: alertRoutes,

@@ -1,3 +1,6 @@
+import { clusterGroupOperations } from "./cluster-groups/index.js";
+import { clusterOperations } from "./clusters/index.js";
+import { connectionOperations } from "./connections/index.js";
 import { metricsOperations } from "./metrics/index.js";
 import type { Operation } from "./operation.js";
 import { probeOperations } from "./probes/index.js";
@@ -8,6 +11,9 @@ import { utilityOperations } from "./utilities/index.js";
 /** Every operation of the contract, resource by resource. The API implements each one exactly once. */
 export const allOperations: readonly Operation[] = [
   ...utilityOperations,
+  ...connectionOperations,
+  ...clusterGroupOperations,
+  ...clusterOperations,
   ...serverInfoOperations,
   ...probeOperations,
   ...metricsOperations,

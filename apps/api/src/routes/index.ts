@@ -28,39 +28,9 @@ import { registerListBlackouts } from "./blackouts/list-blackouts.js";
 import { registerStopBlackout } from "./blackouts/stop-blackout.js";
 import { registerUpdateBlackout } from "./blackouts/update-blackout.js";
 import { registerUpdateBlackoutSchedule } from "./blackouts/update-blackout-schedule.js";
-import { registerAddServerToCluster } from "./clusters/add-server-to-cluster.js";
-import { registerClearConnectionRelationships } from "./clusters/clear-connection-relationships.js";
-import { registerCreateCluster } from "./clusters/create-cluster.js";
-import { registerCreateClusterGroup } from "./clusters/create-cluster-group.js";
-import { registerCreateClusterInGroup } from "./clusters/create-cluster-in-group.js";
-import { registerDeleteCluster } from "./clusters/delete-cluster.js";
-import { registerDeleteClusterGroup } from "./clusters/delete-cluster-group.js";
-import { registerDeleteClusterRelationship } from "./clusters/delete-cluster-relationship.js";
-import { registerGetCluster } from "./clusters/get-cluster.js";
-import { registerGetClusterGroup } from "./clusters/get-cluster-group.js";
-import { registerGetClusterTopology } from "./clusters/get-cluster-topology.js";
-import { registerListClusterGroups } from "./clusters/list-cluster-groups.js";
-import { registerListClusterRelationships } from "./clusters/list-cluster-relationships.js";
-import { registerListClusterServers } from "./clusters/list-cluster-servers.js";
-import { registerListClustersFlat } from "./clusters/list-clusters-flat.js";
-import { registerListGroupClusters } from "./clusters/list-group-clusters.js";
-import { registerRemoveServerFromCluster } from "./clusters/remove-server-from-cluster.js";
-import { registerSetConnectionRelationships } from "./clusters/set-connection-relationships.js";
-import { registerUpdateCluster } from "./clusters/update-cluster.js";
-import { registerUpdateClusterGroup } from "./clusters/update-cluster-group.js";
-import { registerClearCurrentConnection } from "./connections/clear-current-connection.js";
-import { registerCreateConnection } from "./connections/create-connection.js";
-import { registerDeleteConnection } from "./connections/delete-connection.js";
-import { registerGetConnection } from "./connections/get-connection.js";
-import { registerGetConnectionCluster } from "./connections/get-connection-cluster.js";
-import { registerGetConnectionContext } from "./connections/get-connection-context.js";
-import { registerGetCurrentConnection } from "./connections/get-current-connection.js";
-import { registerListConnectionDatabases } from "./connections/list-connection-databases.js";
-import { registerListConnections } from "./connections/list-connections.js";
-import { registerQueryConnection } from "./connections/query-connection.js";
-import { registerSetCurrentConnection } from "./connections/set-current-connection.js";
-import { registerUpdateConnection } from "./connections/update-connection.js";
-import { registerUpdateConnectionCluster } from "./connections/update-connection-cluster.js";
+import { clusterGroupHandlers } from "./cluster-groups/index.js";
+import { clusterHandlers } from "./clusters/index.js";
+import { connectionHandlers } from "./connections/index.js";
 import { metricsHandlers } from "./metrics/index.js";
 import { registerCreateEmailRecipient } from "./notifications/create-email-recipient.js";
 import { registerCreateNotificationChannel } from "./notifications/create-notification-channel.js";
@@ -115,6 +85,9 @@ import { utilityHandlers } from "./utilities/index.js";
 /** The handler of every operation of the contract that has moved to one file per operation. */
 export const implementations = [
   ...utilityHandlers,
+  ...connectionHandlers,
+  ...clusterGroupHandlers,
+  ...clusterHandlers,
   ...serverInfoHandlers,
   ...probeHandlers,
   ...metricsHandlers,
@@ -161,40 +134,6 @@ export function registerRoutes(app: App): void {
   registerSetTokenScope(app);
   registerClearTokenScope(app);
   registerListMcpPrivileges(app);
-  // `current` before `{id}`: both patterns match /connections/current.
-  registerGetCurrentConnection(app);
-  registerSetCurrentConnection(app);
-  registerClearCurrentConnection(app);
-  registerListConnections(app);
-  registerCreateConnection(app);
-  registerGetConnection(app);
-  registerUpdateConnection(app);
-  registerDeleteConnection(app);
-  registerListConnectionDatabases(app);
-  registerQueryConnection(app);
-  registerGetConnectionContext(app);
-  registerListClusterGroups(app);
-  registerCreateClusterGroup(app);
-  registerGetClusterGroup(app);
-  registerUpdateClusterGroup(app);
-  registerDeleteClusterGroup(app);
-  registerListGroupClusters(app);
-  registerCreateClusterInGroup(app);
-  registerGetClusterTopology(app);
-  registerCreateCluster(app);
-  registerListClustersFlat(app);
-  registerGetCluster(app);
-  registerUpdateCluster(app);
-  registerDeleteCluster(app);
-  registerListClusterServers(app);
-  registerAddServerToCluster(app);
-  registerRemoveServerFromCluster(app);
-  registerListClusterRelationships(app);
-  registerSetConnectionRelationships(app);
-  registerClearConnectionRelationships(app);
-  registerDeleteClusterRelationship(app);
-  registerGetConnectionCluster(app);
-  registerUpdateConnectionCluster(app);
   registerAcknowledgeAlert(app);
   registerAlertCounts(app);
   registerDeleteAlertOverride(app);
