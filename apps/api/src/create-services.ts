@@ -8,6 +8,7 @@ import {
 import { createLlmClient } from "@dbmon/llm";
 import { AccessCache } from "./auth/access-cache.js";
 import type { ConnectionCatalog } from "./auth/privileges.js";
+import { RbacAdministration } from "./auth/rbac.js";
 import { AuthService } from "./auth/service.js";
 import { ClusterService } from "./clusters/service.js";
 import type { Config } from "./config.js";
@@ -56,6 +57,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     logger,
     clock,
     auth,
+    rbac: new RbacAdministration(auth, clock),
     ai: { enabled: llm !== null },
     secretKey,
     hostPolicy,

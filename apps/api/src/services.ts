@@ -1,6 +1,7 @@
 import type { Datastore, HostPolicy, SecretKey } from "@dbmon/datastore";
 import type { LlmClient } from "@dbmon/llm";
 import type { RequestAccess } from "./auth/access.js";
+import type { RbacAdministration } from "./auth/rbac.js";
 import type { AuthService } from "./auth/service.js";
 import type { ClusterService } from "./clusters/service.js";
 import type { Config } from "./config.js";
@@ -27,6 +28,8 @@ export interface Services {
   clock: Clock;
   /** Users, groups, credentials and privileges. */
   auth: AuthService;
+  /** Users, groups, grants and service tokens as the RBAC operations administer them. */
+  rbac: RbacAdministration;
   /** Which hosts notifications may be sent to (webhooks, SMTP). */
   outboundHosts: HostPolicy;
   /** Whether AI features can run (an LLM provider is configured), as /capabilities reports. */

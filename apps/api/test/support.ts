@@ -112,7 +112,7 @@ export async function createUser(
   const user = await t.services.auth.users.create({
     username,
     password: TEST_PASSWORD,
-    isSuperuser: options.superuser ?? false,
+    is_superuser: options.superuser ?? false,
   });
   if (options.permissions?.length) {
     const group = await t.services.auth.groups.create(`${username}-admins`, "");

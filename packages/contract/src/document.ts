@@ -1,17 +1,13 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import packageJson from "../package.json" with { type: "json" };
 import { alertRoutes } from "./groups/alerts.js";
-import { authRoutes } from "./groups/auth.js";
 import { blackoutRoutes } from "./groups/blackouts.js";
 import { notificationRoutes } from "./groups/notifications.js";
-import { rbacRoutes } from "./groups/rbac.js";
 import { allOperations } from "./operations.js";
 import { tags } from "./tags.js";
 
 /** Route groups not yet moved to one file per operation. */
 const legacyRouteGroups = {
-  auth: authRoutes,
-  rbac: rbacRoutes,
   alerts: alertRoutes,
   blackouts: blackoutRoutes,
   notifications: notificationRoutes,

@@ -1,9 +1,14 @@
+import { authOperations } from "./auth/index.js";
 import { clusterGroupOperations } from "./cluster-groups/index.js";
 import { clusterOperations } from "./clusters/index.js";
 import { connectionOperations } from "./connections/index.js";
 import { metricsOperations } from "./metrics/index.js";
 import type { Operation } from "./operation.js";
 import { probeOperations } from "./probes/index.js";
+import { rbacGroupOperations } from "./rbac-groups/index.js";
+import { rbacPrivilegeOperations } from "./rbac-privileges/index.js";
+import { rbacTokenOperations } from "./rbac-tokens/index.js";
+import { rbacUserOperations } from "./rbac-users/index.js";
 import { serverInfoOperations } from "./server-info/index.js";
 import { timelineOperations } from "./timeline/index.js";
 import { utilityOperations } from "./utilities/index.js";
@@ -15,6 +20,11 @@ export const allOperations: readonly Operation[] = [
   ...clusterGroupOperations,
   ...clusterOperations,
   ...serverInfoOperations,
+  ...authOperations,
+  ...rbacUserOperations,
+  ...rbacGroupOperations,
+  ...rbacTokenOperations,
+  ...rbacPrivilegeOperations,
   ...probeOperations,
   ...metricsOperations,
   ...timelineOperations,

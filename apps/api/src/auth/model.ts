@@ -1,4 +1,5 @@
 import { type AccessLevel, type AdminPermission, adminPermissions } from "@dbmon/contract";
+import { InvalidInput } from "../errors.js";
 
 export { type AccessLevel, type AdminPermission, adminPermissions };
 
@@ -6,6 +7,14 @@ export const WILDCARD = "*";
 
 export function isAdminPermission(name: string): name is AdminPermission {
   return (adminPermissions as readonly string[]).includes(name);
+}
+
+/** Refuses names that are not admin permissions (the wildcard is one). */
+export function requireKnownPermissions(names: readonly string[]): void {
+  const unknown = names.find((name) => name !== WILDCARD && !isAdminPermission(name));
+  if (unknown !== undefined) {
+    throw new InvalidInput(`Invalid permission: ${unknown}`);
+  }
 }
 
 export const accessLevels: readonly AccessLevel[] = ["read", "read_write"];

@@ -13,10 +13,7 @@ import { registerSaveAlertAnalysis } from "./alerts/save-alert-analysis.js";
 import { registerUnacknowledgeAlert } from "./alerts/unacknowledge-alert.js";
 import { registerUpdateAlertRule } from "./alerts/update-alert-rule.js";
 import { registerUpsertAlertOverride } from "./alerts/upsert-alert-override.js";
-import { registerCapabilities } from "./auth/capabilities.js";
-import { registerLogin } from "./auth/login.js";
-import { registerLogout } from "./auth/logout.js";
-import { registerUserInfo } from "./auth/user-info.js";
+import { authHandlers } from "./auth/index.js";
 import { registerCreateBlackout } from "./blackouts/create-blackout.js";
 import { registerCreateBlackoutSchedule } from "./blackouts/create-blackout-schedule.js";
 import { registerDeleteBlackout } from "./blackouts/delete-blackout.js";
@@ -46,38 +43,10 @@ import { registerUpdateEmailRecipient } from "./notifications/update-email-recip
 import { registerUpdateNotificationChannel } from "./notifications/update-notification-channel.js";
 import { registerUpsertChannelOverride } from "./notifications/upsert-channel-override.js";
 import { probeHandlers } from "./probes/index.js";
-import { registerAddGroupMember } from "./rbac/add-group-member.js";
-import { registerClearTokenScope } from "./rbac/clear-token-scope.js";
-import { registerCreateGroup } from "./rbac/create-group.js";
-import { registerCreateToken } from "./rbac/create-token.js";
-import { registerCreateUser } from "./rbac/create-user.js";
-import { registerDeleteGroup } from "./rbac/delete-group.js";
-import { registerDeleteToken } from "./rbac/delete-token.js";
-import { registerDeleteUser } from "./rbac/delete-user.js";
-import { registerGetGroup } from "./rbac/get-group.js";
-import { registerGetGroupConnectionPrivileges } from "./rbac/get-group-connection-privileges.js";
-import { registerGetGroupEffectivePrivileges } from "./rbac/get-group-effective-privileges.js";
-import { registerGetGroupMcpPrivileges } from "./rbac/get-group-mcp-privileges.js";
-import { registerGetGroupPermissions } from "./rbac/get-group-permissions.js";
-import { registerGetTokenScope } from "./rbac/get-token-scope.js";
-import { registerGetUserPrivileges } from "./rbac/get-user-privileges.js";
-import { registerGrantGroupConnectionPrivilege } from "./rbac/grant-group-connection-privilege.js";
-import { registerGrantGroupMcpPrivilege } from "./rbac/grant-group-mcp-privilege.js";
-import { registerGrantGroupPermission } from "./rbac/grant-group-permission.js";
-import { registerListGroups } from "./rbac/list-groups.js";
-import { registerListMcpPrivileges } from "./rbac/list-mcp-privileges.js";
-import { registerListTokens } from "./rbac/list-tokens.js";
-import { registerListUsers } from "./rbac/list-users.js";
-import { registerRemoveGroupMember } from "./rbac/remove-group-member.js";
-import { registerRevokeGroupConnectionPrivilege } from "./rbac/revoke-group-connection-privilege.js";
-import { registerRevokeGroupMcpPrivilege } from "./rbac/revoke-group-mcp-privilege.js";
-import { registerRevokeGroupPermission } from "./rbac/revoke-group-permission.js";
-import { registerSetGroupConnectionPrivileges } from "./rbac/set-group-connection-privileges.js";
-import { registerSetGroupMcpPrivileges } from "./rbac/set-group-mcp-privileges.js";
-import { registerSetGroupPermissions } from "./rbac/set-group-permissions.js";
-import { registerSetTokenScope } from "./rbac/set-token-scope.js";
-import { registerUpdateGroup } from "./rbac/update-group.js";
-import { registerUpdateUser } from "./rbac/update-user.js";
+import { rbacGroupHandlers } from "./rbac-groups/index.js";
+import { rbacPrivilegeHandlers } from "./rbac-privileges/index.js";
+import { rbacTokenHandlers } from "./rbac-tokens/index.js";
+import { rbacUserHandlers } from "./rbac-users/index.js";
 import { serverInfoHandlers } from "./server-info/index.js";
 import { timelineHandlers } from "./timeline/index.js";
 import { utilityHandlers } from "./utilities/index.js";
@@ -89,6 +58,11 @@ export const implementations = [
   ...clusterGroupHandlers,
   ...clusterHandlers,
   ...serverInfoHandlers,
+  ...authHandlers,
+  ...rbacUserHandlers,
+  ...rbacGroupHandlers,
+  ...rbacTokenHandlers,
+  ...rbacPrivilegeHandlers,
   ...probeHandlers,
   ...metricsHandlers,
   ...timelineHandlers,
@@ -98,42 +72,6 @@ export const implementations = [
 export function registerRoutes(app: App): void {
   registerOperations(app, implementations);
   registerMissingConnectionId(app);
-  registerLogin(app);
-  registerLogout(app);
-  registerUserInfo(app);
-  registerCapabilities(app);
-  registerListUsers(app);
-  registerCreateUser(app);
-  registerUpdateUser(app);
-  registerDeleteUser(app);
-  registerGetUserPrivileges(app);
-  registerListGroups(app);
-  registerCreateGroup(app);
-  registerGetGroup(app);
-  registerUpdateGroup(app);
-  registerDeleteGroup(app);
-  registerAddGroupMember(app);
-  registerRemoveGroupMember(app);
-  registerGetGroupEffectivePrivileges(app);
-  registerGetGroupMcpPrivileges(app);
-  registerSetGroupMcpPrivileges(app);
-  registerGrantGroupMcpPrivilege(app);
-  registerRevokeGroupMcpPrivilege(app);
-  registerGetGroupConnectionPrivileges(app);
-  registerSetGroupConnectionPrivileges(app);
-  registerGrantGroupConnectionPrivilege(app);
-  registerRevokeGroupConnectionPrivilege(app);
-  registerGetGroupPermissions(app);
-  registerSetGroupPermissions(app);
-  registerGrantGroupPermission(app);
-  registerRevokeGroupPermission(app);
-  registerListTokens(app);
-  registerCreateToken(app);
-  registerDeleteToken(app);
-  registerGetTokenScope(app);
-  registerSetTokenScope(app);
-  registerClearTokenScope(app);
-  registerListMcpPrivileges(app);
   registerAcknowledgeAlert(app);
   registerAlertCounts(app);
   registerDeleteAlertOverride(app);
