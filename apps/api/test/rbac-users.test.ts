@@ -148,6 +148,24 @@ describe("RBAC users", () => {
     expect(weak.status).toBe(400);
   });
 
+  it("answers an update that changes nothing like any other, and 404 for an unknown user", async () => {
+    const hank = await createUser(t, "hank");
+    const res = await requestJson(t.app, `/api/v1/rbac/users/${hank.id}`, {
+      method: "PUT",
+      body: {},
+      token: admin.token,
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ message: "User updated" });
+    const unknown = await requestJson(t.app, "/api/v1/rbac/users/99999", {
+      method: "PUT",
+      body: {},
+      token: admin.token,
+    });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: "User not found" });
+  });
+
   it("disabling a user ends its sessions", async () => {
     const gina = await createUser(t, "gina");
     const res = await requestJson(t.app, `/api/v1/rbac/users/${gina.id}`, {

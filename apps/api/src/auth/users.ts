@@ -102,17 +102,17 @@ export class UserDirectory {
   async update(id: number, changes: UserChanges): Promise<User> {
     const passwordHash =
       changes.password === undefined ? undefined : await this.checkedHash(changes.password);
+    const columns = {
+      ...userColumns(changes),
+      passwordHash,
+      // Re-enabling an account (after a lockout, say) gives it a fresh count.
+      ...(changes.enabled === true ? { failedAttempts: 0 } : {}),
+    };
     return this.datastore.db.transaction(async (tx) => {
-      const [row] = await tx
-        .update(users)
-        .set({
-          ...userColumns(changes),
-          passwordHash,
-          // Re-enabling an account (after a lockout, say) gives it a fresh count.
-          ...(changes.enabled === true ? { failedAttempts: 0 } : {}),
-        })
-        .where(eq(users.id, id))
-        .returning();
+      // An update that changes nothing answers with the user as it is.
+      const [row] = Object.values(columns).some((value) => value !== undefined)
+        ? await tx.update(users).set(columns).where(eq(users.id, id)).returning()
+        : await tx.select().from(users).where(eq(users.id, id));
       if (!row) {
         throw new NotFound("User not found");
       }
