@@ -105,7 +105,7 @@ export class ConnectionStore {
       database_name: string;
       username: string;
     },
-    ownerUsername: string,
+    ownerUsername: string | null,
     flags: { isLocal?: boolean } = {},
   ): Promise<ConnectionRow> {
     const [row] = await this.datastore.db

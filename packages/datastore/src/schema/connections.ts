@@ -1,10 +1,11 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { users } from "./auth.js";
 import { clusters } from "./clusters.js";
 
 /**
  * Monitored PostgreSQL servers. The password is stored encrypted (see `secrets.ts`); a connection is
- * owned either by a user or by a service token, never both.
+ * owned by a user or by a service token, never both, or by no one once its owning user is deleted.
  */
 export const connections = pgTable(
   "connections",
@@ -23,7 +24,11 @@ export const connections = pgTable(
     sslcert: text(),
     sslkey: text(),
     sslrootcert: text(),
-    ownerUsername: text(),
+    /**
+     * A key on the user, not a copy of a name: deleting the user leaves the connection without an
+     * owner, so a new user of the same name does not inherit it (renames follow).
+     */
+    ownerUsername: text().references(() => users.username, { onDelete: "set null", onUpdate: "cascade" }),
     ownerToken: text(),
     isShared: boolean().notNull().default(false),
     isMonitored: boolean().notNull().default(true),
@@ -45,7 +50,8 @@ export const connections = pgTable(
       sql`${table.sslmode} in ('disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full')`,
     ),
     check("connections_membership_source", sql`${table.membershipSource} in ('auto', 'manual')`),
-    check("connections_one_owner", sql`(${table.ownerUsername} is null) <> (${table.ownerToken} is null)`),
+    // At most one owner: a connection whose owning user was deleted has none (superusers manage it).
+    check("connections_one_owner", sql`${table.ownerUsername} is null or ${table.ownerToken} is null`),
     index("connections_monitored_idx").on(table.id).where(sql`${table.isMonitored}`),
   ],
 );

@@ -1,19 +1,20 @@
 import { queryConnection } from "@dbmon/contract";
 import { guarded } from "../../auth/guard.js";
-import { runStatements } from "../../connections/query-runner.js";
-import { isReadOnlyStatement, splitStatements } from "../../connections/sql-statements.js";
+import { SELF_CONNECTION_QUERY_REFUSED } from "../../connections/self-monitoring.js";
 import type { App } from "../../http/app-type.js";
 import { ApiError } from "../../http/errors.js";
+import { runStatements } from "../../sql/run.js";
+import { isReadOnlyStatement, parseStatements, SqlTooLongError } from "../../sql/statements.js";
 
 export function registerQueryConnection(app: App): void {
   app.openapi(guarded(queryConnection, { connection: { param: "id", level: "read" } }), async (c) => {
     const { id } = c.req.valid("param");
     const { query, database_name, confirmed } = c.req.valid("json");
-    const statements = splitStatements(query);
+    const statements = parseOrRefuse(query);
     if (statements.length === 0) {
       throw new ApiError(400, "Query is required");
     }
-    const writes = statements.filter((statement) => !isReadOnlyStatement(statement));
+    const writes = statements.filter((statement) => !isReadOnlyStatement(statement)).map((s) => s.text);
     if (writes.length > 0 && !confirmed) {
       return c.json(
         {
@@ -33,11 +34,28 @@ export function registerQueryConnection(app: App): void {
     if (!row) {
       throw new ApiError(404, "Connection not found");
     }
-    const run = await runStatements(
-      connections.clientOptions(row, database_name),
-      statements,
-      writes.length > 0,
-    );
-    return c.json(run, 200);
+    if (row.isLocal) {
+      throw new ApiError(403, SELF_CONNECTION_QUERY_REFUSED);
+    }
+    const run = await runStatements({
+      connection: connections.clientOptions(row, database_name),
+      sql: statements,
+      mode: writes.length > 0 ? "read_write" : "read_only",
+      signal: c.req.raw.signal,
+    });
+    // The notice is for MCP tools; on this endpoint `truncated` says that a limit cut the result.
+    const results = run.results.map(({ notice: _, ...result }) => result);
+    return c.json({ results, total_statements: run.total_statements }, 200);
   });
+}
+
+function parseOrRefuse(query: string) {
+  try {
+    return parseStatements(query);
+  } catch (error) {
+    if (error instanceof SqlTooLongError) {
+      throw new ApiError(400, error.message);
+    }
+    throw error;
+  }
 }

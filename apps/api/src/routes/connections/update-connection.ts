@@ -1,5 +1,6 @@
 import { updateConnection } from "@dbmon/contract";
 import { guarded } from "../../auth/guard.js";
+import { SELF_CONNECTION_SHARING_REFUSED } from "../../connections/self-monitoring.js";
 import { presentConnection } from "../../connections/store.js";
 import type { App } from "../../http/app-type.js";
 import { ApiError } from "../../http/errors.js";
@@ -17,6 +18,10 @@ export function registerUpdateConnection(app: App): void {
     const services = c.get("services");
     if (body.is_shared === true && !(await c.get("access").hasPermission("manage_connections"))) {
       throw new ApiError(403, "Permission denied: you do not have permission to make connections shared");
+    }
+    // Sharing grants read_write to every manage_connections holder; dbmon's own datastore is never shared.
+    if (body.is_shared === true && (await services.connections.get(id))?.isLocal) {
+      throw new ApiError(400, SELF_CONNECTION_SHARING_REFUSED);
     }
     await checkReachable(services, body);
     const row = await services.connections.update(id, body);
