@@ -10,7 +10,7 @@ import { closeOnSignals } from "./cli/lifecycle.js";
 import { registerTokenCommands } from "./cli/tokens.js";
 import { registerUserCommands } from "./cli/users.js";
 import { ConfigError, loadConfig, loadDotEnv } from "./config.js";
-import { createLogger } from "./logger.js";
+import { createCommandLogger, createLogger } from "./logger.js";
 import { startService } from "./server.js";
 import { version } from "./version.js";
 
@@ -36,7 +36,7 @@ program
   .option("--json", "print the result as JSON")
   .action(async (options: { json?: boolean }) => {
     const config = loadConfig();
-    const logger = createLogger(config.logLevel === "info" ? "warn" : config.logLevel);
+    const logger = createCommandLogger(config.logLevel);
     if (config.databaseUrl) {
       await migrateDatastore(config.databaseUrl);
     } else {
