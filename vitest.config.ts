@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    projects: ["packages/*", "apps/*"],
+    projects: ["packages/*", "apps/*", "tooling/testing"],
     globalSetup: ["./tooling/testing/src/global-setup.ts"],
     // Two cores: keep the number of test workers (and their databases) small.
     maxWorkers: 2,
