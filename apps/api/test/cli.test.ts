@@ -113,7 +113,9 @@ describe("dbmon command line", () => {
     await expect(fetch(`${address}/health`)).rejects.toThrow();
   });
 
-  it("runs on the embedded datastore, monitors it as `local`, shares it with other commands, and stops cleanly on Ctrl-C", async () => {
+  it("runs on the embedded datastore, monitors it as `local`, shares it with other commands, and stops cleanly on Ctrl-C", {
+    timeout: 180_000,
+  }, async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "dbmon-cli-"));
     try {
       const password = "newcomer-admin-password-1";

@@ -1,6 +1,5 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-import { users } from "./auth.js";
 import { clusters } from "./clusters.js";
 
 /**
@@ -25,10 +24,10 @@ export const connections = pgTable(
     sslkey: text(),
     sslrootcert: text(),
     /**
-     * A key on the user, not a copy of a name: deleting the user leaves the connection without an
-     * owner, so a new user of the same name does not inherit it (renames follow).
+     * Cleared when the user is deleted (trigger `connections_owner_cleared`, migration 0013), so a new
+     * user of the same name does not inherit the connection.
      */
-    ownerUsername: text().references(() => users.username, { onDelete: "set null", onUpdate: "cascade" }),
+    ownerUsername: text(),
     ownerToken: text(),
     isShared: boolean().notNull().default(false),
     isMonitored: boolean().notNull().default(true),
