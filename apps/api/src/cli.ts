@@ -11,7 +11,7 @@ import { registerTokenCommands } from "./cli/tokens.js";
 import { registerUserCommands } from "./cli/users.js";
 import { ConfigError, loadConfig, loadDotEnv } from "./config.js";
 import { DomainError } from "./errors.js";
-import { createLogger } from "./logger.js";
+import { createCommandLogger, createLogger } from "./logger.js";
 import { startService } from "./server.js";
 import { version } from "./version.js";
 
@@ -37,7 +37,7 @@ program
   .option("--json", "print the result as JSON")
   .action(async (options: { json?: boolean }) => {
     const config = loadConfig();
-    const logger = createLogger(config.logLevel === "info" ? "warn" : config.logLevel);
+    const logger = createCommandLogger(config.logLevel);
     if (config.databaseUrl) {
       await migrateDatastore(config.databaseUrl);
     } else {

@@ -39,3 +39,12 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     destination,
   );
 }
+
+/**
+ * The logger of a one-shot command (everything but the long-running `serve`, `collector` and
+ * `alerter`): warnings and worse unless asked for more, on stderr, so that stdout carries only the
+ * command's output (one JSON document with `--json`). Written synchronously: commands exit at once.
+ */
+export function createCommandLogger(level: string): Logger {
+  return createLogger(level === "info" ? "warn" : level, pino.destination({ fd: 2, sync: true }));
+}

@@ -18,11 +18,17 @@ interface Finished {
 /** Runs `dbmon` from source with a clean environment plus `env`. */
 const children: ChildProcess[] = [];
 
-function dbmon(args: string[], env: Record<string, string> = {}): ChildProcess {
+function dbmon(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { ownGroup?: boolean } = {},
+): ChildProcess {
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
     cwd: apiDir,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    // A process group of its own, as a terminal's foreground job: Ctrl-C signals the whole group.
+    detached: options.ownGroup ?? false,
   });
   children.push(child);
   return child;
@@ -107,16 +113,22 @@ describe("dbmon command line", () => {
     await expect(fetch(`${address}/health`)).rejects.toThrow();
   });
 
-  it("runs on the embedded datastore, monitors it as `local`, and stops it on SIGINT", async () => {
+  it("runs on the embedded datastore, monitors it as `local`, shares it with other commands, and stops cleanly on Ctrl-C", {
+    timeout: 180_000,
+  }, async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "dbmon-cli-"));
     try {
       const password = "newcomer-admin-password-1";
-      const child = dbmon(["serve"], {
-        DBMON_DATA_DIR: dataDir,
-        DBMON_PORT: "0",
-        DBMON_EMBEDDED_PORT: "0",
-        DBMON_ADMIN_PASSWORD: password,
-      });
+      const child = dbmon(
+        ["serve"],
+        {
+          DBMON_DATA_DIR: dataDir,
+          DBMON_PORT: "0",
+          DBMON_EMBEDDED_PORT: "0",
+          DBMON_ADMIN_PASSWORD: password,
+        },
+        { ownGroup: true },
+      );
       const done = finished(child);
       const address = await listeningAddress(child);
       expect(await (await fetch(`${address}/health`)).json()).toMatchObject({ status: "ok" });
@@ -132,8 +144,32 @@ describe("dbmon command line", () => {
       const connections = (await (await fetch(`${address}/api/v1/connections`, { headers })).json()) as {
         id: number;
         name: string;
+        username: string;
+        owner_username: string | null;
       }[];
       expect(connections.map((connection) => connection.name)).toEqual(["local"]);
+      // Not the datastore's superuser: the monitoring role, owned by no one, closed to ad-hoc SQL.
+      expect(connections[0]).toMatchObject({ username: "dbmon_monitor", owner_username: null });
+      const adHoc = await fetch(`${address}/api/v1/connections/${connections[0]?.id}/query`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ query: "select * from users" }),
+      });
+      expect(adHoc.status).toBe(403);
+
+      // Other commands use the running embedded server and leave it running; --json is one document.
+      const env = { DBMON_DATA_DIR: dataDir };
+      for (const args of [
+        ["user", "list", "--json"],
+        ["migrate", "--json"],
+      ]) {
+        const command = await finished(dbmon(args, env));
+        expect(command.code).toBe(0);
+        expect(command.stdout.trim().split("\n")).toHaveLength(1);
+        expect(JSON.parse(command.stdout)).toBeTypeOf("object");
+        expect(command.stderr).not.toContain("stopping");
+      }
+      expect((await fetch(`${address}/api/v1/connections`, { headers })).status).toBe(200);
       let info: { dbserver: { version: string | null }; databases: { name: string }[] } | undefined;
       for (let waited = 0; waited < 60_000 && !info?.dbserver.version; waited += 1000) {
         await new Promise((ready) => setTimeout(ready, 1000));
@@ -144,10 +180,14 @@ describe("dbmon command line", () => {
       expect(info?.dbserver.version).toMatch(/^18\./);
       expect(info?.databases.map((database) => database.name)).toContain("postgres");
 
-      child.kill("SIGINT");
+      // Ctrl-C: SIGINT to the whole group. The embedded server, in a group of its own, stays up
+      // until dbmon released its leases and stops it.
+      process.kill(-(child.pid as number), "SIGINT");
       const result = await done;
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('"msg":"embedded datastore stopped"');
+      expect(result.stdout).toContain('"msg":"dbmon stopped"');
+      expect(`${result.stdout}${result.stderr}`).not.toMatch(/ECONNRESET|"level":50/);
       expect(result.stdout).not.toContain(password);
       const leftovers = await finished(spawn("pgrep", ["-f", join(dataDir, "pg")]));
       expect(leftovers.stdout.trim()).toBe("");

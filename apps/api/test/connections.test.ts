@@ -350,6 +350,74 @@ describe("connections", () => {
     expect((await t.datastore.sql`select count(*)::int as n from written_by_api`)[0]?.n).toBe(1);
   });
 
+  it("refuses functions with side effects in a read-only query", async () => {
+    const [primary] = await t.datastore.sql`select id from connections where name = 'primary'`;
+    const res = await requestJson(t.app, `/api/v1/connections/${primary?.id}/query`, {
+      method: "POST",
+      token: root.token,
+      body: { query: "SELECT pg_terminate_backend(pg_backend_pid())" },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      results: [
+        {
+          query: "SELECT pg_terminate_backend(pg_backend_pid())",
+          columns: [],
+          rows: [],
+          row_count: 0,
+          truncated: false,
+          error: "Refused: a read-only query may not use pg_terminate_backend",
+        },
+      ],
+      total_statements: 1,
+    });
+  });
+
+  it("refuses ad-hoc queries and sharing on dbmon's own datastore connection", async () => {
+    const [local] = await t.datastore.sql`
+      insert into connections (name, host, port, database_name, username, is_local, sslmode)
+      values ('local', '127.0.0.1', 5432, 'postgres', 'dbmon_monitor', true, 'disable') returning id`;
+    const query = await requestJson(t.app, `/api/v1/connections/${local?.id}/query`, {
+      method: "POST",
+      token: root.token,
+      body: { query: "SELECT 1" },
+    });
+    expect(query.status).toBe(403);
+    expect(await query.json()).toEqual({
+      error: "Ad-hoc queries are not allowed on dbmon's own datastore connection",
+    });
+    const share = await requestJson(t.app, `/api/v1/connections/${local?.id}`, {
+      method: "PUT",
+      token: root.token,
+      body: { is_shared: true },
+    });
+    expect(share.status).toBe(400);
+    expect(await share.json()).toEqual({ error: "dbmon's own datastore connection cannot be shared" });
+    const [row] = await t.datastore.sql`select is_shared from connections where id = ${local?.id as number}`;
+    expect(row?.is_shared).toBe(false);
+    await t.datastore.sql`delete from connections where id = ${local?.id as number}`;
+  });
+
+  it("leaves a deleted user's connections to no one: a new user of that name inherits nothing", async () => {
+    const leaver = await createUser(t, "leaver", { permissions: ["manage_connections"] });
+    const created = await create(leaver.token, { ...serverOf(t), name: "left-behind" });
+    const { id } = (await created.json()) as { id: number };
+    expect(await t.services.auth.users.delete(leaver.id)).toBe(true);
+
+    const seen = await requestJson(t.app, `/api/v1/connections/${id}`, { token: root.token });
+    expect(((await seen.json()) as { owner_username: string | null }).owner_username).toBeNull();
+    const successor = await createUser(t, "leaver");
+    expect((await requestJson(t.app, `/api/v1/connections/${id}`, { token: successor.token })).status).toBe(
+      403,
+    );
+    const update = await requestJson(t.app, `/api/v1/connections/${id}`, {
+      method: "PUT",
+      token: successor.token,
+      body: { description: "mine now?" },
+    });
+    expect(update.status).toBe(403);
+  });
+
   it("describes a connection's context from collected data, empty before any collection", async () => {
     const [primary] = await t.datastore.sql`select id from connections where name = 'primary'`;
     const res = await requestJson(t.app, `/api/v1/connections/${primary?.id}/context`, { token: root.token });

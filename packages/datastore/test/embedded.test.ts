@@ -1,9 +1,11 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { eq } from "drizzle-orm";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatastore, schema } from "../src/index.js";
 
@@ -64,5 +66,47 @@ console.log(before === events.map((event) => process.listenerCount(event)).join(
     });
     expect(result.stdout.trim()).toBe("unchanged");
     expect(result.status).toBe(3);
+  });
+
+  it("is used, never stopped, by a second process while its owner lives; stopped once the owner is gone", async () => {
+    const dir = join(dataDir, "shared");
+    const script = join(dataDir, "owner.mts");
+    const entry = fileURLToPath(new URL("../src/index.ts", import.meta.url));
+    await writeFile(
+      script,
+      `import { startEmbeddedServer, silentLogger } from ${JSON.stringify(entry)};
+const server = await startEmbeddedServer({ dataDir: ${JSON.stringify(dir)}, port: 0, logger: silentLogger });
+console.log(server.url);
+setInterval(() => {}, 1000);
+`,
+    );
+    const owner = spawn(process.execPath, ["--import", "tsx", script], {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    try {
+      const [line] = (await once(owner.stdout, "data")) as [Buffer];
+      const ownerUrl = line.toString().trim();
+
+      const second = await openDatastore({ dataDir: dir, embeddedPort: 0 });
+      expect(second.embedded?.owned).toBe(false);
+      expect(second.embedded?.url).toBe(ownerUrl);
+      await second.ping();
+      await second.close();
+      // Still the owner's, still running.
+      const direct = postgres(ownerUrl, { max: 1 });
+      expect((await direct`select 1 as up`)[0]?.up).toBe(1);
+      await direct.end();
+
+      // The owner dies without a shutdown: its server is an orphan, stopped and replaced.
+      owner.kill("SIGKILL");
+      await once(owner, "exit");
+      const third = await openDatastore({ dataDir: dir, embeddedPort: 0 });
+      expect(third.embedded?.owned).toBe(true);
+      await third.ping();
+      await third.close();
+    } finally {
+      owner.kill("SIGKILL");
+    }
   });
 });

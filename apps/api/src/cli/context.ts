@@ -2,7 +2,7 @@ import { openDatastore } from "@dbmon/datastore";
 import { AccessCache } from "../auth/access-cache.js";
 import { AuthService } from "../auth/service.js";
 import { loadConfig } from "../config.js";
-import { createLogger } from "../logger.js";
+import { createCommandLogger } from "../logger.js";
 import { systemClock } from "../services.js";
 
 /** A refusal meant for the operator: printed without a stack, exit status 1. */
@@ -13,7 +13,7 @@ export class CommandError extends Error {
 /** Runs a command against the configured datastore (migrated, MCP items registered), then closes it. */
 export async function withAuth<T>(run: (auth: AuthService) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel === "info" ? "warn" : config.logLevel);
+  const logger = createCommandLogger(config.logLevel);
   const datastore = await openDatastore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

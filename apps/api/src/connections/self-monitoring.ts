@@ -1,35 +1,57 @@
-import { type EmbeddedServer, schema } from "@dbmon/datastore";
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
+import { decryptSecret, type EmbeddedServer, schema } from "@dbmon/datastore";
 import { eq } from "drizzle-orm";
+import postgres from "postgres";
 import type { Services } from "../services.js";
 
 const SETTING_KEY = "self_connection_id";
 export const SELF_CONNECTION_NAME = "local";
+/** The role the self connection logs in as: monitoring views and settings, nothing of dbmon's. */
+export const MONITOR_ROLE = "dbmon_monitor";
+
+export const SELF_CONNECTION_QUERY_REFUSED =
+  "Ad-hoc queries are not allowed on dbmon's own datastore connection";
+export const SELF_CONNECTION_SHARING_REFUSED = "dbmon's own datastore connection cannot be shared";
 
 /**
  * Registers the embedded datastore as the monitored connection `local`, so a fresh installation shows
- * real data at once. Its port and password are refreshed on every start; the connection id stays.
+ * real data at once. It logs in as MONITOR_ROLE, never as the datastore's superuser: whoever may read
+ * `local` reaches the statistics views, not dbmon's users, sessions or secret key. Its port and the
+ * role are refreshed on every start; the connection id and the (encrypted) password stay.
  */
 export async function registerSelfConnection(
-  services: Pick<Services, "datastore" | "connections" | "config">,
+  services: Pick<Services, "datastore" | "connections" | "secretKey">,
   embedded: EmbeddedServer,
 ): Promise<number> {
   const { db } = services.datastore;
-  const url = new URL(embedded.url);
-  const reach = {
-    host: url.hostname,
-    port: Number(url.port),
-    database_name: decodeURIComponent(url.pathname.slice(1)) || "postgres",
-    username: decodeURIComponent(url.username),
-    password: decodeURIComponent(url.password),
-  };
   const [setting] = await db
     .select()
     .from(schema.systemSettings)
     .where(eq(schema.systemSettings.key, SETTING_KEY));
   const known =
     typeof setting?.value === "number" ? await services.connections.get(setting.value) : undefined;
+  const password =
+    known?.username === MONITOR_ROLE && known.passwordEncrypted
+      ? decryptSecret(services.secretKey, known.passwordEncrypted)
+      : randomBytes(24).toString("base64url");
+
+  const superuser = postgres(embedded.url, { max: 1, onnotice: () => {} });
+  try {
+    await ensureMonitorRole(superuser, MONITOR_ROLE, password);
+  } finally {
+    await superuser.end();
+  }
+
+  const url = new URL(embedded.url);
+  const reach = {
+    host: url.hostname,
+    port: Number(url.port),
+    database_name: decodeURIComponent(url.pathname.slice(1)) || "postgres",
+    username: MONITOR_ROLE,
+    password,
+  };
   if (known) {
-    await services.connections.update(known.id, reach);
+    await services.connections.update(known.id, { ...reach, is_shared: false });
     return known.id;
   }
   const created = await services.connections.create(
@@ -40,7 +62,8 @@ export async function registerSelfConnection(
       ssl_mode: "disable",
       is_monitored: true,
     },
-    services.config.adminUsername,
+    // No owner: superusers manage it; nobody holds it by name.
+    null,
     { isLocal: true },
   );
   await db
@@ -51,4 +74,53 @@ export async function registerSelfConnection(
       set: { value: created.id, updatedAt: new Date() },
     });
   return created.id;
+}
+
+/**
+ * Creates (or resets) a login role with pg_monitor, pg_read_all_stats and pg_read_all_settings and
+ * nothing else: not a superuser, no CREATEROLE/CREATEDB/REPLICATION/BYPASSRLS, member of no other
+ * role, owner of nothing. dbmon's tables grant nothing to PUBLIC, so it cannot read them, and
+ * pg_monitor carries no file access (pg_read_file) and no signalling of other backends.
+ * The password reaches the server as a SCRAM verifier, so it never appears in a server log.
+ */
+export async function ensureMonitorRole(
+  superuser: postgres.Sql,
+  role: string,
+  password: string,
+): Promise<void> {
+  const name = `"${role.replaceAll('"', '""')}"`;
+  await superuser.begin(async (tx) => {
+    // Serialises concurrent starts: CREATE ROLE has no IF NOT EXISTS.
+    await tx`select pg_advisory_xact_lock(hashtext('dbmon monitor role'))`;
+    const [exists] = await tx`select 1 from pg_roles where rolname = ${role}`;
+    if (!exists) {
+      await tx.unsafe(`create role ${name} login`);
+    }
+    // The verifier holds only base64, digits, '$' and ':', safe inside a literal.
+    await tx.unsafe(
+      `alter role ${name} with login nosuperuser nocreatedb nocreaterole noreplication nobypassrls inherit password '${scramVerifier(password)}'`,
+    );
+    const memberships = await tx<{ rolname: string }[]>`
+      select g.rolname from pg_auth_members m join pg_roles g on g.oid = m.roleid
+      where m.member = (select oid from pg_roles where rolname = ${role})`;
+    for (const { rolname } of memberships) {
+      if (!MONITOR_GRANTS.includes(rolname)) {
+        await tx`revoke ${tx(rolname)} from ${tx(role)}`;
+      }
+    }
+    await tx.unsafe(`grant ${MONITOR_GRANTS.join(", ")} to ${name}`);
+  });
+}
+
+const MONITOR_GRANTS = ["pg_monitor", "pg_read_all_stats", "pg_read_all_settings"];
+
+/** PostgreSQL's stored form of a SCRAM-SHA-256 password (RFC 7677; ASCII passwords need no SASLprep). */
+function scramVerifier(password: string): string {
+  const iterations = 4096;
+  const salt = randomBytes(16);
+  const salted = pbkdf2Sync(password, salt, iterations, 32, "sha256");
+  const clientKey = createHmac("sha256", salted).update("Client Key").digest();
+  const storedKey = createHash("sha256").update(clientKey).digest();
+  const serverKey = createHmac("sha256", salted).update("Server Key").digest();
+  return `SCRAM-SHA-256$${iterations}:${salt.toString("base64")}$${storedKey.toString("base64")}:${serverKey.toString("base64")}`;
 }

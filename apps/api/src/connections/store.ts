@@ -13,6 +13,7 @@ import postgres from "postgres";
 import type { PresentedCredential, RequestAccess } from "../auth/access.js";
 import { Forbidden, InvalidInput, NotAuthenticated, NotFound, OperationFailed } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { SELF_CONNECTION_SHARING_REFUSED } from "./self-monitoring.js";
 import { visibleConnectionFilter } from "./visibility.js";
 
 const { connections, connectionSelections } = schema;
@@ -187,6 +188,10 @@ export class ConnectionStore {
     if (input.is_shared === true && !(await access.hasPermission("manage_connections"))) {
       throw new Forbidden("Permission denied: you do not have permission to make connections shared");
     }
+    // Sharing grants read_write to every manage_connections holder; dbmon's own datastore is never shared.
+    if (input.is_shared === true && (await this.get(id))?.isLocal) {
+      throw new InvalidInput(SELF_CONNECTION_SHARING_REFUSED);
+    }
     await this.checkReachable(input);
     const row = await this.update(id, input);
     if (!row) {
@@ -211,7 +216,7 @@ export class ConnectionStore {
 
   async create(
     input: NewConnection,
-    ownerUsername: string,
+    ownerUsername: string | null,
     flags: { isLocal?: boolean } = {},
   ): Promise<ConnectionRow> {
     const [row] = await this.datastore.db

@@ -4,7 +4,7 @@ import { clusters } from "./clusters.js";
 
 /**
  * Monitored PostgreSQL servers. The password is stored encrypted (see `secrets.ts`); a connection is
- * owned either by a user or by a service token, never both.
+ * owned by a user or by a service token, never both, or by no one once its owning user is deleted.
  */
 export const connections = pgTable(
   "connections",
@@ -23,6 +23,10 @@ export const connections = pgTable(
     sslcert: text(),
     sslkey: text(),
     sslrootcert: text(),
+    /**
+     * Cleared when the user is deleted (trigger `connections_owner_cleared`, migration 0013), so a new
+     * user of the same name does not inherit the connection.
+     */
     ownerUsername: text(),
     ownerToken: text(),
     isShared: boolean().notNull().default(false),
@@ -45,7 +49,8 @@ export const connections = pgTable(
       sql`${table.sslmode} in ('disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full')`,
     ),
     check("connections_membership_source", sql`${table.membershipSource} in ('auto', 'manual')`),
-    check("connections_one_owner", sql`(${table.ownerUsername} is null) <> (${table.ownerToken} is null)`),
+    // At most one owner: a connection whose owning user was deleted has none (superusers manage it).
+    check("connections_one_owner", sql`${table.ownerUsername} is null or ${table.ownerToken} is null`),
     index("connections_monitored_idx").on(table.id).where(sql`${table.isMonitored}`),
   ],
 );

@@ -1,11 +1,14 @@
 export { createTestDatabase, type TestDatabase } from "./database.js";
 export {
+  findRunuser,
   MACHINE_POSTGRES_BIN,
   MACHINE_POSTGRES_URL,
   machinePostgresAvailable,
   machinePostgresBinariesAvailable,
+  machinePostgresBinariesMissing,
 } from "./machine-postgres.js";
 export {
+  postgresCommand,
   type ServerSettings,
   startPrimary,
   startStandby,

@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { MACHINE_POSTGRES_BIN } from "./machine-postgres.js";
+import { findRunuser, MACHINE_POSTGRES_BIN } from "./machine-postgres.js";
 import { databaseUrl } from "./urls.js";
 
 const run = promisify(execFile);
@@ -46,20 +46,47 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** The command line that runs a PostgreSQL binary: as the `postgres` OS user under root. */
+export function postgresCommand(command: string, args: string[]): [string, string[]] {
+  const binary = join(BIN, command);
+  if (process.getuid?.() !== 0) {
+    return [binary, args];
+  }
+  const runuser = findRunuser();
+  if (!runuser) {
+    throw new Error("running PostgreSQL as root needs runuser (not found on PATH, in /usr/sbin or in /sbin)");
+  }
+  return [runuser, ["-u", OS_USER, "--", binary, ...args]];
+}
+
 function asPostgres(command: string, args: string[]) {
-  const [file, prefix] =
-    process.getuid?.() === 0
-      ? ["runuser", ["-u", OS_USER, "--", join(BIN, command)]]
-      : [join(BIN, command), []];
-  return run(file as string, [...(prefix as string[]), ...args], { timeout: 60_000 });
+  const [file, fullArgs] = postgresCommand(command, args);
+  return run(file, fullArgs, { timeout: 60_000 });
+}
+
+/** Runs `create` on a new private directory, and removes the directory when `create` fails. */
+async function inPrivateDir<T>(create: (root: string, data: string) => Promise<T>): Promise<T> {
+  const { root, data } = await privateDir();
+  try {
+    return await create(root, data);
+  } catch (error) {
+    await asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "stop"]).catch(() => {});
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 async function privateDir(): Promise<{ root: string; data: string }> {
   const root = await mkdtemp(join(tmpdir(), "dbmon-repl-"));
   if (process.getuid?.() === 0) {
-    const { stdout } = await run("id", ["-u", OS_USER]);
-    const { stdout: gid } = await run("id", ["-g", OS_USER]);
-    await chown(root, Number(stdout.trim()), Number(gid.trim()));
+    try {
+      const { stdout } = await run("id", ["-u", OS_USER]);
+      const { stdout: gid } = await run("id", ["-g", OS_USER]);
+      await chown(root, Number(stdout.trim()), Number(gid.trim()));
+    } catch (error) {
+      await rm(root, { recursive: true, force: true });
+      throw error;
+    }
   }
   return { root, data: join(root, "data") };
 }
@@ -119,32 +146,34 @@ export async function startPrimary(
   walLevel: "replica" | "logical",
   extra: ServerSettings = {},
 ): Promise<TestServer> {
-  const { root, data } = await privateDir();
-  const port = await freePort();
-  await asPostgres("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-N", "--encoding=UTF8"]);
-  await writeFile(join(data, "postgresql.conf"), settings(port, root, walLevel, extra), { flag: "a" });
-  return start(root, data, port);
+  return inPrivateDir(async (root, data) => {
+    const port = await freePort();
+    await asPostgres("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-N", "--encoding=UTF8"]);
+    await writeFile(join(data, "postgresql.conf"), settings(port, root, walLevel, extra), { flag: "a" });
+    return start(root, data, port);
+  });
 }
 
 /** A streaming standby of `primary`, cloned with pg_basebackup. */
 export async function startStandby(primary: TestServer, extra: ServerSettings = {}): Promise<TestServer> {
-  const { root, data } = await privateDir();
-  const port = await freePort();
-  await asPostgres("pg_basebackup", [
-    "-h",
-    "127.0.0.1",
-    "-p",
-    String(primary.port),
-    "-U",
-    "postgres",
-    "-D",
-    data,
-    "-R",
-    "-X",
-    "stream",
-    "-N",
-  ]);
-  // Later settings win: the copied configuration still names the primary's port and socket.
-  await writeFile(join(data, "postgresql.conf"), settings(port, root, "replica", extra), { flag: "a" });
-  return start(root, data, port);
+  return inPrivateDir(async (root, data) => {
+    const port = await freePort();
+    await asPostgres("pg_basebackup", [
+      "-h",
+      "127.0.0.1",
+      "-p",
+      String(primary.port),
+      "-U",
+      "postgres",
+      "-D",
+      data,
+      "-R",
+      "-X",
+      "stream",
+      "-N",
+    ]);
+    // Later settings win: the copied configuration still names the primary's port and socket.
+    await writeFile(join(data, "postgresql.conf"), settings(port, root, "replica", extra), { flag: "a" });
+    return start(root, data, port);
+  });
 }

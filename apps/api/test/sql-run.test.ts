@@ -1,0 +1,189 @@
+import { createTestDatabase, type TestDatabase } from "@dbmon/datastore/testing";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_LIMITS, runStatements } from "../src/sql/run.js";
+
+describe("the SQL execution core", () => {
+  let target: TestDatabase;
+  let connection: postgres.Options<Record<string, never>>;
+  let admin: postgres.Sql;
+
+  beforeAll(async () => {
+    target = await createTestDatabase();
+    const url = new URL(target.url);
+    connection = {
+      host: url.hostname,
+      port: Number(url.port),
+      database: target.name,
+      username: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+    };
+    admin = postgres(target.url, { max: 2, onnotice: () => {} });
+    await admin`create table items (id int primary key, label text, seen timestamptz, meta jsonb)`;
+    await admin`insert into items select g, 'item ' || g, '2026-01-02T03:04:05Z', '{"k": 1}' from generate_series(1, 600) g`;
+  });
+  afterAll(async () => {
+    await admin.end();
+    await target.drop();
+  });
+
+  const readOnly = (sql: string, limits: Partial<typeof DEFAULT_LIMITS> = {}) =>
+    runStatements({ connection, sql, mode: "read_only", ...limits });
+
+  it("returns columns and text rows, capped with a truncated flag", async () => {
+    const run = await readOnly("select id, label, seen, meta from items order by id; select 1 as one");
+    expect(run.total_statements).toBe(2);
+    const [first, second] = run.results;
+    expect(first?.columns).toEqual(["id", "label", "seen", "meta"]);
+    expect(first?.rows[0]).toEqual(["1", "item 1", "2026-01-02T03:04:05.000Z", '{"k":1}']);
+    expect(first?.row_count).toBe(DEFAULT_LIMITS.maxRows);
+    expect(first?.truncated).toBe(true);
+    expect(first?.notice).toBe("Result truncated: only the first 500 rows are shown");
+    expect(second).toEqual({
+      query: "select 1 as one",
+      columns: ["one"],
+      rows: [["1"]],
+      row_count: 1,
+      truncated: false,
+    });
+  });
+
+  it("lets the server refuse writes hidden in a read", async () => {
+    const run = await readOnly("select * from items; with d as (select 1) select nextval('no_seq')");
+    expect(run.results[1]?.error).toMatch(/^Query error: relation "no_seq" does not exist/);
+  });
+
+  it("refuses statements that are not reads in read-only mode, before they run", async () => {
+    const run = await readOnly("select 1; delete from items; select 2");
+    expect(run.results).toHaveLength(2);
+    expect(run.results[1]?.error).toMatch(/^Refused: a read-only query may only read/);
+    expect((await admin`select count(*)::int as n from items`)[0]?.n).toBe(600);
+  });
+
+  it("runs writes in read-write mode, and stops and rolls back at the first error", async () => {
+    const run = await runStatements({
+      connection,
+      sql: "delete from items where id = 1; select * from no_such_table; delete from items where id = 2",
+      mode: "read_write",
+    });
+    expect(run.results).toHaveLength(2);
+    expect(run.results[1]?.error).toMatch(/^Query error: relation "no_such_table" does not exist/);
+    expect((await admin`select count(*)::int as n from items where id in (1, 2)`)[0]?.n).toBe(2);
+
+    const ok = await runStatements({
+      connection,
+      sql: "delete from items where id = 600",
+      mode: "read_write",
+    });
+    expect(ok.results[0]?.error).toBeUndefined();
+    expect((await admin`select count(*)::int as n from items`)[0]?.n).toBe(599);
+  });
+
+  describe("limits a statement cannot lift", () => {
+    it("refuses set_config and SET of limits in read-only mode", async () => {
+      const run = await readOnly("select set_config('statement_timeout', '0', false); select pg_sleep(1e6)");
+      expect(run.results).toHaveLength(1);
+      expect(run.results[0]?.error).toBe("Refused: a read-only query may not use set_config");
+      const set = await readOnly("set statement_timeout = 0");
+      expect(set.results[0]?.error).toMatch(/^Refused/);
+    });
+
+    it("cancels a statement at the deadline even after it lifted statement_timeout", {
+      timeout: 30_000,
+    }, async () => {
+      const run = await runStatements({
+        connection,
+        sql: "select set_config('statement_timeout', '0', false); set lock_timeout = 0; select pg_sleep(1e6)",
+        mode: "read_write",
+        deadlineMs: 1_500,
+      });
+      expect(run.results).toHaveLength(3);
+      expect(run.results[2]?.error).toBe("Query error: stopped after the 1.5 s time limit");
+      // The backend stopped: nothing of ours is still sleeping on the server.
+      await expect
+        .poll(
+          async () =>
+            (
+              await admin`select count(*)::int as n from pg_stat_activity where query like '%pg_sleep(1e6)%' and pid <> pg_backend_pid()`
+            )[0]?.n,
+          { timeout: 5_000 },
+        )
+        .toBe(0);
+    });
+
+    it("cancels the running statement when the caller aborts", { timeout: 30_000 }, async () => {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 300);
+      const run = await runStatements({
+        connection,
+        sql: "select pg_sleep(60)",
+        mode: "read_only",
+        signal: controller.signal,
+      });
+      expect(run.results[0]?.error).toBe("Query error: stopped because the request was cancelled");
+    });
+
+    it("cuts long values at a character boundary and says so", async () => {
+      const run = await readOnly(
+        "select repeat('é', 100000) as long, 'short' as short from generate_series(1, 3)",
+        {
+          maxCellBytes: 1_001,
+        },
+      );
+      const [result] = run.results;
+      expect(result?.error).toBeUndefined();
+      expect(result?.row_count).toBe(3);
+      expect(result?.rows[0]).toEqual(["é".repeat(500), "short"]);
+      expect(result?.truncated).toBe(true);
+      expect(result?.notice).toBe("Result truncated: values longer than 1001 bytes are cut");
+    });
+
+    it("stops keeping rows when the result reaches its byte limit", async () => {
+      const run = await readOnly("select repeat('x', 1000) from generate_series(1, 400)", {
+        maxResultBytes: 100_000,
+      });
+      expect(run.results[0]?.row_count).toBe(100);
+      expect(run.results[0]?.truncated).toBe(true);
+      expect(run.results[0]?.notice).toBe("Result truncated: the values shown reached 100000 bytes");
+    });
+
+    it("never receives a huge value whole (repeat('x', 400000000), scaled down)", {
+      timeout: 60_000,
+    }, async () => {
+      const before = process.memoryUsage().arrayBuffers;
+      const run = await readOnly("select repeat('x', 40000000) from generate_series(1, 20); select 1");
+      const [result] = run.results;
+      expect(run.results).toHaveLength(1);
+      expect(result?.truncated).toBe(true);
+      expect(result?.error).toMatch(/^Query error: the result is too large \(more than 9437184 bytes/);
+      // Buffers held for values stay near the limit, far below one 40 MB value.
+      expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(40_000_000);
+    });
+  });
+
+  describe("functions with side effects in read-only mode", () => {
+    it("refuses pg_terminate_backend and leaves the target alive", async () => {
+      const victim = await admin.reserve();
+      try {
+        const [{ pid }] = (await victim`select pg_backend_pid() as pid`) as unknown as [{ pid: number }];
+        const run = await readOnly(`select pg_terminate_backend(${pid})`);
+        expect(run.results[0]?.error).toBe("Refused: a read-only query may not use pg_terminate_backend");
+        expect((await victim`select 1 as alive`)[0]?.alive).toBe(1);
+      } finally {
+        victim.release();
+      }
+    });
+
+    it.each([
+      "select pg_reload_conf()",
+      "select pg_read_file('postgresql.conf')",
+      "select * from pg_ls_dir('.')",
+      "select lo_export(1, '/tmp/dbmon-lo')",
+      "select pg_catalog.pg_cancel_backend(1)",
+      "select \"set_config\"('work_mem', '1GB', false)",
+    ])("refuses %s", async (sql) => {
+      const run = await readOnly(sql);
+      expect(run.results[0]?.error).toMatch(/^Refused: a read-only query may not use /);
+    });
+  });
+});
