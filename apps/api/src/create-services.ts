@@ -6,6 +6,13 @@ import {
   type SecretKey,
 } from "@dbmon/datastore";
 import { createLlmClient } from "@dbmon/llm";
+import { AlertService } from "./alerting/alerts.js";
+import { BlackoutService } from "./alerting/blackouts.js";
+import { ChannelOverrideService } from "./alerting/channel-overrides.js";
+import { NotificationChannelService } from "./alerting/channels.js";
+import { AlertOverrideService } from "./alerting/overrides.js";
+import { AlertRuleService } from "./alerting/rules.js";
+import { BlackoutScheduleService } from "./alerting/schedules.js";
 import { AccessCache } from "./auth/access-cache.js";
 import type { ConnectionCatalog } from "./auth/privileges.js";
 import { AuthService } from "./auth/service.js";
@@ -45,6 +52,15 @@ export async function createServices(base: ServiceBase): Promise<Services> {
   });
   await auth.registerMcpItems();
   const llm = config.llm ? createLlmClient(config.llm) : null;
+  const outboundHosts = createOutboundHostPolicy({ allowed: config.notificationAllowedHosts });
+  const alertRules = new AlertRuleService(datastore);
+  const notificationChannels = new NotificationChannelService({
+    datastore,
+    secretKey,
+    outboundHosts,
+    clock,
+    logger,
+  });
   return {
     config,
     datastore,
@@ -54,10 +70,17 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     ai: { enabled: llm !== null },
     secretKey,
     hostPolicy: createHostPolicy({ allowed: config.allowedHosts, blocked: config.blockedHosts }),
-    outboundHosts: createOutboundHostPolicy({ allowed: config.notificationAllowedHosts }),
+    outboundHosts,
     llm,
     connections: new ConnectionStore(datastore, secretKey),
     serverInfo: new ServerInfoDocuments(datastore),
     serverAnalysis: new ServerAnalysis({ datastore, llm, clock, logger }),
+    alerts: new AlertService(datastore),
+    alertRules,
+    alertOverrides: new AlertOverrideService(datastore, alertRules),
+    blackouts: new BlackoutService(datastore),
+    blackoutSchedules: new BlackoutScheduleService(datastore),
+    notificationChannels,
+    channelOverrides: new ChannelOverrideService(datastore, notificationChannels),
   };
 }

@@ -1,12 +1,9 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import packageJson from "../package.json" with { type: "json" };
-import { alertRoutes } from "./groups/alerts.js";
 import { authRoutes } from "./groups/auth.js";
-import { blackoutRoutes } from "./groups/blackouts.js";
 import { clusterRoutes } from "./groups/clusters.js";
 import { connectionRoutes } from "./groups/connections.js";
 import { metricsRoutes } from "./groups/metrics.js";
-import { notificationRoutes } from "./groups/notifications.js";
 import { probeRoutes } from "./groups/probes.js";
 import { rbacRoutes } from "./groups/rbac.js";
 import { timelineRoutes } from "./groups/timeline.js";
@@ -19,9 +16,6 @@ const legacyRouteGroups = {
   clusters: clusterRoutes,
   auth: authRoutes,
   rbac: rbacRoutes,
-  alerts: alertRoutes,
-  blackouts: blackoutRoutes,
-  notifications: notificationRoutes,
   probes: probeRoutes,
   metrics: metricsRoutes,
   timeline: timelineRoutes,
