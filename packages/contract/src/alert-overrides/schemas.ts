@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { AlertRuleSchema, alertDurationField } from "../alert-rules/schemas.js";
+import { AlertRuleSchema, alertDurationField, alertRuleDefaultFields } from "../alert-rules/schemas.js";
 import { AlertOperatorSchema, AlertSeveritySchema } from "../alerts/schemas.js";
 import { idParam, message } from "../common.js";
 
@@ -18,15 +18,7 @@ export const OverrideRuleParamsSchema = OverrideScopeParamsSchema.extend({
 export const AlertOverrideSchema = z
   .object({
     rule_id: z.number().int(),
-    name: z.string(),
-    description: z.string(),
-    category: z.string(),
-    metric_name: z.string(),
-    metric_unit: z.string().nullable(),
-    default_operator: z.string(),
-    default_threshold: z.number(),
-    default_severity: z.enum(["info", "warning", "critical"]),
-    default_enabled: z.boolean(),
+    ...alertRuleDefaultFields,
     default_duration_seconds: z.number().int(),
     has_override: z.boolean(),
     override_operator: z.string().nullable(),

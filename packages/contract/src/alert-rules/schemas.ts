@@ -5,18 +5,23 @@ import { idParam, message, TimestampSchema } from "../common.js";
 /** The 403 text of every rule and override change, the reference's. */
 export const manageAlertRulesRefusal = "Permission denied: you do not have permission to manage alert rules";
 
+/** What a rule is and does by default, in both the rule and the override listings. */
+export const alertRuleDefaultFields = {
+  name: z.string(),
+  description: z.string(),
+  category: z.string(),
+  metric_name: z.string(),
+  metric_unit: z.string().nullable(),
+  default_operator: z.string(),
+  default_threshold: z.number(),
+  default_severity: z.enum(["info", "warning", "critical"]),
+  default_enabled: z.boolean(),
+};
+
 export const AlertRuleSchema = z
   .object({
     id: z.number().int(),
-    name: z.string(),
-    description: z.string(),
-    category: z.string(),
-    metric_name: z.string(),
-    metric_unit: z.string().nullable(),
-    default_operator: z.string(),
-    default_threshold: z.number(),
-    default_severity: z.enum(["info", "warning", "critical"]),
-    default_enabled: z.boolean(),
+    ...alertRuleDefaultFields,
     default_duration_seconds: z
       .number()
       .int()
