@@ -9,7 +9,7 @@ export const acknowledgeAlert = defineOperation({
   summary: "Acknowledge an alert",
   description: "An active alert becomes acknowledged; it needs access to the alert's connection.",
   tag: "alerts",
-  access: {},
+  access: { note: "The alert's connection must be visible to the caller (403 otherwise)." },
   request: { body: jsonBody(AcknowledgeRequestSchema) },
   responses: { 200: jsonResponse(StatusResponseSchema, "Acknowledged") },
   errors: [400, 403, 404, 409],

@@ -9,6 +9,6 @@ export const alertCounts = defineOperation({
   summary: "Alert counts by server",
   description: "Active alerts on visible connections, in total and by connection ID.",
   tag: "alerts",
-  access: {},
+  access: { note: "Alerts on connections the caller cannot see are not counted." },
   responses: { 200: jsonResponse(AlertCountsResultSchema, "Counts") },
 });

@@ -11,7 +11,7 @@ export const listAlerts = defineOperation({
     "Alerts on the connections the caller can see, newest first. Malformed numbers and times in the " +
     "query are ignored, as the reference does.",
   tag: "alerts",
-  access: {},
+  access: { note: "Alerts on connections the caller cannot see are left out." },
   request: { query: AlertListQuerySchema },
   responses: { 200: jsonResponse(AlertListResultSchema, "Alerts") },
 });

@@ -8,7 +8,7 @@ export const saveAlertAnalysis = defineOperation({
   operationId: "saveAlertAnalysis",
   summary: "Save an AI analysis for an alert",
   tag: "alerts",
-  access: {},
+  access: { note: "The alert's connection must be visible to the caller (403 otherwise)." },
   request: { body: jsonBody(SaveAnalysisRequestSchema) },
   responses: { 200: jsonResponse(StatusResponseSchema, "Saved") },
   errors: [400, 403, 404],

@@ -10,7 +10,7 @@ export const unacknowledgeAlert = defineOperation({
   summary: "Remove an acknowledgement",
   description: "An acknowledged alert becomes active again; its acknowledgements are deleted.",
   tag: "alerts",
-  access: {},
+  access: { note: "The alert's connection must be visible to the caller (403 otherwise)." },
   request: {
     query: z.object({
       alert_id: z
