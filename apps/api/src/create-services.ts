@@ -6,6 +6,13 @@ import {
   type SecretKey,
 } from "@dbmon/datastore";
 import { createLlmClient } from "@dbmon/llm";
+import { AlertService } from "./alerting/alerts.js";
+import { BlackoutService } from "./alerting/blackouts.js";
+import { ChannelOverrideService } from "./alerting/channel-overrides.js";
+import { NotificationChannelService } from "./alerting/channels.js";
+import { AlertOverrideService } from "./alerting/overrides.js";
+import { AlertRuleService } from "./alerting/rules.js";
+import { BlackoutScheduleService } from "./alerting/schedules.js";
 import { AccessCache } from "./auth/access-cache.js";
 import type { ConnectionCatalog } from "./auth/privileges.js";
 import { RbacAdministration } from "./auth/rbac.js";
@@ -51,6 +58,15 @@ export async function createServices(base: ServiceBase): Promise<Services> {
   await auth.registerMcpItems();
   const llm = config.llm ? createLlmClient(config.llm) : null;
   const hostPolicy = createHostPolicy({ allowed: config.allowedHosts, blocked: config.blockedHosts });
+  const outboundHosts = createOutboundHostPolicy({ allowed: config.notificationAllowedHosts });
+  const alertRules = new AlertRuleService(datastore);
+  const notificationChannels = new NotificationChannelService({
+    datastore,
+    secretKey,
+    outboundHosts,
+    clock,
+    logger,
+  });
   return {
     config,
     datastore,
@@ -61,7 +77,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     ai: { enabled: llm !== null },
     secretKey,
     hostPolicy,
-    outboundHosts: createOutboundHostPolicy({ allowed: config.notificationAllowedHosts }),
+    outboundHosts,
     llm,
     connections: new ConnectionStore({ datastore, key: secretKey, hostPolicy, logger }),
     clusters: new ClusterService(datastore),
@@ -70,5 +86,12 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     probes: new ProbeSettings(datastore),
     metrics: new MetricsReader({ datastore, clock }),
     timeline: new Timeline({ datastore, logger }),
+    alerts: new AlertService(datastore),
+    alertRules,
+    alertOverrides: new AlertOverrideService(datastore, alertRules),
+    blackouts: new BlackoutService(datastore),
+    blackoutSchedules: new BlackoutScheduleService(datastore),
+    notificationChannels,
+    channelOverrides: new ChannelOverrideService(datastore, notificationChannels),
   };
 }

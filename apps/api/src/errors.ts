@@ -16,6 +16,7 @@ export type DomainErrorKind =
   | "too_large"
   | "too_many_requests"
   | "failed"
+  | "upstream_failed"
   | "unavailable";
 
 /** The request asks for something malformed or impossible. */
@@ -73,6 +74,12 @@ export class TooManyRequests extends DomainError {
 export class OperationFailed extends DomainError {
   override name = "OperationFailed";
   readonly kind = "failed";
+}
+
+/** A server the operation talks to on the caller's behalf (a webhook receiver, say) refused or failed. */
+export class UpstreamFailed extends DomainError {
+  override name = "UpstreamFailed";
+  readonly kind = "upstream_failed";
 }
 
 /** A dependency the operation needs is not configured or not reachable. */

@@ -1,5 +1,12 @@
 import type { Datastore, HostPolicy, SecretKey } from "@dbmon/datastore";
 import type { LlmClient } from "@dbmon/llm";
+import type { AlertService } from "./alerting/alerts.js";
+import type { BlackoutService } from "./alerting/blackouts.js";
+import type { ChannelOverrideService } from "./alerting/channel-overrides.js";
+import type { NotificationChannelService } from "./alerting/channels.js";
+import type { AlertOverrideService } from "./alerting/overrides.js";
+import type { AlertRuleService } from "./alerting/rules.js";
+import type { BlackoutScheduleService } from "./alerting/schedules.js";
 import type { RequestAccess } from "./auth/access.js";
 import type { RbacAdministration } from "./auth/rbac.js";
 import type { AuthService } from "./auth/service.js";
@@ -54,6 +61,20 @@ export interface Services {
   metrics: MetricsReader;
   /** Events on the estate's timeline (GET /timeline/events). */
   timeline: Timeline;
+  /** Alerts: listing, counts, acknowledgements and saved analyses. */
+  alerts: AlertService;
+  /** Threshold rules and their defaults. */
+  alertRules: AlertRuleService;
+  /** Per-scope overrides of the rules' defaults. */
+  alertOverrides: AlertOverrideService;
+  /** Blackout windows. */
+  blackouts: BlackoutService;
+  /** Recurring blackouts. */
+  blackoutSchedules: BlackoutScheduleService;
+  /** Notification channels, their recipients and test sends. */
+  notificationChannels: NotificationChannelService;
+  /** Per-scope switches of notification channels. */
+  channelOverrides: ChannelOverrideService;
 }
 
 export interface AiFeatures {

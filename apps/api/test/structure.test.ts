@@ -9,7 +9,7 @@ const routesDir = new URL("../src/routes/", import.meta.url);
 
 /** Resource folders of the contract: one file per operation, plus schemas.ts and index.ts. */
 const resources = readdirSync(contractDir, { withFileTypes: true })
-  .filter((entry) => entry.isDirectory() && entry.name !== "groups")
+  .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
 
 const operationFiles = resources.flatMap((resource) =>

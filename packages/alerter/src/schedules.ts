@@ -1,22 +1,6 @@
-import type { Sql } from "@dbmon/datastore";
+import { enabledBlackoutSchedules, type Sql } from "@dbmon/datastore";
 import { Cron } from "croner";
 import type { AlerterLogger } from "./logger.js";
-
-interface ScheduleRow {
-  id: number;
-  scope: string;
-  group_id: number | null;
-  cluster_id: number | null;
-  connection_id: number | null;
-  database_name: string | null;
-  name: string;
-  cron_expression: string;
-  duration_minutes: number;
-  timezone: string;
-  reason: string;
-  last_fired_for: string | null;
-  created_at: string;
-}
 
 /** How far back a missed instant still opens its window (an alerter that was briefly down). */
 const CATCH_UP_MS = 5 * 60_000;
@@ -27,12 +11,12 @@ const CATCH_UP_MS = 5 * 60_000;
  * alerters open it once. The window starts at the scheduled instant and lasts duration_minutes.
  */
 export async function runSchedules(sql: Sql, now: Date, logger: AlerterLogger): Promise<number> {
-  const schedules = await sql<ScheduleRow[]>`select * from blackout_schedules where enabled`;
+  const schedules = await enabledBlackoutSchedules(sql);
   let opened = 0;
   for (const schedule of schedules) {
     let cron: Cron;
     try {
-      cron = new Cron(schedule.cron_expression, { timezone: schedule.timezone || "UTC", paused: true });
+      cron = new Cron(schedule.cronExpression, { timezone: schedule.timezone || "UTC", paused: true });
     } catch (error) {
       logger.warn(
         { scheduleId: schedule.id, err: error },
@@ -41,7 +25,7 @@ export async function runSchedules(sql: Sql, now: Date, logger: AlerterLogger): 
       continue;
     }
     const floor = Math.max(
-      schedule.last_fired_for ? new Date(schedule.last_fired_for).getTime() : 0,
+      schedule.lastFiredFor ? schedule.lastFiredFor.getTime() : 0,
       now.getTime() - CATCH_UP_MS,
     );
     const instant = cron.nextRun(new Date(floor));
@@ -49,7 +33,7 @@ export async function runSchedules(sql: Sql, now: Date, logger: AlerterLogger): 
     if (!instant || instant.getTime() > now.getTime()) {
       continue;
     }
-    const end = new Date(instant.getTime() + schedule.duration_minutes * 60_000);
+    const end = new Date(instant.getTime() + schedule.durationMinutes * 60_000);
     if (end.getTime() <= now.getTime()) {
       continue;
     }
@@ -64,8 +48,8 @@ export async function runSchedules(sql: Sql, now: Date, logger: AlerterLogger): 
       await tx`
         insert into blackouts (scope, group_id, cluster_id, connection_id, database_name, reason, start_time, end_time,
           created_by, schedule_id, created_at)
-        values (${schedule.scope}, ${schedule.group_id}, ${schedule.cluster_id}, ${schedule.connection_id},
-          ${schedule.database_name}, ${`Scheduled: ${schedule.name}${schedule.reason ? ` (${schedule.reason})` : ""}`},
+        values (${schedule.scope}, ${schedule.groupId}, ${schedule.clusterId}, ${schedule.connectionId},
+          ${schedule.databaseName}, ${`Scheduled: ${schedule.name}${schedule.reason ? ` (${schedule.reason})` : ""}`},
           ${instant.toISOString()}::timestamptz, ${end.toISOString()}::timestamptz, 'scheduler', ${schedule.id},
           ${now.toISOString()}::timestamptz)`;
       return true;

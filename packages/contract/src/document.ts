@@ -1,23 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import packageJson from "../package.json" with { type: "json" };
-import { alertRoutes } from "./groups/alerts.js";
-import { blackoutRoutes } from "./groups/blackouts.js";
-import { notificationRoutes } from "./groups/notifications.js";
 import { allOperations } from "./operations.js";
 import { tags } from "./tags.js";
-
-/** Route groups not yet moved to one file per operation. */
-const legacyRouteGroups = {
-  alerts: alertRoutes,
-  blackouts: blackoutRoutes,
-  notifications: notificationRoutes,
-} as const;
-
-/** Every route of the contract. The API registers a handler for each. */
-export const allRoutes = [
-  ...allOperations,
-  ...Object.values(legacyRouteGroups).flatMap((group) => Object.values(group)),
-];
 
 export const apiVersion = packageJson.version;
 
@@ -41,7 +25,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     name: "session_token",
     description: "The session cookie set by POST /api/v1/auth/login",
   });
-  for (const route of allRoutes) {
+  for (const route of allOperations) {
     registry.registerPath(route);
   }
   return app.getOpenAPIDocument({

@@ -1,8 +1,15 @@
+import { alertOverridesOperations } from "./alert-overrides/index.js";
+import { alertRulesOperations } from "./alert-rules/index.js";
+import { alertsOperations } from "./alerts/index.js";
 import { authOperations } from "./auth/index.js";
+import { blackoutSchedulesOperations } from "./blackout-schedules/index.js";
+import { blackoutsOperations } from "./blackouts/index.js";
+import { channelOverridesOperations } from "./channel-overrides/index.js";
 import { clusterGroupOperations } from "./cluster-groups/index.js";
 import { clusterOperations } from "./clusters/index.js";
 import { connectionOperations } from "./connections/index.js";
 import { metricsOperations } from "./metrics/index.js";
+import { notificationsOperations } from "./notifications/index.js";
 import type { Operation } from "./operation.js";
 import { probeOperations } from "./probes/index.js";
 import { rbacGroupOperations } from "./rbac-groups/index.js";
@@ -25,6 +32,13 @@ export const allOperations: readonly Operation[] = [
   ...rbacGroupOperations,
   ...rbacTokenOperations,
   ...rbacPrivilegeOperations,
+  ...alertsOperations,
+  ...alertRulesOperations,
+  ...alertOverridesOperations,
+  ...blackoutsOperations,
+  ...blackoutSchedulesOperations,
+  ...notificationsOperations,
+  ...channelOverridesOperations,
   ...probeOperations,
   ...metricsOperations,
   ...timelineOperations,

@@ -1,9 +1,10 @@
-import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import type { PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { type EmbeddedServer, startEmbeddedServer } from "./embedded.js";
 import { type DatastoreLogger, silentLogger } from "./logger.js";
 import { migrateDatastore } from "./migrate.js";
-import * as schema from "./schema/index.js";
+import { drizzleOf } from "./queries/drizzle.js";
+import type * as schema from "./schema/index.js";
 
 export type Db = PostgresJsDatabase<typeof schema>;
 export type Sql = postgres.Sql;
@@ -56,7 +57,7 @@ export async function openDatastore(config: DatastoreConfig): Promise<Datastore>
   });
   let closed = false;
   return {
-    db: drizzle({ client: sql, schema, casing: "snake_case" }),
+    db: drizzleOf(sql),
     sql,
     url,
     embedded,

@@ -12,6 +12,14 @@ export {
 } from "./host-policy.js";
 export { type DatastoreLogger, silentLogger } from "./logger.js";
 export { migrateDatastore, migrationsFolder } from "./migrate.js";
+export { type BlackoutScheduleRow, enabledBlackoutSchedules } from "./queries/blackout-schedules.js";
+export { drizzleOf } from "./queries/drizzle.js";
+export {
+  type EmailRecipientRow,
+  type NotificationChannelRow,
+  readNotificationChannels,
+  type StoredNotificationChannel,
+} from "./queries/notification-channels.js";
 export {
   type ConnectionPlacement,
   connectionPlacements,

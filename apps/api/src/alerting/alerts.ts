@@ -1,98 +1,253 @@
-import type { Sql } from "@dbmon/datastore";
-import { iso, isoOrNull } from "./time.js";
+import type { AlertListQuerySchema } from "@dbmon/contract";
+import { type Datastore, schema } from "@dbmon/datastore";
+import { and, count, desc, eq, gte, inArray, isNull, lte, sql } from "drizzle-orm";
+import type { z } from "zod";
+import type { RequestAccess } from "../auth/access.js";
+import { Conflict, Forbidden, NotFound } from "../errors.js";
+import { iso, isoOrNull, page, parseRfc3339 } from "./time.js";
+import { Visibility } from "./visibility.js";
 
-export interface AlertRow {
-  id: number;
-  alert_type: "threshold" | "anomaly" | "connection";
-  rule_id: number | null;
-  connection_id: number;
-  database_name: string | null;
-  object_name: string | null;
-  probe_name: string | null;
-  metric_name: string | null;
-  metric_value: number | null;
-  metric_unit: string | null;
-  threshold_value: number | null;
-  operator: string | null;
-  severity: "info" | "warning" | "critical";
-  title: string;
-  description: string;
-  correlation_id: string | null;
-  status: "active" | "acknowledged" | "cleared";
-  triggered_at: string;
-  cleared_at: string | null;
-  last_updated: string | null;
-  anomaly_score: number | null;
-  anomaly_details: Record<string, unknown> | null;
-  server_name: string | null;
-  acknowledged_at: string | null;
-  acknowledged_by: string | null;
-  ack_message: string | null;
-  false_positive: boolean | null;
-  ai_analysis: string | null;
-  ai_analysis_metric_value: number | null;
+const { alerts, alertAcknowledgments, alertRules, connections } = schema;
+
+export type AlertListQuery = z.output<typeof AlertListQuerySchema>;
+
+type Severity = "info" | "warning" | "critical";
+
+/** The most recent acknowledgement of each alert. */
+function latestAcknowledgement(db: Datastore["db"]) {
+  return db
+    .select({
+      acknowledgedAt: alertAcknowledgments.acknowledgedAt,
+      acknowledgedBy: alertAcknowledgments.acknowledgedBy,
+      message: alertAcknowledgments.message,
+      falsePositive: alertAcknowledgments.falsePositive,
+    })
+    .from(alertAcknowledgments)
+    .where(eq(alertAcknowledgments.alertId, alerts.id))
+    .orderBy(desc(alertAcknowledgments.acknowledgedAt), desc(alertAcknowledgments.id))
+    .limit(1)
+    .as("ack");
 }
 
-/** Alert columns with the rule's unit, the server's name and the latest acknowledgement. */
-export function alertSelect(sql: Sql) {
-  return sql`
-    select a.id::int as id, a.alert_type, a.rule_id, a.connection_id, a.database_name, a.object_name, a.probe_name,
-      a.metric_name, a.metric_value, r.metric_unit, a.threshold_value, a.operator, a.severity, a.title,
-      a.description, a.correlation_id, a.status, a.triggered_at, a.cleared_at, a.last_updated, a.anomaly_score,
-      a.anomaly_details, c.name as server_name, ack.acknowledged_at, ack.acknowledged_by, ack.message as ack_message,
-      ack.false_positive, a.ai_analysis, a.ai_analysis_metric_value
-    from alerts a
-    left join alert_rules r on r.id = a.rule_id
-    left join connections c on c.id = a.connection_id
-    left join lateral (
-      select acknowledged_at, acknowledged_by, message, false_positive from alert_acknowledgments
-      where alert_id = a.id order by acknowledged_at desc, id desc limit 1
-    ) ack on true`;
+/** Alerts, their acknowledgements and who may act on them. */
+export class AlertService {
+  constructor(private readonly datastore: Datastore) {}
+
+  /** Alerts on visible connections matching the query, newest first, one page and the total. */
+  async list(access: RequestAccess, query: AlertListQuery) {
+    const visibility = await Visibility.of(access);
+    const requested = requestedConnections(query);
+    const start = parseRfc3339(query.start_time);
+    const end = parseRfc3339(query.end_time);
+    const where = and(
+      requested ? inArray(alerts.connectionId, requested) : undefined,
+      visibility.connection(alerts.connectionId),
+      query.status ? eq(alerts.status, query.status) : undefined,
+      query.exclude_cleared ? isNull(alerts.clearedAt) : undefined,
+      query.severity ? eq(alerts.severity, query.severity) : undefined,
+      query.alert_type ? eq(alerts.alertType, query.alert_type) : undefined,
+      start ? gte(alerts.triggeredAt, start) : undefined,
+      end ? lte(alerts.triggeredAt, end) : undefined,
+    );
+    const { limit, offset } = page(query.limit, query.offset);
+    const db = this.datastore.db;
+    const ack = latestAcknowledgement(db);
+    const [rows, [total]] = await Promise.all([
+      db
+        .select({
+          alert: alerts,
+          metricUnit: alertRules.metricUnit,
+          serverName: connections.name,
+          acknowledgedAt: ack.acknowledgedAt,
+          acknowledgedBy: ack.acknowledgedBy,
+          ackMessage: ack.message,
+          falsePositive: ack.falsePositive,
+        })
+        .from(alerts)
+        .leftJoin(alertRules, eq(alertRules.id, alerts.ruleId))
+        .leftJoin(connections, eq(connections.id, alerts.connectionId))
+        .leftJoinLateral(ack, sql`true`)
+        .where(where)
+        .orderBy(desc(alerts.triggeredAt), desc(alerts.id))
+        .limit(limit)
+        .offset(offset),
+      db.select({ n: count() }).from(alerts).where(where),
+    ]);
+    return { alerts: rows.map(presentAlert), total: total?.n ?? 0 };
+  }
+
+  /** Active alerts on visible connections, by connection, cluster and severity. */
+  async counts(access: RequestAccess) {
+    const visibility = await Visibility.of(access);
+    const rows = await this.datastore.db
+      .select({
+        connectionId: alerts.connectionId,
+        clusterId: connections.clusterId,
+        severity: alerts.severity,
+        n: count(),
+      })
+      .from(alerts)
+      .innerJoin(connections, eq(connections.id, alerts.connectionId))
+      .where(and(eq(alerts.status, "active"), visibility.connection(alerts.connectionId)))
+      .groupBy(alerts.connectionId, connections.clusterId, alerts.severity);
+    const byServer: Record<string, number> = {};
+    const byCluster: Record<string, number> = {};
+    const counts: Record<string, Record<Severity, number>> = {};
+    let total = 0;
+    for (const row of rows) {
+      const server = String(row.connectionId);
+      total += row.n;
+      byServer[server] = (byServer[server] ?? 0) + row.n;
+      if (row.clusterId !== null) {
+        byCluster[String(row.clusterId)] = (byCluster[String(row.clusterId)] ?? 0) + row.n;
+      }
+      const entry = counts[server] ?? { critical: 0, warning: 0, info: 0 };
+      counts[server] = entry;
+      entry[row.severity as Severity] += row.n;
+    }
+    return { total, by_server: byServer, by_cluster: byCluster, counts };
+  }
+
+  /** An active alert becomes acknowledged by the caller. */
+  async acknowledge(
+    access: RequestAccess,
+    alertId: number,
+    input: { message?: string | undefined; falsePositive?: boolean | undefined },
+  ): Promise<void> {
+    await this.requireAlert(access, alertId);
+    const caller = await access.requireCaller();
+    const falsePositive = input.falsePositive ?? false;
+    const done = await this.datastore.db.transaction(async (tx) => {
+      const updated = await tx
+        .update(alerts)
+        .set({ status: "acknowledged", lastUpdated: sql`now()` })
+        .where(and(eq(alerts.id, alertId), eq(alerts.status, "active")))
+        .returning({ id: alerts.id });
+      if (updated.length === 0) {
+        return false;
+      }
+      await tx.insert(alertAcknowledgments).values({
+        alertId,
+        acknowledgedBy: caller.username,
+        acknowledgeType: falsePositive ? "false_positive" : "acknowledge",
+        message: input.message ?? "",
+        falsePositive,
+      });
+      return true;
+    });
+    if (!done) {
+      throw new Conflict("Alert is not currently active");
+    }
+  }
+
+  /** An acknowledged alert becomes active again; its acknowledgements are deleted. */
+  async unacknowledge(access: RequestAccess, alertId: number): Promise<void> {
+    await this.requireAlert(access, alertId);
+    const done = await this.datastore.db.transaction(async (tx) => {
+      const updated = await tx
+        .update(alerts)
+        .set({ status: "active", lastUpdated: sql`now()` })
+        .where(and(eq(alerts.id, alertId), eq(alerts.status, "acknowledged")))
+        .returning({ id: alerts.id });
+      if (updated.length === 0) {
+        return false;
+      }
+      await tx.delete(alertAcknowledgments).where(eq(alertAcknowledgments.alertId, alertId));
+      return true;
+    });
+    if (!done) {
+      throw new Conflict("Alert is not currently acknowledged");
+    }
+  }
+
+  async saveAnalysis(
+    access: RequestAccess,
+    alertId: number,
+    analysis: string,
+    metricValue: number | null,
+  ): Promise<void> {
+    await this.requireAlert(access, alertId);
+    await this.datastore.db
+      .update(alerts)
+      .set({ aiAnalysis: analysis, aiAnalysisMetricValue: metricValue })
+      .where(eq(alerts.id, alertId));
+  }
+
+  /** The alert exists (404 otherwise) and the caller may see its connection (403 otherwise). */
+  private async requireAlert(access: RequestAccess, alertId: number): Promise<void> {
+    const [alert] = await this.datastore.db
+      .select({ connectionId: alerts.connectionId })
+      .from(alerts)
+      .where(eq(alerts.id, alertId));
+    if (!alert) {
+      throw new NotFound("Alert not found");
+    }
+    if (!(await access.isSuperuser()) && (await access.connectionLevel(alert.connectionId)) === undefined) {
+      throw new Forbidden("Access denied");
+    }
+  }
 }
 
-export function presentAlert(row: AlertRow) {
-  const triggeredAt = iso(row.triggered_at);
+const queryInt = (text: string) => (/^\d{1,15}$/.test(text) ? Number(text) : undefined);
+
+/** `connection_id`, else the well-formed ids of `connection_ids`; undefined for no filter. */
+function requestedConnections(query: AlertListQuery): number[] | undefined {
+  if (query.connection_id !== undefined) {
+    return [query.connection_id];
+  }
+  const listed = (query.connection_ids ?? "")
+    .split(",")
+    .map((part) => queryInt(part.trim()))
+    .filter((id): id is number => id !== undefined);
+  return listed.length > 0 ? listed : undefined;
+}
+
+type AlertRow = typeof alerts.$inferSelect;
+
+interface ListedAlert {
+  alert: AlertRow;
+  metricUnit: string | null;
+  serverName: string | null;
+  acknowledgedAt: Date | null;
+  acknowledgedBy: string | null;
+  ackMessage: string | null;
+  falsePositive: boolean | null;
+}
+
+function presentAlert(row: ListedAlert) {
+  const { alert } = row;
+  const triggeredAt = iso(alert.triggeredAt);
   return {
-    id: row.id,
-    alert_type: row.alert_type,
-    rule_id: row.rule_id,
-    connection_id: row.connection_id,
-    database_name: row.database_name,
-    object_name: row.object_name,
-    probe_name: row.probe_name,
-    metric_name: row.metric_name,
-    metric_value: row.metric_value,
-    metric_unit: row.metric_unit,
-    threshold_value: row.threshold_value,
-    operator: row.operator,
-    severity: row.severity,
-    title: row.title,
-    description: row.description,
-    message: row.description,
-    correlation_id: row.correlation_id,
-    status: row.status,
+    id: alert.id,
+    alert_type: alert.alertType as "threshold" | "anomaly" | "connection",
+    rule_id: alert.ruleId,
+    connection_id: alert.connectionId,
+    database_name: alert.databaseName,
+    object_name: alert.objectName,
+    probe_name: alert.probeName,
+    metric_name: alert.metricName,
+    metric_value: alert.metricValue,
+    metric_unit: row.metricUnit,
+    threshold_value: alert.thresholdValue,
+    operator: alert.operator,
+    severity: alert.severity as Severity,
+    title: alert.title,
+    description: alert.description,
+    message: alert.description,
+    correlation_id: alert.correlationId,
+    status: alert.status as "active" | "acknowledged" | "cleared",
     triggered_at: triggeredAt,
     fired_at: triggeredAt,
-    cleared_at: isoOrNull(row.cleared_at),
-    last_updated: isoOrNull(row.last_updated),
-    anomaly_score: row.anomaly_score,
-    anomaly_details: row.anomaly_details,
-    server_name: row.server_name ?? "Unknown",
-    acknowledged_at: isoOrNull(row.acknowledged_at),
-    acknowledged_by: row.acknowledged_by,
-    ack_message: row.ack_message,
-    false_positive: row.false_positive ?? false,
-    ai_analysis: row.ai_analysis,
-    ai_analysis_metric_value: row.ai_analysis_metric_value,
+    cleared_at: isoOrNull(alert.clearedAt),
+    last_updated: isoOrNull(alert.lastUpdated),
+    anomaly_score: alert.anomalyScore,
+    anomaly_details: alert.anomalyDetails as Record<string, unknown> | null,
+    server_name: row.serverName ?? "Unknown",
+    acknowledged_at: isoOrNull(row.acknowledgedAt),
+    acknowledged_by: row.acknowledgedBy,
+    ack_message: row.ackMessage,
+    false_positive: row.falsePositive ?? false,
+    ai_analysis: alert.aiAnalysis,
+    ai_analysis_metric_value: alert.aiAnalysisMetricValue,
   };
-}
-
-/** The alert's connection, or undefined for an unknown alert. */
-export async function alertConnection(
-  sql: Sql,
-  alertId: number,
-): Promise<{ connectionId: number; status: string } | undefined> {
-  const [row] = await sql<{ connection_id: number; status: string }[]>`
-    select connection_id, status from alerts where id = ${alertId}`;
-  return row && { connectionId: row.connection_id, status: row.status };
 }

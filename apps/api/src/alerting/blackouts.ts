@@ -1,8 +1,11 @@
-import type { Sql } from "@dbmon/datastore";
+import { type Datastore, schema } from "@dbmon/datastore";
+import { and, count, desc, eq, gte, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
-import { ApiError } from "../http/errors.js";
-import { connectionsInScope } from "./scopes.js";
-import { iso, isoOrNull } from "./time.js";
+import { InvalidInput, NotFound } from "../errors.js";
+import { iso, page, parseRfc3339 } from "./time.js";
+import { Visibility } from "./visibility.js";
+
+const { blackouts, connections } = schema;
 
 export interface ScopeInput {
   scope: string;
@@ -12,6 +15,7 @@ export interface ScopeInput {
   database_name?: string | null | undefined;
 }
 
+/** What a blackout or schedule applies to, checked. */
 export interface Target {
   scope: "estate" | "group" | "cluster" | "server";
   groupId: number | null;
@@ -20,13 +24,23 @@ export interface Target {
   databaseName: string | null;
 }
 
+/** Filters and paging of the blackout and schedule listings. */
+export interface ScopedListQuery {
+  scope?: string | undefined;
+  group_id?: number | undefined;
+  cluster_id?: number | undefined;
+  connection_id?: number | undefined;
+  limit?: number | undefined;
+  offset?: number | undefined;
+}
+
 const idNames = { group: "group_id", cluster: "cluster_id", server: "connection_id" } as const;
 
 /** The scope and its one id, as the reference words its refusals; the server's connection must exist. */
-export async function validTarget(sql: Sql, input: ScopeInput): Promise<Target> {
+export async function validTarget(datastore: Datastore, input: ScopeInput): Promise<Target> {
   const scope = input.scope;
   if (scope !== "estate" && scope !== "group" && scope !== "cluster" && scope !== "server") {
-    throw new ApiError(400, `invalid scope: ${scope} (must be estate, group, cluster, or server)`);
+    throw new InvalidInput(`invalid scope: ${scope} (must be estate, group, cluster, or server)`);
   }
   const given = {
     group: input.group_id ?? null,
@@ -35,141 +49,184 @@ export async function validTarget(sql: Sql, input: ScopeInput): Promise<Target> 
   };
   for (const kind of ["group", "cluster", "server"] as const) {
     if (kind !== scope && given[kind] !== null) {
-      throw new ApiError(400, `${scope} scope must not have ${idNames[kind]}`);
+      throw new InvalidInput(`${scope} scope must not have ${idNames[kind]}`);
     }
   }
   if (scope !== "estate" && (given[scope] === null || (given[scope] as number) < 1)) {
-    throw new ApiError(400, `${scope} scope requires ${idNames[scope]}`);
+    throw new InvalidInput(`${scope} scope requires ${idNames[scope]}`);
   }
   if (scope === "server") {
-    const [row] = await sql`select 1 from connections where id = ${given.server}`;
+    const [row] = await datastore.db
+      .select({ id: connections.id })
+      .from(connections)
+      .where(eq(connections.id, given.server as number));
     if (!row) {
-      throw new ApiError(404, "Connection not found");
+      throw new NotFound("Connection not found");
     }
   }
   const databaseName = input.database_name?.trim() ? input.database_name.trim() : null;
-  return {
-    scope,
-    groupId: given.group,
-    clusterId: given.cluster,
-    connectionId: given.server,
-    databaseName,
-  };
+  return { scope, groupId: given.group, clusterId: given.cluster, connectionId: given.server, databaseName };
 }
 
-export interface BlackoutRow {
-  id: number;
-  scope: string;
-  group_id: number | null;
-  cluster_id: number | null;
-  connection_id: number | null;
-  database_name: string | null;
+/** Conditions of the listing filters shared by blackouts and schedules. */
+export function scopeFilters(
+  table: typeof blackouts | typeof schema.blackoutSchedules,
+  query: ScopedListQuery,
+) {
+  return [
+    query.scope ? eq(table.scope, query.scope) : undefined,
+    query.group_id !== undefined ? eq(table.groupId, query.group_id) : undefined,
+    query.cluster_id !== undefined ? eq(table.clusterId, query.cluster_id) : undefined,
+    query.connection_id !== undefined ? eq(table.connectionId, query.connection_id) : undefined,
+  ];
+}
+
+const isActive = sql<boolean>`(${blackouts.startTime} <= now() and now() <= ${blackouts.endTime})`;
+
+const blackoutColumns = { blackout: blackouts, isActive };
+
+type BlackoutRow = typeof blackouts.$inferSelect;
+
+export interface BlackoutInput extends ScopeInput {
   reason: string;
   start_time: string;
   end_time: string;
-  created_by: string;
-  created_at: string;
-  is_active: boolean;
 }
 
-export function blackoutSelect(sql: Sql) {
-  return sql`
-    select id::int as id, scope, group_id, cluster_id, connection_id, database_name, reason, start_time, end_time,
-      created_by, created_at, (start_time <= now() and now() <= end_time) as is_active
-    from blackouts`;
-}
+/** Blackout windows: no new alerts for their scope while they last. */
+export class BlackoutService {
+  constructor(private readonly datastore: Datastore) {}
 
-export function presentBlackout(row: BlackoutRow) {
-  return {
-    id: row.id,
-    scope: row.scope,
-    group_id: row.group_id,
-    cluster_id: row.cluster_id,
-    connection_id: row.connection_id,
-    database_name: row.database_name,
-    reason: row.reason,
-    start_time: iso(row.start_time),
-    end_time: iso(row.end_time),
-    created_by: row.created_by,
-    created_at: iso(row.created_at),
-    is_active: row.is_active,
-  };
-}
-
-export interface ScheduleRow {
-  id: number;
-  scope: string;
-  group_id: number | null;
-  cluster_id: number | null;
-  connection_id: number | null;
-  database_name: string | null;
-  name: string;
-  cron_expression: string;
-  duration_minutes: number;
-  timezone: string;
-  reason: string;
-  enabled: boolean;
-  created_by: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export function presentSchedule(row: ScheduleRow) {
-  return {
-    id: row.id,
-    scope: row.scope,
-    group_id: row.group_id,
-    cluster_id: row.cluster_id,
-    connection_id: row.connection_id,
-    database_name: row.database_name,
-    name: row.name,
-    cron_expression: row.cron_expression,
-    duration_minutes: row.duration_minutes,
-    timezone: row.timezone,
-    reason: row.reason,
-    enabled: row.enabled,
-    created_by: row.created_by,
-    created_at: iso(row.created_at),
-    updated_at: isoOrNull(row.updated_at) ?? iso(row.created_at),
-  };
-}
-
-/** Whether a caller sees a blackout or schedule: estate ones always, others through a visible connection. */
-export async function targetVisible(
-  access: RequestAccess,
-  sql: Sql,
-  row: { scope: string; group_id: number | null; cluster_id: number | null; connection_id: number | null },
-): Promise<boolean> {
-  if (row.scope === "estate" || (await access.isSuperuser())) {
-    return true;
+  /** Visible windows matching the query, newest start first, one page and the total. */
+  async list(access: RequestAccess, query: ScopedListQuery & { active?: boolean | undefined }) {
+    const visibility = await Visibility.of(access);
+    const where = and(
+      ...scopeFilters(blackouts, query),
+      query.active === undefined ? undefined : sql`${isActive} = ${query.active}`,
+      visibility.scoped(blackouts),
+    );
+    const { limit, offset } = page(query.limit, query.offset);
+    const db = this.datastore.db;
+    const [rows, [total]] = await Promise.all([
+      db
+        .select(blackoutColumns)
+        .from(blackouts)
+        .where(where)
+        .orderBy(desc(blackouts.startTime), desc(blackouts.id))
+        .limit(limit)
+        .offset(offset),
+      db.select({ n: count() }).from(blackouts).where(where),
+    ]);
+    return { blackouts: rows.map(presentBlackout), total_count: total?.n ?? 0 };
   }
-  const id =
-    row.scope === "server" ? row.connection_id : row.scope === "cluster" ? row.cluster_id : row.group_id;
-  if (id === null) {
-    return false;
-  }
-  const visible = await access.visibleConnections();
-  const members = await connectionsInScope(sql, row.scope, id);
-  return members.some((member) => visible.ids.includes(member));
-}
 
-/** Filters rows to the visible ones (superusers: all). */
-export async function visibleRows<
-  R extends {
-    scope: string;
-    group_id: number | null;
-    cluster_id: number | null;
-    connection_id: number | null;
-  },
->(access: RequestAccess, sql: Sql, rows: R[]): Promise<R[]> {
-  if (await access.isSuperuser()) {
-    return rows;
+  /** A window the caller sees, or NotFound. */
+  async get(access: RequestAccess, id: number) {
+    const visibility = await Visibility.of(access);
+    const [row] = await this.datastore.db
+      .select(blackoutColumns)
+      .from(blackouts)
+      .where(and(eq(blackouts.id, id), visibility.scoped(blackouts)));
+    if (!row) {
+      throw new NotFound("Blackout not found");
+    }
+    return presentBlackout(row);
   }
-  const kept: R[] = [];
-  for (const row of rows) {
-    if (await targetVisible(access, sql, row)) {
-      kept.push(row);
+
+  async create(access: RequestAccess, input: BlackoutInput) {
+    const start = parseRfc3339(input.start_time);
+    if (!start) {
+      throw new InvalidInput("Invalid start_time format, expected RFC3339");
+    }
+    const end = parseRfc3339(input.end_time);
+    if (!end) {
+      throw new InvalidInput("Invalid end_time format, expected RFC3339");
+    }
+    if (end <= start) {
+      throw new InvalidInput("end_time must be after start_time");
+    }
+    const target = await validTarget(this.datastore, input);
+    const caller = await access.requireCaller();
+    const [created] = await this.datastore.db
+      .insert(blackouts)
+      .values({
+        ...target,
+        reason: input.reason,
+        startTime: start,
+        endTime: end,
+        createdBy: caller.username,
+      })
+      .returning({ id: blackouts.id });
+    return this.read(created?.id ?? 0);
+  }
+
+  /** Changes the reason or the end (after the start). */
+  async update(id: number, input: { reason?: string | undefined; end_time?: string | undefined }) {
+    const existing = await this.read(id);
+    let end: Date | undefined;
+    if (input.end_time !== undefined) {
+      end = parseRfc3339(input.end_time);
+      if (!end) {
+        throw new InvalidInput("Invalid end_time format, expected RFC3339");
+      }
+      if (end <= new Date(existing.start_time)) {
+        throw new InvalidInput("end_time must be after start_time");
+      }
+    }
+    if (input.reason !== undefined || end !== undefined) {
+      await this.datastore.db
+        .update(blackouts)
+        .set({ reason: input.reason, endTime: end })
+        .where(eq(blackouts.id, id));
+    }
+    return this.read(id);
+  }
+
+  async remove(id: number): Promise<void> {
+    const deleted = await this.datastore.db
+      .delete(blackouts)
+      .where(eq(blackouts.id, id))
+      .returning({ id: blackouts.id });
+    if (deleted.length === 0) {
+      throw new NotFound("Blackout not found");
     }
   }
-  return kept;
+
+  /** Ends a window now; one that has not started yet ends before it starts, so it never takes effect. */
+  async stop(id: number) {
+    const [stopped] = await this.datastore.db
+      .update(blackouts)
+      .set({ endTime: sql`now()`, startTime: sql`least(${blackouts.startTime}, now())` })
+      .where(and(eq(blackouts.id, id), gte(blackouts.endTime, sql`now()`)))
+      .returning();
+    if (!stopped) {
+      throw new NotFound("Blackout not found or not currently active");
+    }
+    return presentBlackout({ blackout: stopped, isActive: false });
+  }
+
+  private async read(id: number) {
+    const [row] = await this.datastore.db.select(blackoutColumns).from(blackouts).where(eq(blackouts.id, id));
+    if (!row) {
+      throw new NotFound("Blackout not found");
+    }
+    return presentBlackout(row);
+  }
+}
+
+function presentBlackout({ blackout, isActive }: { blackout: BlackoutRow; isActive: boolean }) {
+  return {
+    id: blackout.id,
+    scope: blackout.scope,
+    group_id: blackout.groupId,
+    cluster_id: blackout.clusterId,
+    connection_id: blackout.connectionId,
+    database_name: blackout.databaseName,
+    reason: blackout.reason,
+    start_time: iso(blackout.startTime),
+    end_time: iso(blackout.endTime),
+    created_by: blackout.createdBy,
+    created_at: iso(blackout.createdAt),
+    is_active: isActive,
+  };
 }

@@ -1,108 +1,74 @@
-import type { NotificationChannelRequestSchema } from "@dbmon/contract";
-import { encryptSecret, type SecretKey, type Sql } from "@dbmon/datastore";
+import { ChannelConfigError, deliver, loadChannels, testMessage } from "@dbmon/alerter";
+import type { EmailRecipientRequestSchema, NotificationChannelRequestSchema } from "@dbmon/contract";
+import {
+  type Datastore,
+  type EmailRecipientRow,
+  encryptSecret,
+  type HostPolicy,
+  type NotificationChannelRow,
+  readNotificationChannels,
+  type SecretKey,
+  type StoredNotificationChannel,
+  schema,
+} from "@dbmon/datastore";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { z } from "zod";
-import { ApiError } from "../http/errors.js";
+import { InvalidInput, NotFound, UpstreamFailed } from "../errors.js";
+import type { Logger } from "../logger.js";
+import type { Clock } from "../services.js";
 import { iso } from "./time.js";
 
-export type ChannelRequest = z.infer<typeof NotificationChannelRequestSchema>;
+const { notificationChannels, emailRecipients } = schema;
 
-export const manageChannelsRefusal =
-  "Permission denied: you do not have permission to manage notification channels";
+export type ChannelRequest = z.infer<typeof NotificationChannelRequestSchema>;
+export type RecipientRequest = z.output<typeof EmailRecipientRequestSchema>;
 
 const channelTypes = ["email", "slack", "mattermost", "webhook"];
 
-interface StoredChannel {
-  id: number;
-  owner_username: string | null;
-  owner_token: string | null;
-  enabled: boolean;
-  channel_type: string;
-  name: string;
-  description: string | null;
-  webhook_url_encrypted: string | null;
-  endpoint_url: string | null;
-  http_method: string;
-  header_names: string[];
-  headers_encrypted: string | null;
-  auth_type: string | null;
-  auth_credentials_encrypted: string | null;
-  smtp_host: string | null;
-  smtp_port: number;
-  smtp_username: string | null;
-  smtp_password_encrypted: string | null;
-  smtp_use_tls: boolean;
-  from_address: string | null;
-  from_name: string | null;
-  template_alert_fire: string | null;
-  template_alert_clear: string | null;
-  template_reminder: string | null;
-  reminder_enabled: boolean;
-  reminder_interval_hours: number;
-  is_estate_default: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface RecipientRow {
-  id: number;
-  channel_id: number;
-  email_address: string;
-  display_name: string | null;
-  enabled: boolean;
-  created_at: string;
-}
-
-export function presentRecipient(row: RecipientRow) {
+export function presentRecipient(row: EmailRecipientRow) {
   return {
     id: row.id,
-    channel_id: row.channel_id,
-    email_address: row.email_address,
-    display_name: row.display_name,
+    channel_id: row.channelId,
+    email_address: row.emailAddress,
+    display_name: row.displayName,
     enabled: row.enabled,
-    created_at: iso(row.created_at),
+    created_at: iso(row.createdAt),
   };
 }
 
 /** A channel as the API shows it: secrets only as "is set" flags. */
-export async function loadChannelView(sql: Sql, id?: number) {
-  const rows = await sql<StoredChannel[]>`
-    select * from notification_channels ${id === undefined ? sql`` : sql`where id = ${id}`} order by name, id`;
-  const recipients = await sql<RecipientRow[]>`
-    select * from email_recipients ${id === undefined ? sql`` : sql`where channel_id = ${id}`} order by id`;
-  return rows.map((row) => ({
+function presentChannel(row: StoredNotificationChannel) {
+  return {
     id: row.id,
-    owner_username: row.owner_username,
-    owner_token: row.owner_token,
+    owner_username: row.ownerUsername,
+    owner_token: row.ownerToken,
     enabled: row.enabled,
-    channel_type: row.channel_type as "email" | "slack" | "mattermost" | "webhook",
+    channel_type: row.channelType as "email" | "slack" | "mattermost" | "webhook",
     name: row.name,
     description: row.description,
-    webhook_url_set: row.webhook_url_encrypted !== null,
-    endpoint_url: row.endpoint_url,
-    http_method: row.http_method,
-    header_names: [...row.header_names].sort(),
-    auth_type: row.auth_type,
-    auth_credentials_set: row.auth_credentials_encrypted !== null,
-    smtp_host: row.smtp_host,
-    smtp_port: row.smtp_port,
-    smtp_username_set: row.smtp_username !== null,
-    smtp_password_set: row.smtp_password_encrypted !== null,
-    smtp_use_tls: row.smtp_use_tls,
-    from_address: row.from_address,
-    from_name: row.from_name,
-    template_alert_fire: row.template_alert_fire,
-    template_alert_clear: row.template_alert_clear,
-    template_reminder: row.template_reminder,
-    reminder_enabled: row.reminder_enabled,
-    reminder_interval_hours: row.reminder_interval_hours,
-    is_estate_default: row.is_estate_default,
-    recipients:
-      row.channel_type === "email"
-        ? recipients.filter((r) => r.channel_id === row.id).map(presentRecipient)
-        : [],
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  }));
+    webhook_url_set: row.webhookUrlEncrypted !== null,
+    endpoint_url: row.endpointUrl,
+    http_method: row.httpMethod,
+    header_names: [...row.headerNames].sort(),
+    auth_type: row.authType,
+    auth_credentials_set: row.authCredentialsEncrypted !== null,
+    smtp_host: row.smtpHost,
+    smtp_port: row.smtpPort,
+    smtp_username_set: row.smtpUsername !== null,
+    smtp_password_set: row.smtpPasswordEncrypted !== null,
+    smtp_use_tls: row.smtpUseTls,
+    from_address: row.fromAddress,
+    from_name: row.fromName,
+    template_alert_fire: row.templateAlertFire,
+    template_alert_clear: row.templateAlertClear,
+    template_reminder: row.templateReminder,
+    reminder_enabled: row.reminderEnabled,
+    reminder_interval_hours: row.reminderIntervalHours,
+    is_estate_default: row.isEstateDefault,
+    recipients: row.channelType === "email" ? row.recipients.map(presentRecipient) : [],
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
 }
 
 /** Secret columns: undefined keeps the stored value, "" clears it, anything else replaces it. */
@@ -120,93 +86,223 @@ const emptyToNull = (value: string | null | undefined, stored: string | null): s
  * The columns of a channel after applying a request to what is stored (nothing for a new channel),
  * checked as a whole: type, name, email requirements.
  */
-export async function mergedChannel(sql: Sql, key: SecretKey, body: ChannelRequest, id?: number) {
-  let stored: StoredChannel | undefined;
-  if (id !== undefined) {
-    [stored] = await sql<StoredChannel[]>`select * from notification_channels where id = ${id}`;
-    if (!stored) {
-      throw new ApiError(404, "Notification channel not found");
-    }
-  }
-  const channelType = body.channel_type ?? stored?.channel_type;
+function mergedChannel(key: SecretKey, body: ChannelRequest, stored?: NotificationChannelRow) {
+  const channelType = body.channel_type ?? stored?.channelType;
   if (!channelType || !channelTypes.includes(channelType)) {
-    throw new ApiError(400, "Invalid channel_type: must be one of email, slack, mattermost, webhook");
+    throw new InvalidInput("Invalid channel_type: must be one of email, slack, mattermost, webhook");
   }
   const name = body.name !== undefined ? body.name.trim() : stored?.name;
   if (!name) {
-    throw new ApiError(400, "Name is required");
+    throw new InvalidInput("Name is required");
   }
   const headers = body.headers;
   for (const headerName of Object.keys(headers ?? {})) {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(headerName)) {
-      throw new ApiError(400, `Invalid header name: ${headerName}`);
+      throw new InvalidInput(`Invalid header name: ${headerName}`);
     }
   }
-  const authType = body.auth_type === undefined ? (stored?.auth_type ?? null) : body.auth_type || null;
+  const authType = body.auth_type === undefined ? (stored?.authType ?? null) : body.auth_type || null;
   const columns = {
-    channel_type: channelType,
+    channelType,
     name,
     description: body.description === undefined ? (stored?.description ?? null) : body.description,
     enabled: body.enabled ?? stored?.enabled ?? true,
-    is_estate_default: body.is_estate_default ?? stored?.is_estate_default ?? false,
-    webhook_url_encrypted: secret(key, body.webhook_url, stored?.webhook_url_encrypted ?? null),
-    endpoint_url: emptyToNull(body.endpoint_url, stored?.endpoint_url ?? null),
-    http_method: body.http_method ?? stored?.http_method ?? "POST",
-    header_names: headers ? Object.keys(headers).sort() : (stored?.header_names ?? []),
-    headers_encrypted: headers
+    isEstateDefault: body.is_estate_default ?? stored?.isEstateDefault ?? false,
+    webhookUrlEncrypted: secret(key, body.webhook_url, stored?.webhookUrlEncrypted ?? null),
+    endpointUrl: emptyToNull(body.endpoint_url, stored?.endpointUrl ?? null),
+    httpMethod: body.http_method ?? stored?.httpMethod ?? "POST",
+    headerNames: headers ? Object.keys(headers).sort() : (stored?.headerNames ?? []),
+    headersEncrypted: headers
       ? Object.keys(headers).length > 0
         ? encryptSecret(key, JSON.stringify(headers))
         : null
-      : (stored?.headers_encrypted ?? null),
-    auth_type: authType === "none" ? null : authType,
-    auth_credentials_encrypted: secret(
-      key,
-      body.auth_credentials,
-      stored?.auth_credentials_encrypted ?? null,
-    ),
-    smtp_host: emptyToNull(body.smtp_host, stored?.smtp_host ?? null),
-    smtp_port: body.smtp_port ?? stored?.smtp_port ?? 587,
-    smtp_username:
+      : (stored?.headersEncrypted ?? null),
+    authType: authType === "none" ? null : authType,
+    authCredentialsEncrypted: secret(key, body.auth_credentials, stored?.authCredentialsEncrypted ?? null),
+    smtpHost: emptyToNull(body.smtp_host, stored?.smtpHost ?? null),
+    smtpPort: body.smtp_port ?? stored?.smtpPort ?? 587,
+    smtpUsername:
       body.smtp_username === undefined
-        ? (stored?.smtp_username ?? null)
+        ? (stored?.smtpUsername ?? null)
         : body.smtp_username === ""
           ? null
           : body.smtp_username,
-    smtp_password_encrypted: secret(key, body.smtp_password, stored?.smtp_password_encrypted ?? null),
-    smtp_use_tls: body.smtp_use_tls ?? stored?.smtp_use_tls ?? true,
-    from_address: emptyToNull(body.from_address, stored?.from_address ?? null),
-    from_name: emptyToNull(body.from_name, stored?.from_name ?? null),
-    template_alert_fire: emptyToNull(body.template_alert_fire, stored?.template_alert_fire ?? null),
-    template_alert_clear: emptyToNull(body.template_alert_clear, stored?.template_alert_clear ?? null),
-    template_reminder: emptyToNull(body.template_reminder, stored?.template_reminder ?? null),
-    reminder_enabled: body.reminder_enabled ?? stored?.reminder_enabled ?? false,
-    reminder_interval_hours: body.reminder_interval_hours ?? stored?.reminder_interval_hours ?? 4,
+    smtpPasswordEncrypted: secret(key, body.smtp_password, stored?.smtpPasswordEncrypted ?? null),
+    smtpUseTls: body.smtp_use_tls ?? stored?.smtpUseTls ?? true,
+    fromAddress: emptyToNull(body.from_address, stored?.fromAddress ?? null),
+    fromName: emptyToNull(body.from_name, stored?.fromName ?? null),
+    templateAlertFire: emptyToNull(body.template_alert_fire, stored?.templateAlertFire ?? null),
+    templateAlertClear: emptyToNull(body.template_alert_clear, stored?.templateAlertClear ?? null),
+    templateReminder: emptyToNull(body.template_reminder, stored?.templateReminder ?? null),
+    reminderEnabled: body.reminder_enabled ?? stored?.reminderEnabled ?? false,
+    reminderIntervalHours: body.reminder_interval_hours ?? stored?.reminderIntervalHours ?? 4,
   };
-  if (channelType === "email" && !columns.smtp_host) {
-    throw new ApiError(400, "smtp_host is required for email channels");
+  if (channelType === "email" && !columns.smtpHost) {
+    throw new InvalidInput("smtp_host is required for email channels");
   }
-  if (channelType === "email" && !columns.from_address) {
-    throw new ApiError(400, "from_address is required for email channels");
+  if (channelType === "email" && !columns.fromAddress) {
+    throw new InvalidInput("from_address is required for email channels");
   }
-  if (channelType === "webhook" && columns.endpoint_url) {
+  if (channelType === "webhook" && columns.endpointUrl) {
     try {
-      const url = new URL(columns.endpoint_url);
+      const url = new URL(columns.endpointUrl);
       if (url.protocol !== "http:" && url.protocol !== "https:") {
         throw new Error("scheme");
       }
     } catch {
-      throw new ApiError(400, "endpoint_url must be an http or https URL");
+      throw new InvalidInput("endpoint_url must be an http or https URL");
     }
   }
   return columns;
 }
 
-export async function requireChannel(sql: Sql, id: number): Promise<{ channel_type: string }> {
-  const [row] = await sql<
-    { channel_type: string }[]
-  >`select channel_type from notification_channels where id = ${id}`;
-  if (!row) {
-    throw new ApiError(404, "Notification channel not found");
+export interface NotificationChannelDeps {
+  datastore: Datastore;
+  secretKey: SecretKey;
+  /** Which hosts test sends may reach. */
+  outboundHosts: HostPolicy;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Notification channels, their email recipients and test sends. */
+export class NotificationChannelService {
+  constructor(private readonly deps: NotificationChannelDeps) {}
+
+  private get db() {
+    return this.deps.datastore.db;
   }
-  return row;
+
+  /** Every channel, by name. */
+  async list() {
+    return (await readNotificationChannels(this.deps.datastore.sql)).map(presentChannel);
+  }
+
+  async get(id: number) {
+    const [channel] = await readNotificationChannels(this.deps.datastore.sql, [id]);
+    if (!channel) {
+      throw new NotFound("Notification channel not found");
+    }
+    return presentChannel(channel);
+  }
+
+  /** A new channel owned by the caller; secrets are stored encrypted. */
+  async create(owner: string, body: ChannelRequest) {
+    const columns = mergedChannel(this.deps.secretKey, body);
+    const [row] = await this.db
+      .insert(notificationChannels)
+      .values({ ...columns, ownerUsername: owner })
+      .returning({ id: notificationChannels.id });
+    return this.get(row?.id ?? 0);
+  }
+
+  /** Merges the request into the stored channel: omitted fields are kept, "" clears a secret. */
+  async update(id: number, body: ChannelRequest) {
+    const [stored] = await this.db.select().from(notificationChannels).where(eq(notificationChannels.id, id));
+    if (!stored) {
+      throw new NotFound("Notification channel not found");
+    }
+    const columns = mergedChannel(this.deps.secretKey, body, stored);
+    await this.db
+      .update(notificationChannels)
+      .set({ ...columns, updatedAt: sql`now()` })
+      .where(eq(notificationChannels.id, id));
+    return this.get(id);
+  }
+
+  async remove(id: number): Promise<void> {
+    const deleted = await this.db
+      .delete(notificationChannels)
+      .where(eq(notificationChannels.id, id))
+      .returning({ id: notificationChannels.id });
+    if (deleted.length === 0) {
+      throw new NotFound("Notification channel not found");
+    }
+  }
+
+  /** Sends a test message now, to the given address or the channel's enabled recipients. */
+  async test(id: number, recipientEmail: string | undefined): Promise<void> {
+    const { datastore, secretKey, outboundHosts, clock, logger } = this.deps;
+    const [channel] = await loadChannels(datastore.sql, secretKey, [id]);
+    if (!channel) {
+      throw new NotFound("Notification channel not found");
+    }
+    const recipients = recipientEmail?.trim() ? [recipientEmail.trim()] : channel.recipients;
+    let delivery: Awaited<ReturnType<typeof deliver>>;
+    try {
+      delivery = await deliver(channel, testMessage(channel, clock.now()), outboundHosts, recipients);
+    } catch (error) {
+      if (error instanceof ChannelConfigError) {
+        throw new InvalidInput(error.message);
+      }
+      throw error;
+    }
+    if (!delivery.ok) {
+      logger.warn({ channelId: id, error: delivery.error }, "test notification failed");
+      throw new UpstreamFailed(
+        channel.channelType === "email" ? "Failed to send test email" : "Failed to send test webhook",
+      );
+    }
+  }
+
+  /** The channel's recipients, by id. */
+  async recipients(channelId: number) {
+    await this.requireChannel(channelId);
+    const rows = await this.db
+      .select()
+      .from(emailRecipients)
+      .where(eq(emailRecipients.channelId, channelId))
+      .orderBy(asc(emailRecipients.id));
+    return rows.map(presentRecipient);
+  }
+
+  async addRecipient(channelId: number, body: RecipientRequest) {
+    await this.requireChannel(channelId);
+    const [row] = await this.db
+      .insert(emailRecipients)
+      .values({ channelId, ...recipientColumns(body) })
+      .returning();
+    return presentRecipient(row as EmailRecipientRow);
+  }
+
+  async updateRecipient(channelId: number, recipientId: number, body: RecipientRequest) {
+    const [row] = await this.db
+      .update(emailRecipients)
+      .set(recipientColumns(body))
+      .where(and(eq(emailRecipients.id, recipientId), eq(emailRecipients.channelId, channelId)))
+      .returning();
+    if (!row) {
+      throw new NotFound("Email recipient not found");
+    }
+    return presentRecipient(row);
+  }
+
+  async removeRecipient(channelId: number, recipientId: number): Promise<void> {
+    const deleted = await this.db
+      .delete(emailRecipients)
+      .where(and(eq(emailRecipients.id, recipientId), eq(emailRecipients.channelId, channelId)))
+      .returning({ id: emailRecipients.id });
+    if (deleted.length === 0) {
+      throw new NotFound("Email recipient not found");
+    }
+  }
+
+  /** The channel exists, or NotFound. */
+  async requireChannel(id: number): Promise<void> {
+    const [row] = await this.db
+      .select({ id: notificationChannels.id })
+      .from(notificationChannels)
+      .where(eq(notificationChannels.id, id));
+    if (!row) {
+      throw new NotFound("Notification channel not found");
+    }
+  }
+}
+
+function recipientColumns(body: RecipientRequest) {
+  return {
+    emailAddress: body.email_address,
+    displayName: body.display_name || null,
+    enabled: body.enabled ?? true,
+  };
 }

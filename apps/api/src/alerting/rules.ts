@@ -1,46 +1,94 @@
+import { type Datastore, schema } from "@dbmon/datastore";
+import { asc, eq } from "drizzle-orm";
+import { NotFound } from "../errors.js";
 import { iso } from "./time.js";
 
-export interface RuleRow {
-  id: number;
-  name: string;
-  description: string;
-  category: string;
-  metric_name: string;
-  metric_unit: string | null;
-  default_operator: string;
-  default_threshold: number;
-  default_severity: "info" | "warning" | "critical";
-  default_enabled: boolean;
-  default_duration_seconds: number;
-  required_extension: string | null;
-  is_built_in: boolean;
-  created_at: string | Date;
+const { alertRules } = schema;
+
+export type AlertRuleRow = typeof alertRules.$inferSelect;
+
+type Severity = "info" | "warning" | "critical";
+
+export interface RuleDefaultsInput {
+  default_operator?: string | undefined;
+  default_threshold?: number | undefined;
+  default_severity?: string | undefined;
+  default_enabled?: boolean | undefined;
+  default_duration_seconds?: number | undefined;
+}
+
+/** The threshold rules and their defaults. */
+export class AlertRuleService {
+  constructor(private readonly datastore: Datastore) {}
+
+  /** Every rule, by category and name. */
+  async list() {
+    const rows = await this.datastore.db
+      .select()
+      .from(alertRules)
+      .orderBy(asc(alertRules.category), asc(alertRules.name));
+    return rows.map(presentRule);
+  }
+
+  async get(id: number) {
+    return presentRule(await this.require(id));
+  }
+
+  /** Changes the defaults given; the others are kept. */
+  async update(id: number, input: RuleDefaultsInput) {
+    const changes = {
+      defaultOperator: input.default_operator,
+      defaultThreshold: input.default_threshold,
+      defaultSeverity: input.default_severity,
+      defaultEnabled: input.default_enabled,
+      defaultDurationSeconds: input.default_duration_seconds,
+    };
+    if (Object.values(changes).every((value) => value === undefined)) {
+      return this.get(id);
+    }
+    const [row] = await this.datastore.db
+      .update(alertRules)
+      .set(changes)
+      .where(eq(alertRules.id, id))
+      .returning();
+    if (!row) {
+      throw new NotFound("Alert rule not found");
+    }
+    return presentRule(row);
+  }
+
+  /** The rule, or NotFound. */
+  async require(id: number): Promise<AlertRuleRow> {
+    const [row] = await this.datastore.db.select().from(alertRules).where(eq(alertRules.id, id));
+    if (!row) {
+      throw new NotFound("Alert rule not found");
+    }
+    return row;
+  }
 }
 
 /** What a rule is and does by default, as both the rule and the override listings show it. */
-export function ruleDefaults(row: RuleRow) {
+export function ruleDefaults(row: AlertRuleRow) {
   return {
     name: row.name,
     description: row.description,
     category: row.category,
-    metric_name: row.metric_name,
-    metric_unit: row.metric_unit,
-    default_operator: row.default_operator,
-    default_threshold: row.default_threshold,
-    default_severity: row.default_severity,
-    default_enabled: row.default_enabled,
-    default_duration_seconds: row.default_duration_seconds,
+    metric_name: row.metricName,
+    metric_unit: row.metricUnit,
+    default_operator: row.defaultOperator,
+    default_threshold: row.defaultThreshold,
+    default_severity: row.defaultSeverity as Severity,
+    default_enabled: row.defaultEnabled,
+    default_duration_seconds: row.defaultDurationSeconds,
   };
 }
 
-export function presentRule(row: RuleRow) {
+export function presentRule(row: AlertRuleRow) {
   return {
     id: row.id,
     ...ruleDefaults(row),
-    required_extension: row.required_extension,
-    is_built_in: row.is_built_in,
-    created_at: iso(row.created_at),
+    required_extension: row.requiredExtension,
+    is_built_in: row.isBuiltIn,
+    created_at: iso(row.createdAt),
   };
 }
-
-export const manageRulesRefusal = "Permission denied: you do not have permission to manage alert rules";

@@ -18,16 +18,10 @@ export function parseRfc3339(text: string | undefined): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-/** A non-negative integer from a query string, or undefined (malformed values are ignored). */
-export function queryInt(text: string | undefined): number | undefined {
-  return text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : undefined;
-}
-
 /** limit/offset of a list: default 100, at most 1000. */
 export function page(
-  limit: string | undefined,
-  offset: string | undefined,
+  limit: number | undefined,
+  offset: number | undefined,
 ): { limit: number; offset: number } {
-  const wanted = queryInt(limit);
-  return { limit: wanted && wanted > 0 ? Math.min(wanted, 1000) : 100, offset: queryInt(offset) ?? 0 };
+  return { limit: limit && limit > 0 ? Math.min(limit, 1000) : 100, offset: offset ?? 0 };
 }

@@ -16,6 +16,7 @@ const statusOf: Record<DomainErrorKind, ContentfulStatusCode> = {
   too_large: 413,
   too_many_requests: 429,
   failed: 500,
+  upstream_failed: 502,
   unavailable: 503,
 };
 

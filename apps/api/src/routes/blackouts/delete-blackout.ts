@@ -1,16 +1,7 @@
 import { deleteBlackout } from "@dbmon/contract";
-import { guarded } from "../../auth/guard.js";
-import type { App } from "../../http/app-type.js";
-import { ApiError } from "../../http/errors.js";
+import { implement } from "../../http/operations.js";
 
-export function registerDeleteBlackout(app: App): void {
-  app.openapi(guarded(deleteBlackout, { permission: "manage_blackouts" }), async (c) => {
-    const { id } = c.req.valid("param");
-    const deleted = await c.get("services").datastore
-      .sql`delete from blackouts where id = ${id} returning id`;
-    if (deleted.length === 0) {
-      throw new ApiError(404, "Blackout not found");
-    }
-    return c.json({ status: "deleted" }, 200);
-  });
-}
+export const deleteBlackoutHandler = implement(deleteBlackout, async (c) => {
+  await c.get("services").blackouts.remove(c.req.valid("param").id);
+  return c.json({ status: "deleted" }, 200);
+});

@@ -1,23 +1,7 @@
 import { deleteNotificationChannel } from "@dbmon/contract";
-import { manageChannelsRefusal } from "../../alerting/channels.js";
-import { guarded } from "../../auth/guard.js";
-import type { App } from "../../http/app-type.js";
-import { ApiError } from "../../http/errors.js";
+import { implement } from "../../http/operations.js";
 
-export function registerDeleteNotificationChannel(app: App): void {
-  app.openapi(
-    guarded(deleteNotificationChannel, {
-      permission: "manage_notification_channels",
-      message: manageChannelsRefusal,
-    }),
-    async (c) => {
-      const { id } = c.req.valid("param");
-      const deleted = await c.get("services").datastore.sql`
-        delete from notification_channels where id = ${id} returning id`;
-      if (deleted.length === 0) {
-        throw new ApiError(404, "Notification channel not found");
-      }
-      return c.json({ status: "deleted" }, 200);
-    },
-  );
-}
+export const deleteNotificationChannelHandler = implement(deleteNotificationChannel, async (c) => {
+  await c.get("services").notificationChannels.remove(c.req.valid("param").id);
+  return c.json({ status: "deleted" }, 200);
+});

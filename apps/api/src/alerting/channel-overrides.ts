@@ -1,0 +1,60 @@
+import { type Datastore, schema } from "@dbmon/datastore";
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { RequestAccess } from "../auth/access.js";
+import { NotFound } from "../errors.js";
+import type { NotificationChannelService } from "./channels.js";
+import { type ScopeKind, Visibility } from "./visibility.js";
+
+const { notificationChannels, notificationChannelOverrides: overrides } = schema;
+
+/** Per-scope switches of notification channels (server > cluster > group > estate default). */
+export class ChannelOverrideService {
+  constructor(
+    private readonly datastore: Datastore,
+    private readonly channels: NotificationChannelService,
+  ) {}
+
+  /** Every enabled channel with the scope's override, if any; a scope the caller cannot see is not found. */
+  async list(access: RequestAccess, scope: ScopeKind, scopeId: number) {
+    const visibility = await Visibility.of(access);
+    if (!(await visibility.seesScope(this.datastore.db, scope, scopeId))) {
+      throw new NotFound("Channel override scope not found");
+    }
+    const rows = await this.datastore.db
+      .select({ channel: notificationChannels, override: overrides })
+      .from(notificationChannels)
+      .leftJoin(overrides, and(eq(overrides.channelId, notificationChannels.id), this.at(scope, scopeId)))
+      .where(eq(notificationChannels.enabled, true))
+      .orderBy(asc(notificationChannels.name), asc(notificationChannels.id));
+    return rows.map(({ channel, override }) => ({
+      channel_id: channel.id,
+      channel_name: channel.name,
+      channel_type: channel.channelType,
+      description: channel.description,
+      is_estate_default: channel.isEstateDefault,
+      has_override: override !== null,
+      override_enabled: override?.enabled ?? null,
+    }));
+  }
+
+  async upsert(scope: ScopeKind, scopeId: number, channelId: number, enabled: boolean): Promise<void> {
+    await this.channels.requireChannel(channelId);
+    await this.datastore.db
+      .insert(overrides)
+      .values({ channelId, scope, scopeId, enabled })
+      .onConflictDoUpdate({
+        target: [overrides.channelId, overrides.scope, overrides.scopeId],
+        set: { enabled, updatedAt: sql`now()` },
+      });
+  }
+
+  async remove(scope: ScopeKind, scopeId: number, channelId: number): Promise<void> {
+    await this.datastore.db
+      .delete(overrides)
+      .where(and(eq(overrides.channelId, channelId), this.at(scope, scopeId)));
+  }
+
+  private at(scope: ScopeKind, scopeId: number) {
+    return and(eq(overrides.scope, scope), eq(overrides.scopeId, scopeId));
+  }
+}

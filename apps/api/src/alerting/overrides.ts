@@ -1,0 +1,141 @@
+import { type Datastore, schema } from "@dbmon/datastore";
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { RequestAccess } from "../auth/access.js";
+import { NotFound } from "../errors.js";
+import { type AlertRuleService, presentRule, ruleDefaults } from "./rules.js";
+import { type ScopeKind, Visibility } from "./visibility.js";
+
+const { alertThresholds, alertRules, connections, clusters, clusterGroups } = schema;
+
+export interface OverrideInput {
+  operator: string;
+  threshold: number;
+  severity: string;
+  enabled: boolean;
+  duration_seconds?: number | null | undefined;
+}
+
+/** Overrides of rules' defaults per server, cluster or group (the whole database of a server). */
+export class AlertOverrideService {
+  constructor(
+    private readonly datastore: Datastore,
+    private readonly rules: AlertRuleService,
+  ) {}
+
+  /** Every rule with the scope's override, if any; a scope the caller cannot see is not found. */
+  async list(access: RequestAccess, scope: ScopeKind, scopeId: number) {
+    const visibility = await Visibility.of(access);
+    if (!(await visibility.seesScope(this.datastore.db, scope, scopeId))) {
+      throw new NotFound("Alert override scope not found");
+    }
+    const rows = await this.datastore.db
+      .select({ rule: alertRules, override: alertThresholds })
+      .from(alertRules)
+      .leftJoin(alertThresholds, and(eq(alertThresholds.ruleId, alertRules.id), this.at(scope, scopeId)))
+      .orderBy(asc(alertRules.category), asc(alertRules.name));
+    return rows.map(({ rule, override }) => ({
+      rule_id: rule.id,
+      ...ruleDefaults(rule),
+      has_override: override !== null,
+      override_operator: override?.operator ?? null,
+      override_threshold: override?.threshold ?? null,
+      override_severity: override?.severity ?? null,
+      override_enabled: override?.enabled ?? null,
+      override_duration_seconds: override?.durationSeconds ?? null,
+    }));
+  }
+
+  async upsert(scope: ScopeKind, scopeId: number, ruleId: number, input: OverrideInput): Promise<void> {
+    await this.rules.require(ruleId);
+    const values = {
+      operator: input.operator,
+      threshold: input.threshold,
+      severity: input.severity,
+      enabled: input.enabled,
+      durationSeconds: input.duration_seconds ?? null,
+    };
+    await this.datastore.db
+      .insert(alertThresholds)
+      .values({ ruleId, scope, scopeId, ...values })
+      .onConflictDoUpdate({
+        target: [
+          alertThresholds.ruleId,
+          alertThresholds.scope,
+          alertThresholds.scopeId,
+          alertThresholds.databaseName,
+        ],
+        set: { ...values, updatedAt: sql`now()` },
+      });
+  }
+
+  async remove(scope: ScopeKind, scopeId: number, ruleId: number): Promise<void> {
+    await this.datastore.db
+      .delete(alertThresholds)
+      .where(and(eq(alertThresholds.ruleId, ruleId), this.at(scope, scopeId)));
+  }
+
+  /**
+   * A connection's cluster and group, the rule and its overrides at each level. A connection the
+   * caller cannot see is not found.
+   */
+  async context(access: RequestAccess, connectionId: number, ruleId: number) {
+    const db = this.datastore.db;
+    const [placement] = await db
+      .select({
+        serverName: connections.name,
+        clusterId: clusters.id,
+        clusterName: clusters.name,
+        groupId: clusters.groupId,
+        groupName: clusterGroups.name,
+      })
+      .from(connections)
+      .leftJoin(clusters, eq(clusters.id, connections.clusterId))
+      .leftJoin(clusterGroups, eq(clusterGroups.id, clusters.groupId))
+      .where(eq(connections.id, connectionId));
+    if (!placement || (await access.connectionLevel(connectionId)) === undefined) {
+      throw new NotFound("Connection not found");
+    }
+    const rule = await this.rules.require(ruleId);
+    const overrides = await db
+      .select()
+      .from(alertThresholds)
+      .where(and(eq(alertThresholds.ruleId, ruleId), eq(alertThresholds.databaseName, "")));
+    const detail = (scope: ScopeKind, scopeId: number | null) => {
+      const row = overrides.find((o) => o.scope === scope && scopeId !== null && o.scopeId === scopeId);
+      return row
+        ? {
+            operator: row.operator,
+            threshold: row.threshold,
+            severity: row.severity,
+            enabled: row.enabled,
+            duration_seconds: row.durationSeconds,
+          }
+        : null;
+    };
+    return {
+      hierarchy: {
+        connection_id: connectionId,
+        cluster_id: placement.clusterId,
+        group_id: placement.groupId,
+        server_name: placement.serverName,
+        cluster_name: placement.clusterName,
+        group_name: placement.groupName,
+      },
+      rule: presentRule(rule),
+      overrides: {
+        server: detail("server", connectionId),
+        cluster: detail("cluster", placement.clusterId),
+        group: detail("group", placement.groupId),
+      },
+    };
+  }
+
+  /** The scope's override of the whole server (not of one database). */
+  private at(scope: ScopeKind, scopeId: number) {
+    return and(
+      eq(alertThresholds.scope, scope),
+      eq(alertThresholds.scopeId, scopeId),
+      eq(alertThresholds.databaseName, ""),
+    );
+  }
+}

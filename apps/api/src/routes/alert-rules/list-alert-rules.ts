@@ -1,0 +1,6 @@
+import { listAlertRules } from "@dbmon/contract";
+import { implement } from "../../http/operations.js";
+
+export const listAlertRulesHandler = implement(listAlertRules, async (c) =>
+  c.json(await c.get("services").alertRules.list(), 200),
+);
