@@ -1,5 +1,8 @@
+import { createClient, type InputOf, type ResponseOf } from "@dbmon/client";
+import type { Operation } from "@dbmon/contract";
 import { type Datastore, openDatastore } from "@dbmon/datastore";
 import { createTestDatabase, type TestDatabase } from "@dbmon/datastore/testing";
+import type { z } from "zod";
 import { createApp } from "../src/app.js";
 import type { AdminPermission } from "../src/auth/model.js";
 import type { ConnectionCatalog, ConnectionInfo } from "../src/auth/privileges.js";
@@ -132,4 +135,47 @@ export async function login(t: TestApp, username: string, password = TEST_PASSWO
     throw new Error(`login of ${username} failed: ${res.status} ${await res.text()}`);
   }
   return ((await res.json()) as { session_token: string }).session_token;
+}
+
+/**
+ * The typed client of `@dbmon/client`, calling the app in-process, whose every success body is
+ * checked against the operation's response schema in the contract: the one helper tests use to
+ * show that what the API sends is what the contract (and so the OpenAPI document) promises.
+ */
+export function typedClient(t: TestApp, token?: string) {
+  const client = createClient({
+    baseUrl: "http://dbmon.test",
+    ...(token ? { token } : {}),
+    fetch: (request) => t.app.request(request),
+  });
+  return {
+    async call<R extends Operation>(
+      operation: R,
+      ...input: keyof InputOf<R> extends never ? [] : [InputOf<R>]
+    ): Promise<ResponseOf<R>> {
+      const body = await client.call(operation, ...input);
+      expectMatchesContract(operation, body);
+      return body;
+    },
+  };
+}
+
+/** Fails unless `body` fits one of the operation's success response schemas. */
+export function expectMatchesContract(operation: Operation, body: unknown): void {
+  const schemas = Object.entries(operation.responses)
+    .filter(([status]) => status.startsWith("2"))
+    .map(
+      ([, response]) => (response as { content?: { "application/json"?: { schema?: z.ZodType } } }).content,
+    )
+    .map((content) => content?.["application/json"]?.schema)
+    .filter((schema): schema is z.ZodType => schema !== undefined);
+  if (schemas.length === 0) {
+    return;
+  }
+  const problems = schemas.map((schema) => schema.safeParse(body)).filter((result) => !result.success);
+  if (problems.length === schemas.length) {
+    throw new Error(
+      `${operation.operationId}: the body does not fit the contract: ${problems[0]?.error?.message ?? ""}`,
+    );
+  }
 }

@@ -9,25 +9,17 @@ import type { AccessRequirement } from "./access.js";
 type GuardedRoute<R extends RouteConfig> = R & { middleware: MiddlewareHandler<AppEnv> };
 
 /**
- * The operation with the check of its declared access rule attached, to pass to `app.openapi`.
- * Public operations pass unchanged.
+ * The operation with the check of its declared access rule attached, to pass to `app.openapi`;
+ * public operations pass unchanged. The check runs before the handler: 401 without a valid
+ * credential, then 400 for malformed path parameters (so a bad id is reported even to callers who
+ * may not use the operation) and, when the connection comes from the query, for a malformed query,
+ * then 404/403 unless the rule is met. Body validation follows.
  */
 export function guard<R extends Operation>(operation: R): R | GuardedRoute<R> {
   return operation.access === "public" ? operation : guarded(operation, operation.access);
 }
 
-/**
- * A route with its access requirement attached, to pass to `app.openapi`. The check runs before the
- * handler: 401 without a valid credential, then 400 for malformed path parameters (so a bad id is
- * reported even to callers who may not use the route) and, when the connection comes from the
- * query, for a malformed query, then 403 unless the requirement is met. Body validation follows. Public routes (security `[]`) are registered without a guard.
- */
-export function guarded<R extends RouteConfig>(route: R, requirement: AccessRequirement): GuardedRoute<R> {
-  if (!route.security || route.security.length === 0) {
-    throw new Error(
-      `${route.method.toUpperCase()} ${route.path} is public: it cannot have an access requirement`,
-    );
-  }
+function guarded<R extends RouteConfig>(route: R, requirement: AccessRequirement): GuardedRoute<R> {
   const connection = requirement.connection ?? requirement.connectionOwner;
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
     const access = c.get("access");
