@@ -5,7 +5,7 @@ import {
   loadSecretKey,
   type SecretKey,
 } from "@dbmon/datastore";
-import { createLlmClient } from "@dbmon/llm";
+import { LlmProviders } from "@dbmon/llm";
 import { AccessCache } from "./auth/access-cache.js";
 import type { ConnectionCatalog } from "./auth/privileges.js";
 import { AuthService } from "./auth/service.js";
@@ -44,20 +44,20 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     connections: base.extendCatalog?.(stored) ?? stored,
   });
   await auth.registerMcpItems();
-  const llm = config.llm ? createLlmClient(config.llm) : null;
+  const llm = new LlmProviders(config.llm);
   return {
     config,
     datastore,
     logger,
     clock,
     auth,
-    ai: { enabled: llm !== null },
+    ai: { enabled: llm.defaultChat !== null },
     secretKey,
     hostPolicy: createHostPolicy({ allowed: config.allowedHosts, blocked: config.blockedHosts }),
     outboundHosts: createOutboundHostPolicy({ allowed: config.notificationAllowedHosts }),
     llm,
     connections: new ConnectionStore(datastore, secretKey),
     serverInfo: new ServerInfoDocuments(datastore),
-    serverAnalysis: new ServerAnalysis({ datastore, llm, clock, logger }),
+    serverAnalysis: new ServerAnalysis({ datastore, llm: llm.defaultChat, clock, logger }),
   };
 }

@@ -1,5 +1,5 @@
 import type { Datastore, HostPolicy, SecretKey } from "@dbmon/datastore";
-import type { LlmClient } from "@dbmon/llm";
+import type { LlmProviders } from "@dbmon/llm";
 import type { RequestAccess } from "./auth/access.js";
 import type { AuthService } from "./auth/service.js";
 import type { Config } from "./config.js";
@@ -31,8 +31,8 @@ export interface Services {
   secretKey: SecretKey;
   /** Which hosts monitored connections may point at. */
   hostPolicy: HostPolicy;
-  /** The configured LLM provider, or null when AI features are off. */
-  llm: LlmClient | null;
+  /** The configured LLM providers (none when AI features are off). */
+  llm: LlmProviders;
   /** Monitored connections and each credential's selected connection. */
   connections: ConnectionStore;
   /** What was collected about each connection's server (GET /server-info/{id}). */
