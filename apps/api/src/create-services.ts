@@ -9,9 +9,12 @@ import { LlmProviders } from "@dbmon/llm";
 import { AccessCache } from "./auth/access-cache.js";
 import type { ConnectionCatalog } from "./auth/privileges.js";
 import { AuthService } from "./auth/service.js";
+import { ChatCompaction } from "./chat/compaction.js";
 import type { Config } from "./config.js";
 import { datastoreConnectionCatalog } from "./connections/catalog.js";
 import { ConnectionStore } from "./connections/store.js";
+import { ConversationStore } from "./conversations/store.js";
+import { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
 import { ServerAnalysis } from "./server-info/analysis/service.js";
 import { ServerInfoDocuments } from "./server-info/documents.js";
@@ -59,5 +62,8 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     connections: new ConnectionStore(datastore, secretKey),
     serverInfo: new ServerInfoDocuments(datastore),
     serverAnalysis: new ServerAnalysis({ datastore, llm: llm.defaultChat, clock, logger }),
+    llmProxy: new LlmProxy({ llm, logger, clock, auth }),
+    conversations: new ConversationStore(datastore, clock),
+    chatCompaction: new ChatCompaction({ llm: llm.defaultChat, logger }),
   };
 }

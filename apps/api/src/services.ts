@@ -2,8 +2,11 @@ import type { Datastore, HostPolicy, SecretKey } from "@dbmon/datastore";
 import type { LlmProviders } from "@dbmon/llm";
 import type { RequestAccess } from "./auth/access.js";
 import type { AuthService } from "./auth/service.js";
+import type { ChatCompaction } from "./chat/compaction.js";
 import type { Config } from "./config.js";
 import type { ConnectionStore } from "./connections/store.js";
+import type { ConversationStore } from "./conversations/store.js";
+import type { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
 import type { ServerAnalysis } from "./server-info/analysis/service.js";
 import type { ServerInfoDocuments } from "./server-info/documents.js";
@@ -39,6 +42,12 @@ export interface Services {
   serverInfo: ServerInfoDocuments;
   /** AI descriptions of each connection's databases. */
   serverAnalysis: ServerAnalysis;
+  /** The LLM proxy: providers, models, health, chat, embeddings and reranking. */
+  llmProxy: LlmProxy;
+  /** Each user's stored chat conversations. */
+  conversations: ConversationStore;
+  /** Compaction of chat histories (POST /chat/compact). */
+  chatCompaction: ChatCompaction;
 }
 
 export interface AiFeatures {

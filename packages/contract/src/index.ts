@@ -1,5 +1,6 @@
 export * from "./access.js";
 export * from "./common.js";
+export * from "./conversations/index.js";
 export * from "./document.js";
 export * from "./groups/alerts.js";
 export * from "./groups/auth.js";
@@ -11,6 +12,7 @@ export * from "./groups/notifications.js";
 export * from "./groups/probes.js";
 export * from "./groups/rbac.js";
 export * from "./groups/timeline.js";
+export * from "./llm/index.js";
 export * from "./operation.js";
 export * from "./operations.js";
 export * from "./server-info/index.js";

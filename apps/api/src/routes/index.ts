@@ -61,6 +61,8 @@ import { registerQueryConnection } from "./connections/query-connection.js";
 import { registerSetCurrentConnection } from "./connections/set-current-connection.js";
 import { registerUpdateConnection } from "./connections/update-connection.js";
 import { registerUpdateConnectionCluster } from "./connections/update-connection-cluster.js";
+import { conversationHandlers } from "./conversations/index.js";
+import { llmHandlers } from "./llm/index.js";
 import { registerGetDatabaseSummaries } from "./metrics/get-database-summaries.js";
 import { registerGetLatestSnapshot } from "./metrics/get-latest-snapshot.js";
 import { registerGetMetricBaselines } from "./metrics/get-metric-baselines.js";
@@ -123,7 +125,12 @@ import { registerListTimelineEvents } from "./timeline/list-timeline-events.js";
 import { utilityHandlers } from "./utilities/index.js";
 
 /** The handler of every operation of the contract that has moved to one file per operation. */
-export const implementations = [...utilityHandlers, ...serverInfoHandlers];
+export const implementations = [
+  ...utilityHandlers,
+  ...serverInfoHandlers,
+  ...conversationHandlers,
+  ...llmHandlers,
+];
 
 /** Every operation of the contract, registered explicitly. */
 export function registerRoutes(app: App): void {
