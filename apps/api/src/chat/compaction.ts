@@ -2,7 +2,11 @@ import type { LlmClient } from "@dbmon/llm";
 import { InvalidInput } from "../errors.js";
 import type { Logger } from "../logger.js";
 
-export type CompactMessage = { [key: string]: unknown; role: string; content: string | Record<string, unknown>[] };
+export type CompactMessage = {
+  [key: string]: unknown;
+  role: string;
+  content: string | Record<string, unknown>[];
+};
 
 export interface CompactOptions {
   preserve_tool_results: boolean;

@@ -9,7 +9,11 @@ const { conversations } = schema;
 
 type Row = typeof conversations.$inferSelect;
 /** A message as the client sent it: role, text or blocks, and whatever else it keeps. */
-export type StoredMessage = { [key: string]: unknown; role: string; content: string | Record<string, unknown>[] };
+export type StoredMessage = {
+  [key: string]: unknown;
+  role: string;
+  content: string | Record<string, unknown>[];
+};
 
 export const DEFAULT_LIST_LIMIT = 50;
 export const MAX_LIST_LIMIT = 100;
