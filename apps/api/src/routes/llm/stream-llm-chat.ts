@@ -15,10 +15,10 @@ export const streamLlmChatHandler = implement(streamLlmChat, async (c) => {
   // Errors until the first event are ordinary JSON errors; the stream starts with that event.
   const events = await llmProxy.stream(client, request);
   c.header("X-Accel-Buffering", "no");
-  return streamSSE(
-    c,
-    async (sse) => {
-      sse.onAbort(() => upstream.abort());
+  return streamSSE(c, async (sse) => {
+    sse.onAbort(() => upstream.abort());
+    // Failures are answered here: Hono's own error handling would send the raw message.
+    try {
       for await (const event of events) {
         if (upstream.signal.aborted) {
           break;
@@ -28,13 +28,12 @@ export const streamLlmChatHandler = implement(streamLlmChat, async (c) => {
           data: JSON.stringify(payload(event, input.debug, client.provider)),
         });
       }
-    },
-    async (_error, sse) => {
+    } catch {
       if (!upstream.signal.aborted) {
         await sse.writeSSE({ event: "error", data: JSON.stringify({ error: CHAT_FAILED }) });
       }
-    },
-  );
+    }
+  });
 });
 
 function payload(event: ChatStreamEvent, debug: boolean | undefined, provider: string) {
