@@ -216,7 +216,7 @@ describe("POST /api/v1/llm/chat", () => {
   it("uses a built-in system prompt when the request has none", async () => {
     fake.script({ text: "Hi." });
     await chat(hello);
-    expect((fake.requests[0]?.body as { system: string }).system).toMatch(
+    expect((fake.requests[0]?.body as { system?: string } | undefined)?.system).toMatch(
       /^You are the assistant built into dbmon/,
     );
   });
