@@ -62,7 +62,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     connections: new ConnectionStore(datastore, secretKey),
     serverInfo: new ServerInfoDocuments(datastore),
     serverAnalysis: new ServerAnalysis({ datastore, llm: llm.defaultChat, clock, logger }),
-    llmProxy: new LlmProxy({ llm, logger, clock, auth }),
+    llmProxy: new LlmProxy({ llm, logger, clock }),
     conversations: new ConversationStore(datastore, clock),
     chatCompaction: new ChatCompaction({ llm: llm.defaultChat, logger }),
   };

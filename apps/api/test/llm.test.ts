@@ -284,6 +284,16 @@ describe("POST /api/v1/llm/chat", () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  it("keeps the access cache: a chat changes nobody's access", async () => {
+    fake.script({ text: "ok" });
+    await chat(hello);
+    const cached = t.services.auth.cache.credentials.size;
+    expect(cached).toBeGreaterThan(0);
+    fake.script({ text: "ok" });
+    expect((await chat(hello)).status).toBe(200);
+    expect(t.services.auth.cache.credentials.size).toBe(cached);
+  });
+
   it("needs a token", async () => {
     expect(await call(t, "/api/v1/llm/chat", { method: "POST", body: hello })).toMatchObject({
       status: 401,

@@ -17,7 +17,6 @@ import {
   type ToolDefinition,
 } from "@dbmon/llm";
 import type { RequestAccess } from "../auth/access.js";
-import type { AuthService } from "../auth/service.js";
 import { InvalidInput, OperationFailed, Unavailable } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Clock } from "../services.js";
@@ -99,7 +98,6 @@ export class LlmProxy {
       llm: LlmProviders;
       logger: Logger;
       clock: Clock;
-      auth: AuthService;
       /** Absent until pinned memories are stored: the prompt then has none. */
       memories?: PinnedMemorySource;
     },
@@ -114,12 +112,9 @@ export class LlmProxy {
     access: RequestAccess,
     signal?: AbortSignal,
   ): Promise<CompletionRequest> {
-    const { llm, auth, memories } = this.deps;
+    const { llm, memories } = this.deps;
     const [caller, privileges] = await Promise.all([access.requireCaller(), access.privileges()]);
-    const [user, pinned] = await Promise.all([
-      auth.users.byId(caller.userId),
-      memories ? memories.pinnedFor(caller.username) : Promise.resolve([]),
-    ]);
+    const pinned = memories ? await memories.pinnedFor(caller.username) : [];
     const systemTurns = input.messages.flatMap((message) =>
       message.role === "system" && typeof message.content === "string" ? [message.content] : [],
     );
@@ -128,8 +123,8 @@ export class LlmProxy {
       pinned,
       {
         username: caller.username,
-        displayName: user?.displayName ?? "",
-        notes: user?.annotation ?? "",
+        displayName: caller.displayName ?? "",
+        notes: caller.notes ?? "",
         isSuperuser: caller.isSuperuser,
         groups: privileges.groups,
         permissions: [...privileges.permissions],
