@@ -5,8 +5,8 @@ import { fakeProviderEnv, startFakeProvider, TEST_KEY } from "@dbmon/llm/testing
 import OpenAI from "openai";
 import { createLogger, loadConfig, startService } from "../apps/api/src/index.js";
 import { benchConfig } from "./datastore.js";
+import { loginAdmin } from "./harness.js";
 
-const ADMIN_PASSWORD = "bench-admin-password-0123";
 const ROUNDS = Number(process.env.BENCH_LLM_ROUNDS ?? 200);
 const WARMUP = 20;
 const TOKENS = 200;
@@ -136,13 +136,4 @@ function report(label: string, direct: Timing[], proxied: Timing[]): void {
       `${((proxiedTotal / directTotal - 1) * 100).toFixed(1)}% to the total (goal < 10%): ` +
       `${((proxiedTotal - directTotal) / TOKENS).toFixed(3)} ms per token; total ratio ${(proxiedTotal / directTotal).toFixed(2)}×`,
   );
-}
-
-async function loginAdmin(base: string): Promise<string> {
-  const res = await fetch(`${base}/api/v1/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ username: "admin", password: ADMIN_PASSWORD }),
-  });
-  return ((await res.json()) as { session_token: string }).session_token;
 }

@@ -229,6 +229,8 @@ describe("POST /api/v1/llm/chat", () => {
       stop_reason: "end_turn",
       token_usage: {
         provider: "openai",
+        input_tokens: 30,
+        output_tokens: 5,
         prompt_tokens: 30,
         completion_tokens: 5,
         total_tokens: 35,

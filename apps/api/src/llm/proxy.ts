@@ -75,6 +75,8 @@ export function presentUsage(provider: string, usage: TokenUsage) {
   const prompt = usage.inputTokens;
   return {
     provider,
+    input_tokens: prompt,
+    output_tokens: usage.outputTokens,
     prompt_tokens: prompt,
     completion_tokens: usage.outputTokens,
     total_tokens: prompt + usage.outputTokens,

@@ -13,6 +13,7 @@ export const ConversationMessageSchema = z
     model: z.string().optional(),
     activity: z.array(z.record(z.string(), z.unknown())).optional(),
     isError: z.boolean().optional(),
+    cache_control: z.record(z.string(), z.unknown()).optional(),
   })
   .passthrough()
   .openapi("ConversationMessage");

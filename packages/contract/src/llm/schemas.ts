@@ -31,6 +31,9 @@ export const ChatMessageSchema = z
     role: z.enum(["user", "assistant", "system"]),
     content: z.union([z.string(), z.array(ContentBlockSchema)]),
     cache_control: z.record(z.string(), z.unknown()).optional(),
+    timestamp: z.string().optional().openapi({ description: "Kept by clients; not sent to the provider" }),
+    provider: z.string().optional().openapi({ description: "Kept by clients; not sent to the provider" }),
+    model: z.string().optional().openapi({ description: "Kept by clients; not sent to the provider" }),
   })
   .openapi("ChatMessage");
 
@@ -59,6 +62,8 @@ export const ChatRequestSchema = z
 export const TokenUsageSchema = z
   .object({
     provider: z.string(),
+    input_tokens: z.number().int().openapi({ description: "Same as prompt_tokens" }),
+    output_tokens: z.number().int().openapi({ description: "Same as completion_tokens" }),
     prompt_tokens: z.number().int(),
     completion_tokens: z.number().int(),
     total_tokens: z.number().int(),
@@ -99,7 +104,9 @@ export const ModelsQuerySchema = z.object({
 });
 
 export const ModelsResponseSchema = z
-  .object({ models: z.array(z.object({ name: z.string() }).openapi("ModelInfo")) })
+  .object({
+    models: z.array(z.object({ name: z.string(), description: z.string().optional() }).openapi("ModelInfo")),
+  })
   .openapi("ModelsResponse");
 
 export const LlmHealthSchema = z

@@ -29,6 +29,9 @@ export const CompactMessageSchema = z
     role: z.string(),
     content: z.union([z.string(), z.array(z.record(z.string(), z.unknown()))]),
     cache_control: z.record(z.string(), z.unknown()).optional(),
+    timestamp: z.string().optional(),
+    provider: z.string().optional(),
+    model: z.string().optional(),
   })
   .passthrough()
   .openapi("CompactMessage");

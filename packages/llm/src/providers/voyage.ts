@@ -1,5 +1,5 @@
 import { GeneratedVoyageAIClient, VoyageAIError, VoyageAITimeoutError } from "voyageai";
-import type { Embedder, MultimodalEmbedder, Reranker } from "../client.js";
+import type { Embedder, Embeddings, MultimodalEmbedder, Reranker } from "../client.js";
 import type { ProviderConfig } from "../config.js";
 import { type Failure, guardCall, otherFailure, providerMessage, revealHeaders } from "./errors.js";
 
@@ -41,6 +41,24 @@ function createVoyageSdk(config: ProviderConfig): GeneratedVoyageAIClient {
   });
 }
 
+/** Voyage's embedding answers, text or multimodal, in input order. */
+function embeddingsOf(
+  answer: {
+    model?: string;
+    data?: { index?: number; embedding?: number[] }[];
+    usage?: { totalTokens?: number };
+  },
+  model: string,
+): Embeddings {
+  return {
+    model: answer.model ?? model,
+    embeddings: [...(answer.data ?? [])]
+      .sort((a, b) => (a.index ?? 0) - (b.index ?? 0))
+      .map((item) => item.embedding ?? []),
+    totalTokens: answer.usage?.totalTokens ?? 0,
+  };
+}
+
 export function createVoyageEmbedder(config: ProviderConfig, defaultModel: string): Embedder {
   const sdk = createVoyageSdk(config);
   return {
@@ -52,13 +70,7 @@ export function createVoyageEmbedder(config: ProviderConfig, defaultModel: strin
           { input, model: model ?? defaultModel, ...(inputType ? { inputType } : {}) },
           signal ? { abortSignal: signal } : {},
         );
-        return {
-          model: answer.model ?? model ?? defaultModel,
-          embeddings: [...(answer.data ?? [])]
-            .sort((a, b) => (a.index ?? 0) - (b.index ?? 0))
-            .map((item) => item.embedding ?? []),
-          totalTokens: answer.usage?.totalTokens ?? 0,
-        };
+        return embeddingsOf(answer, model ?? defaultModel);
       }),
   };
 }
@@ -89,13 +101,7 @@ export function createVoyageMultimodalEmbedder(
           },
           signal ? { abortSignal: signal } : {},
         );
-        return {
-          model: answer.model ?? model ?? defaultModel,
-          embeddings: [...(answer.data ?? [])]
-            .sort((a, b) => (a.index ?? 0) - (b.index ?? 0))
-            .map((item) => item.embedding ?? []),
-          totalTokens: answer.usage?.totalTokens ?? 0,
-        };
+        return embeddingsOf(answer, model ?? defaultModel);
       }),
   };
 }
