@@ -12,4 +12,5 @@ export const getLlmHealth = defineOperation({
   tag: "llm",
   access: "public",
   responses: { 200: jsonResponse(LlmHealthSchema, "Health of the configured providers") },
+  errors: [405],
 });

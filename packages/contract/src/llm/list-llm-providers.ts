@@ -11,4 +11,5 @@ export const listLlmProviders = defineOperation({
   tag: "llm",
   access: "public",
   responses: { 200: jsonResponse(ProvidersResponseSchema, "Available providers") },
+  errors: [405],
 });
