@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
 import { loadLlmConfig } from "@dbmon/llm";
 import {
   type FakeProvider,
@@ -6,6 +8,7 @@ import {
   startFakeProvider,
   TEST_KEY,
 } from "@dbmon/llm/testing";
+import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
 
@@ -399,6 +402,30 @@ describe("POST /api/v1/llm/chat/stream", () => {
     expect(new TextDecoder().decode(first.value)).toContain("event: delta");
     await reader.cancel();
     await expect.poll(() => fake.abandonedStreams, { timeout: 2_000 }).toBe(1);
+  });
+});
+
+describe("POST /api/v1/llm/chat/stream over a real connection", () => {
+  it("aborts the provider request when the client disconnects", async () => {
+    const server = serve({ fetch: t.app.fetch, hostname: "127.0.0.1", port: 0 });
+    await once(server, "listening");
+    const { port } = server.address() as AddressInfo;
+    try {
+      fake.script({ text: "a b c d e f g h i j k l m n o p", chunkDelayMs: 100 });
+      const controller = new AbortController();
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/llm/chat/stream`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${user.token}`, "content-type": "application/json" },
+        body: JSON.stringify(hello),
+        signal: controller.signal,
+      });
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toContain("event: delta");
+      controller.abort();
+      await expect.poll(() => fake.abandonedStreams, { timeout: 3_000 }).toBe(1);
+    } finally {
+      server.close();
+    }
   });
 });
 
