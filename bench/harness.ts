@@ -67,3 +67,13 @@ export function report(title: string, results: LoadResult[]): void {
     );
   }
 }
+
+/** A session token of the benchmark's first superuser (DBMON_ADMIN_PASSWORD of benchConfig). */
+export async function loginAdmin(base: string, password = "bench-admin-password-0123"): Promise<string> {
+  const res = await fetch(`${base}/api/v1/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username: "admin", password }),
+  });
+  return ((await res.json()) as { session_token: string }).session_token;
+}

@@ -6,9 +6,7 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { createLogger, loadConfig, startService } from "../apps/api/src/index.js";
 import { benchConfig } from "./datastore.js";
-import { load, report, startBareJsonServer } from "./harness.js";
-
-const ADMIN_PASSWORD = "bench-admin-password-0123";
+import { load, loginAdmin, report, startBareJsonServer } from "./harness.js";
 
 export async function run(): Promise<void> {
   const service = await startService(loadConfig(await benchConfig()), createLogger("silent"));
@@ -44,15 +42,6 @@ export async function run(): Promise<void> {
 
 function pct(ratio: number): string {
   return `${(ratio * 100).toFixed(1)}%`;
-}
-
-async function loginAdmin(base: string): Promise<string> {
-  const res = await fetch(`${base}/api/v1/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ username: "admin", password: ADMIN_PASSWORD }),
-  });
-  return ((await res.json()) as { session_token: string }).session_token;
 }
 
 /** The embedded datastore's `local` connection, or one registered for DBMON_DATABASE_URL's server. */

@@ -5,7 +5,7 @@ import {
   loadSecretKey,
   type SecretKey,
 } from "@dbmon/datastore";
-import { createLlmClient } from "@dbmon/llm";
+import { LlmProviders } from "@dbmon/llm";
 import { AlertService } from "./alerting/alerts.js";
 import { BlackoutService } from "./alerting/blackouts.js";
 import { ChannelOverrideService } from "./alerting/channel-overrides.js";
@@ -17,10 +17,13 @@ import { AccessCache } from "./auth/access-cache.js";
 import type { ConnectionCatalog } from "./auth/privileges.js";
 import { RbacAdministration } from "./auth/rbac.js";
 import { AuthService } from "./auth/service.js";
+import { ChatCompaction } from "./chat/compaction.js";
 import { ClusterService } from "./clusters/service.js";
 import type { Config } from "./config.js";
 import { datastoreConnectionCatalog } from "./connections/catalog.js";
 import { ConnectionStore } from "./connections/store.js";
+import { ConversationStore } from "./conversations/store.js";
+import { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
 import { MetricsReader } from "./metrics/service.js";
 import { ProbeSettings } from "./probes/service.js";
@@ -56,7 +59,6 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     connections: base.extendCatalog?.(stored) ?? stored,
   });
   await auth.registerMcpItems();
-  const llm = config.llm ? createLlmClient(config.llm) : null;
   const hostPolicy = createHostPolicy({ allowed: config.allowedHosts, blocked: config.blockedHosts });
   const outboundHosts = createOutboundHostPolicy({ allowed: config.notificationAllowedHosts });
   const alertRules = new AlertRuleService(datastore);
@@ -67,6 +69,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     clock,
     logger,
   });
+  const llm = new LlmProviders(config.llm);
   return {
     config,
     datastore,
@@ -74,7 +77,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     clock,
     auth,
     rbac: new RbacAdministration(auth, clock),
-    ai: { enabled: llm !== null },
+    ai: { enabled: llm.defaultChat !== null },
     secretKey,
     hostPolicy,
     outboundHosts,
@@ -82,7 +85,6 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     connections: new ConnectionStore({ datastore, key: secretKey, hostPolicy, logger }),
     clusters: new ClusterService(datastore),
     serverInfo: new ServerInfoDocuments(datastore),
-    serverAnalysis: new ServerAnalysis({ datastore, llm, clock, logger }),
     probes: new ProbeSettings(datastore),
     metrics: new MetricsReader({ datastore, clock }),
     timeline: new Timeline({ datastore, logger }),
@@ -93,5 +95,9 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     blackoutSchedules: new BlackoutScheduleService(datastore),
     notificationChannels,
     channelOverrides: new ChannelOverrideService(datastore, notificationChannels),
+    serverAnalysis: new ServerAnalysis({ datastore, llm: llm.defaultChat, clock, logger }),
+    llmProxy: new LlmProxy({ llm, logger, clock }),
+    conversations: new ConversationStore(datastore, clock),
+    chatCompaction: new ChatCompaction({ llm: llm.defaultChat, logger }),
   };
 }

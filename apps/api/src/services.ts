@@ -1,5 +1,5 @@
 import type { Datastore, HostPolicy, SecretKey } from "@dbmon/datastore";
-import type { LlmClient } from "@dbmon/llm";
+import type { LlmProviders } from "@dbmon/llm";
 import type { AlertService } from "./alerting/alerts.js";
 import type { BlackoutService } from "./alerting/blackouts.js";
 import type { ChannelOverrideService } from "./alerting/channel-overrides.js";
@@ -10,9 +10,12 @@ import type { BlackoutScheduleService } from "./alerting/schedules.js";
 import type { RequestAccess } from "./auth/access.js";
 import type { RbacAdministration } from "./auth/rbac.js";
 import type { AuthService } from "./auth/service.js";
+import type { ChatCompaction } from "./chat/compaction.js";
 import type { ClusterService } from "./clusters/service.js";
 import type { Config } from "./config.js";
 import type { ConnectionStore } from "./connections/store.js";
+import type { ConversationStore } from "./conversations/store.js";
+import type { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
 import type { MetricsReader } from "./metrics/service.js";
 import type { ProbeSettings } from "./probes/service.js";
@@ -45,8 +48,8 @@ export interface Services {
   secretKey: SecretKey;
   /** Which hosts monitored connections may point at. */
   hostPolicy: HostPolicy;
-  /** The configured LLM provider, or null when AI features are off. */
-  llm: LlmClient | null;
+  /** The configured LLM providers (none when AI features are off). */
+  llm: LlmProviders;
   /** Monitored connections and each credential's selected connection. */
   connections: ConnectionStore;
   /** Cluster groups, clusters, their servers and relationships, and the topology. */
@@ -75,6 +78,12 @@ export interface Services {
   notificationChannels: NotificationChannelService;
   /** Per-scope switches of notification channels. */
   channelOverrides: ChannelOverrideService;
+  /** The LLM proxy: providers, models, health, chat, embeddings and reranking. */
+  llmProxy: LlmProxy;
+  /** Each user's stored chat conversations. */
+  conversations: ConversationStore;
+  /** Compaction of chat histories (POST /chat/compact). */
+  chatCompaction: ChatCompaction;
 }
 
 export interface AiFeatures {

@@ -8,6 +8,8 @@ import { channelOverridesOperations } from "./channel-overrides/index.js";
 import { clusterGroupOperations } from "./cluster-groups/index.js";
 import { clusterOperations } from "./clusters/index.js";
 import { connectionOperations } from "./connections/index.js";
+import { conversationOperations } from "./conversations/index.js";
+import { llmOperations } from "./llm/index.js";
 import { metricsOperations } from "./metrics/index.js";
 import { notificationsOperations } from "./notifications/index.js";
 import type { Operation } from "./operation.js";
@@ -42,4 +44,6 @@ export const allOperations: readonly Operation[] = [
   ...probeOperations,
   ...metricsOperations,
   ...timelineOperations,
+  ...conversationOperations,
+  ...llmOperations,
 ];

@@ -1,17 +1,41 @@
 export {
+  type ChatAnswer,
+  type ChatStreamEvent,
   type Completion,
   type CompletionRequest,
+  type ContentBlock,
+  type Embedder,
+  type Embeddings,
+  type EmbedInputType,
   type LlmClient,
   LlmError,
   type LlmMessage,
+  type MultimodalContent,
+  type MultimodalEmbedder,
+  type Reranker,
+  type Reranking,
+  type StopReason,
+  type TextBlock,
   type TokenUsage,
+  type ToolDefinition,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  textOf,
 } from "./client.js";
 export {
+  apiKeyVariables,
+  type Capability,
+  type ChatProviderName,
+  chatProviders,
+  type EmbedProviderName,
+  embedProviders,
   type LlmConfig,
   LlmConfigError,
   type LlmProviderName,
   llmProviders,
   loadLlmConfig,
+  type ProviderConfig,
+  type RerankProviderName,
 } from "./config.js";
-export { createLlmClient } from "./create-client.js";
+export { LlmProviders } from "./providers.js";
 export { Secret } from "./secret.js";

@@ -1,6 +1,6 @@
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { LlmConfigError, loadLlmConfig } from "../src/index.js";
+import { type LlmConfig, LlmConfigError, loadLlmConfig } from "../src/index.js";
 
 const KEY = "sk-config-test-secret-value";
 
@@ -12,6 +12,11 @@ function loadError(env: NodeJS.ProcessEnv): LlmConfigError {
     return error as LlmConfigError;
   }
   throw new Error("expected the configuration to be rejected");
+}
+
+/** The settings of the default chat provider. */
+function main(config: LlmConfig | null) {
+  return config?.providers.find((provider) => provider.name === config.chat?.provider);
 }
 
 describe("loadLlmConfig", () => {
@@ -26,52 +31,56 @@ describe("loadLlmConfig", () => {
       DBMON_LLM_MODEL: "claude-test",
       ANTHROPIC_API_KEY: KEY,
     });
-    expect(config).toMatchObject({
-      provider: "anthropic",
-      model: "claude-test",
+    expect(config?.chat).toEqual({ provider: "anthropic", model: "claude-test" });
+    expect(main(config)).toMatchObject({
+      name: "anthropic",
       baseUrl: "https://api.anthropic.com",
       timeoutMs: 120_000,
       maxRetries: 2,
+      headers: {},
     });
-    expect(config?.apiKey?.reveal()).toBe(KEY);
+    expect(main(config)?.apiKey?.reveal()).toBe(KEY);
+    expect(config).toMatchObject({ maxTokens: 4096, temperature: 0.7, embed: null, rerank: null });
   });
 
   it.each([
     ["openai", { OPENAI_API_KEY: KEY }, "https://api.openai.com/v1"],
     ["gemini", { GEMINI_API_KEY: KEY }, "https://generativelanguage.googleapis.com/v1beta/openai"],
-    ["ollama", {}, "http://localhost:11434/v1"],
+    ["ollama", {}, "http://localhost:11434"],
   ])("gives %s its default base URL", (provider, keys, baseUrl) => {
     const config = loadLlmConfig({ DBMON_LLM_PROVIDER: provider, DBMON_LLM_MODEL: "m", ...keys });
-    expect(config?.baseUrl).toBe(baseUrl);
+    expect(main(config)?.baseUrl).toBe(baseUrl);
   });
 
   it("accepts base URLs with or without /v1 where the SDKs differ", () => {
     const anthropic = { DBMON_LLM_PROVIDER: "anthropic", DBMON_LLM_MODEL: "m", ANTHROPIC_API_KEY: KEY };
-    expect(loadLlmConfig({ ...anthropic, DBMON_LLM_BASE_URL: "http://proxy:8000/v1/" })?.baseUrl).toBe(
+    expect(main(loadLlmConfig({ ...anthropic, DBMON_LLM_BASE_URL: "http://proxy:8000/v1/" }))?.baseUrl).toBe(
       "http://proxy:8000",
     );
     const ollama = { DBMON_LLM_PROVIDER: "ollama", DBMON_LLM_MODEL: "llama3" };
-    expect(loadLlmConfig({ ...ollama, DBMON_LLM_BASE_URL: "http://gpu-box:11434" })?.baseUrl).toBe(
-      "http://gpu-box:11434/v1",
+    expect(main(loadLlmConfig({ ...ollama, DBMON_LLM_BASE_URL: "http://gpu-box:11434" }))?.baseUrl).toBe(
+      "http://gpu-box:11434",
     );
-    expect(loadLlmConfig({ ...ollama, DBMON_LLM_BASE_URL: "http://gpu-box:11434/v1" })?.baseUrl).toBe(
-      "http://gpu-box:11434/v1",
+    expect(main(loadLlmConfig({ ...ollama, DBMON_LLM_BASE_URL: "http://gpu-box:11434/v1" }))?.baseUrl).toBe(
+      "http://gpu-box:11434",
     );
   });
 
   it("needs no key for Ollama, nor for an OpenAI-compatible server at its own address", () => {
-    expect(loadLlmConfig({ DBMON_LLM_PROVIDER: "ollama", DBMON_LLM_MODEL: "m" })?.apiKey).toBeUndefined();
+    expect(
+      main(loadLlmConfig({ DBMON_LLM_PROVIDER: "ollama", DBMON_LLM_MODEL: "m" }))?.apiKey,
+    ).toBeUndefined();
     const local = loadLlmConfig({
       DBMON_LLM_PROVIDER: "openai",
       DBMON_LLM_MODEL: "m",
       DBMON_LLM_BASE_URL: "http://127.0.0.1:8000/v1",
     });
-    expect(local?.apiKey).toBeUndefined();
+    expect(main(local)?.apiKey).toBeUndefined();
   });
 
   it("does not hand Ollama another provider's key", () => {
     const config = loadLlmConfig({ DBMON_LLM_PROVIDER: "ollama", DBMON_LLM_MODEL: "m", OPENAI_API_KEY: KEY });
-    expect(config?.apiKey).toBeUndefined();
+    expect(main(config)?.apiKey).toBeUndefined();
   });
 
   it("reads the timeout and the retries", () => {
@@ -81,7 +90,7 @@ describe("loadLlmConfig", () => {
       DBMON_LLM_TIMEOUT_SECONDS: "30",
       DBMON_LLM_MAX_RETRIES: "0",
     });
-    expect(config).toMatchObject({ timeoutMs: 30_000, maxRetries: 0 });
+    expect(main(config)).toMatchObject({ timeoutMs: 30_000, maxRetries: 0 });
   });
 
   it.each([
@@ -148,6 +157,67 @@ describe("loadLlmConfig", () => {
     });
     expect(JSON.stringify(config)).not.toContain(KEY);
     expect(inspect(config, { depth: 10 })).not.toContain(KEY);
-    expect(`${config?.apiKey}`).not.toContain(KEY);
+    expect(`${main(config)?.apiKey}`).not.toContain(KEY);
+  });
+
+  it("configures several providers at once, each capability with its own", () => {
+    const config = loadLlmConfig({
+      DBMON_LLM_PROVIDER: "openai",
+      DBMON_LLM_MODEL: "gpt-test",
+      OPENAI_API_KEY: KEY,
+      ANTHROPIC_API_KEY: KEY,
+      VOYAGE_API_KEY: KEY,
+      COHERE_API_KEY: KEY,
+      DBMON_LLM_OLLAMA_URL: "http://gpu-box:11434/",
+      DBMON_LLM_EMBED_PROVIDER: "ollama",
+      DBMON_LLM_MULTIMODAL_PROVIDER: "voyage",
+      DBMON_LLM_RERANK_PROVIDER: "cohere",
+      DBMON_LLM_RERANK_MODEL: "rerank-test",
+    });
+    expect(config?.providers.map((provider) => provider.name)).toEqual([
+      "anthropic",
+      "openai",
+      "ollama",
+      "voyage",
+      "cohere",
+    ]);
+    expect(config).toMatchObject({
+      chat: { provider: "openai", model: "gpt-test" },
+      embed: { provider: "ollama", model: "nomic-embed-text" },
+      multimodal: { provider: "voyage", model: "voyage-multimodal-3" },
+      rerank: { provider: "cohere", model: "rerank-test" },
+    });
+    expect(config?.providers.find((provider) => provider.name === "ollama")?.baseUrl).toBe(
+      "http://gpu-box:11434",
+    );
+  });
+
+  it("is configured by an embedding or rerank provider alone", () => {
+    const config = loadLlmConfig({ DBMON_LLM_RERANK_PROVIDER: "voyage", VOYAGE_API_KEY: KEY });
+    expect(config).toMatchObject({ chat: null, rerank: { provider: "voyage", model: "rerank-2.5" } });
+    expect(loadError({ DBMON_LLM_EMBED_PROVIDER: "voyage" }).message).toBe(
+      "Invalid LLM configuration: VOYAGE_API_KEY is required when DBMON_LLM_EMBED_PROVIDER is voyage",
+    );
+  });
+
+  it("reads custom headers, the provider's own winning, and keeps their values secret", () => {
+    const config = loadLlmConfig({
+      DBMON_LLM_PROVIDER: "anthropic",
+      DBMON_LLM_MODEL: "m",
+      ANTHROPIC_API_KEY: KEY,
+      DBMON_LLM_CUSTOM_HEADERS: `X-Team=dba, X-Gateway-Token=${KEY}`,
+      DBMON_LLM_ANTHROPIC_CUSTOM_HEADERS: "X-Team=platform",
+    });
+    const headers = main(config)?.headers ?? {};
+    expect(
+      Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, value.reveal()])),
+    ).toEqual({
+      "X-Team": "platform",
+      "X-Gateway-Token": KEY,
+    });
+    expect(JSON.stringify(config)).not.toContain(KEY);
+    expect(loadError({ DBMON_LLM_CUSTOM_HEADERS: "novalue" }).message).toContain(
+      "DBMON_LLM_CUSTOM_HEADERS must be a comma-separated list of Name=value pairs",
+    );
   });
 });

@@ -15,6 +15,9 @@ export interface Caller {
   userId: number;
   username: string;
   isSuperuser: boolean;
+  /** The user's display name and notes, which the chat tells the model (kept with the credential). */
+  displayName?: string;
+  notes?: string;
   credential: { kind: "session" } | { kind: "service_token"; tokenId: number };
 }
 
@@ -158,5 +161,12 @@ export class CredentialStore {
 }
 
 function callerOf(user: User, credential: Caller["credential"]): Caller {
-  return { userId: user.id, username: user.username, isSuperuser: user.isSuperuser, credential };
+  return {
+    userId: user.id,
+    username: user.username,
+    isSuperuser: user.isSuperuser,
+    displayName: user.displayName,
+    notes: user.annotation,
+    credential,
+  };
 }

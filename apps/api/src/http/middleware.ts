@@ -23,6 +23,13 @@ export function provideServices(services: Services): MiddlewareHandler<AppEnv> {
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
+ * Writes under these paths never touch who may do what (LLM calls, chat compaction, a user's own
+ * conversations): they keep the access cache, or every chat message would cost the next request
+ * its credential and privilege lookups.
+ */
+const ACCESS_NEUTRAL_PATHS = ["/api/v1/llm/", "/api/v1/chat/", "/api/v1/conversations"];
+
+/**
  * A state-changing request that succeeded may have changed who may do what: the access cache is
  * dropped before its response is sent, so the caller's next request sees its own change. Refused
  * requests change nothing through the API (so anonymous callers cannot keep the cache empty); what
@@ -30,7 +37,11 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  */
 export const forgetAccessAfterWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
-  if (!SAFE_METHODS.has(c.req.method) && c.res.status < 400) {
+  if (
+    !SAFE_METHODS.has(c.req.method) &&
+    c.res.status < 400 &&
+    !ACCESS_NEUTRAL_PATHS.some((prefix) => c.req.path.startsWith(prefix))
+  ) {
     c.get("services").auth.cache.clear();
   }
 };

@@ -11,6 +11,8 @@ import { channelOverridesHandlers } from "./channel-overrides/index.js";
 import { clusterGroupHandlers } from "./cluster-groups/index.js";
 import { clusterHandlers } from "./clusters/index.js";
 import { connectionHandlers } from "./connections/index.js";
+import { conversationHandlers } from "./conversations/index.js";
+import { llmHandlers } from "./llm/index.js";
 import { metricsHandlers } from "./metrics/index.js";
 import { notificationsHandlers } from "./notifications/index.js";
 import { probeHandlers } from "./probes/index.js";
@@ -44,6 +46,8 @@ export const implementations = [
   ...probeHandlers,
   ...metricsHandlers,
   ...timelineHandlers,
+  ...conversationHandlers,
+  ...llmHandlers,
 ];
 
 /** Every operation of the contract, registered explicitly. */
