@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { createHostPolicy, encryptSecret } from "@dbmon/datastore";
+import { loadLlmConfig } from "@dbmon/llm";
+import { type FakeProvider, fakeProviderEnv, startFakeProvider } from "@dbmon/llm/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, createUser, requestJson, type TestApp } from "./support.js";
@@ -179,10 +181,19 @@ const requestArbitrary: fc.Arbitrary<GeneratedRequest> = fc
 
 describe("fuzzing every operation", () => {
   let t: TestApp;
+  let fake: FakeProvider;
   const tokens: Record<string, string | undefined> = {};
 
   beforeAll(async () => {
-    t = await buildTestApp();
+    // LLM operations reach a local fake provider (every capability configured), never the network.
+    fake = await startFakeProvider();
+    const llm = loadLlmConfig({
+      ...fakeProviderEnv(fake, "anthropic"),
+      DBMON_LLM_EMBED_PROVIDER: "voyage",
+      DBMON_LLM_MULTIMODAL_PROVIDER: "voyage",
+      DBMON_LLM_RERANK_PROVIDER: "cohere",
+    });
+    t = await buildTestApp({ config: { llm } });
     // No request of the fuzzer may leave the machine: monitored hosts are loopback only, names
     // resolve to a documentation address (refused), and notifications go nowhere.
     t.services.hostPolicy = createHostPolicy({
@@ -203,7 +214,10 @@ describe("fuzzing every operation", () => {
         ${decodeURIComponent(server.username)}, ${password}, 'root1', g % 2 = 0
       from generate_series(1, 3) g`;
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await fake.close();
+  });
 
   /**
    * The fuzzer may demote, disable, delete or log out its own callers: every so often it works with

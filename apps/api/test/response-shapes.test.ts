@@ -1,4 +1,6 @@
 import { allOperations, type Operation } from "@dbmon/contract";
+import { loadLlmConfig } from "@dbmon/llm";
+import { type FakeProvider, fakeProviderEnv, startFakeProvider } from "@dbmon/llm/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, createUser, type TestApp, typedClient } from "./support.js";
 
@@ -6,6 +8,7 @@ import { buildTestApp, createUser, type TestApp, typedClient } from "./support.j
 const requiredQueries: Record<string, Record<string, unknown>> = {
   queryMetrics: { probe_name: "pg_stat_database", connection_id: 1 },
   getMetricBaselines: { probe_name: "pg_stat_database", connection_id: 1 },
+  listLLMModels: { provider: "anthropic" },
   listTimelineEvents: { start_time: "2026-11-01T00:00:00Z", end_time: "2026-11-02T00:00:00Z" },
   getPerformanceSummary: { connection_id: 1 },
   getDatabaseSummaries: { connection_id: 1 },
@@ -21,8 +24,11 @@ const reads = allOperations.filter(
 describe("response shapes", () => {
   let t: TestApp;
   let token: string;
+  let fake: FakeProvider;
   beforeAll(async () => {
-    t = await buildTestApp();
+    // A chat provider (the local fake), so the LLM reads answer too.
+    fake = await startFakeProvider();
+    t = await buildTestApp({ config: { llm: loadLlmConfig(fakeProviderEnv(fake, "anthropic")) } });
     token = (await createUser(t, "root", { superuser: true })).token;
     await t.datastore.sql`
       insert into connections (name, host, port, database_name, username, owner_username, is_shared)
@@ -34,7 +40,10 @@ describe("response shapes", () => {
     });
     expect(current.status).toBe(200);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await fake.close();
+  });
 
   it("covers the reads of the contract", () => {
     expect(reads.length).toBeGreaterThanOrEqual(25);
