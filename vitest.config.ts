@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     projects: ["packages/*", "apps/*"],
-    globalSetup: ["./tooling/testing/src/global-setup.ts"],
+    globalSetup: ["./packages/datastore/src/testing/global-setup.ts"],
     // Two cores: keep the number of test workers (and their databases) small.
     maxWorkers: 2,
     // CI reads the JSON report to print its "N passed, N failed" line.

@@ -1,3 +1,3 @@
-import { dbmonProject } from "../../tooling/testing/src/project.js";
+import { dbmonProject } from "@dbmon/vitest-config";
 
 export default dbmonProject("alerter");

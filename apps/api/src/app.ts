@@ -9,6 +9,7 @@ import {
   limitBodySize,
   logRequests,
   provideServices,
+  refuseNulCharacters,
   securityHeaders,
   serviceDescLink,
 } from "./http/middleware.js";
@@ -28,6 +29,7 @@ export function createApp(services: Services): App {
     app.use("*", corsForOrigin(services.config.corsOrigin));
   }
   app.use("*", limitBodySize);
+  app.use("*", refuseNulCharacters);
 
   registerRoutes(app);
 

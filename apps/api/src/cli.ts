@@ -10,6 +10,7 @@ import { closeOnSignals } from "./cli/lifecycle.js";
 import { registerTokenCommands } from "./cli/tokens.js";
 import { registerUserCommands } from "./cli/users.js";
 import { ConfigError, loadConfig, loadDotEnv } from "./config.js";
+import { DomainError } from "./errors.js";
 import { createLogger } from "./logger.js";
 import { startService } from "./server.js";
 import { version } from "./version.js";
@@ -91,7 +92,8 @@ function announceAdmin(admin: CreatedAdmin): void {
 
 loadDotEnv();
 program.parseAsync().catch((error: unknown) => {
-  if (error instanceof CommandError) {
+  // Refusals of the domain (a duplicate name, a weak password) are the operator's to read, like ours.
+  if (error instanceof CommandError || error instanceof DomainError) {
     console.error(`dbmon: ${error.message}`);
     process.exit(1);
   }

@@ -8,13 +8,19 @@ import {
 import { createLlmClient } from "@dbmon/llm";
 import { AccessCache } from "./auth/access-cache.js";
 import type { ConnectionCatalog } from "./auth/privileges.js";
+import { RbacAdministration } from "./auth/rbac.js";
 import { AuthService } from "./auth/service.js";
+import { ClusterService } from "./clusters/service.js";
 import type { Config } from "./config.js";
 import { datastoreConnectionCatalog } from "./connections/catalog.js";
 import { ConnectionStore } from "./connections/store.js";
 import type { Logger } from "./logger.js";
+import { MetricsReader } from "./metrics/service.js";
+import { ProbeSettings } from "./probes/service.js";
+import { ServerAnalysis } from "./server-info/analysis/service.js";
 import { ServerInfoDocuments } from "./server-info/documents.js";
 import type { Clock, Services } from "./services.js";
+import { Timeline } from "./timeline/service.js";
 
 export interface ServiceBase {
   config: Config;
@@ -44,18 +50,25 @@ export async function createServices(base: ServiceBase): Promise<Services> {
   });
   await auth.registerMcpItems();
   const llm = config.llm ? createLlmClient(config.llm) : null;
+  const hostPolicy = createHostPolicy({ allowed: config.allowedHosts, blocked: config.blockedHosts });
   return {
     config,
     datastore,
     logger,
     clock,
     auth,
+    rbac: new RbacAdministration(auth, clock),
     ai: { enabled: llm !== null },
     secretKey,
-    hostPolicy: createHostPolicy({ allowed: config.allowedHosts, blocked: config.blockedHosts }),
+    hostPolicy,
     outboundHosts: createOutboundHostPolicy({ allowed: config.notificationAllowedHosts }),
     llm,
-    connections: new ConnectionStore(datastore, secretKey),
+    connections: new ConnectionStore({ datastore, key: secretKey, hostPolicy, logger }),
+    clusters: new ClusterService(datastore),
     serverInfo: new ServerInfoDocuments(datastore),
+    serverAnalysis: new ServerAnalysis({ datastore, llm, clock, logger }),
+    probes: new ProbeSettings(datastore),
+    metrics: new MetricsReader({ datastore, clock }),
+    timeline: new Timeline({ datastore, logger }),
   };
 }

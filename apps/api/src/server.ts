@@ -1,3 +1,4 @@
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type RunningAlerter, startAlerter } from "@dbmon/alerter";
 import { type RunningCollector, startCollector } from "@dbmon/collector";
@@ -8,6 +9,7 @@ import { type CreatedAdmin, ensureFirstAdmin } from "./auth/bootstrap.js";
 import type { Config } from "./config.js";
 import { registerSelfConnection } from "./connections/self-monitoring.js";
 import { createServices } from "./create-services.js";
+import { answerClientErrorsAsJson } from "./http/client-errors.js";
 import type { Logger } from "./logger.js";
 import { type Services, systemClock } from "./services.js";
 
@@ -83,6 +85,7 @@ export async function startService(
       );
       started.once("error", reject);
     });
+    answerClientErrorsAsJson(server as Server);
   } catch (error) {
     await alerter?.stop();
     await collector?.stop();

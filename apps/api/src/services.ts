@@ -1,11 +1,17 @@
 import type { Datastore, HostPolicy, SecretKey } from "@dbmon/datastore";
 import type { LlmClient } from "@dbmon/llm";
 import type { RequestAccess } from "./auth/access.js";
+import type { RbacAdministration } from "./auth/rbac.js";
 import type { AuthService } from "./auth/service.js";
+import type { ClusterService } from "./clusters/service.js";
 import type { Config } from "./config.js";
 import type { ConnectionStore } from "./connections/store.js";
 import type { Logger } from "./logger.js";
+import type { MetricsReader } from "./metrics/service.js";
+import type { ProbeSettings } from "./probes/service.js";
+import type { ServerAnalysis } from "./server-info/analysis/service.js";
 import type { ServerInfoDocuments } from "./server-info/documents.js";
+import type { Timeline } from "./timeline/service.js";
 
 /** Supplies the current time; tests inject a controllable one. */
 export interface Clock {
@@ -22,6 +28,8 @@ export interface Services {
   clock: Clock;
   /** Users, groups, credentials and privileges. */
   auth: AuthService;
+  /** Users, groups, grants and service tokens as the RBAC operations administer them. */
+  rbac: RbacAdministration;
   /** Which hosts notifications may be sent to (webhooks, SMTP). */
   outboundHosts: HostPolicy;
   /** Whether AI features can run (an LLM provider is configured), as /capabilities reports. */
@@ -34,8 +42,18 @@ export interface Services {
   llm: LlmClient | null;
   /** Monitored connections and each credential's selected connection. */
   connections: ConnectionStore;
+  /** Cluster groups, clusters, their servers and relationships, and the topology. */
+  clusters: ClusterService;
   /** What was collected about each connection's server (GET /server-info/{id}). */
   serverInfo: ServerInfoDocuments;
+  /** AI descriptions of each connection's databases. */
+  serverAnalysis: ServerAnalysis;
+  /** Probe settings: global defaults, what applies to a connection, overrides per scope. */
+  probes: ProbeSettings;
+  /** Collected metrics: series, baselines, summaries, top queries, latest snapshots. */
+  metrics: MetricsReader;
+  /** Events on the estate's timeline (GET /timeline/events). */
+  timeline: Timeline;
 }
 
 export interface AiFeatures {

@@ -92,7 +92,7 @@ describe("login", () => {
   });
 
   it("refuses service accounts and disabled users with the same message", async () => {
-    await t.services.auth.users.create({ username: "robot", isServiceAccount: true });
+    await t.services.auth.users.create({ username: "robot", is_service_account: true });
     await t.services.auth.users.create({ username: "carol", password: TEST_PASSWORD, enabled: false });
     for (const username of ["robot", "carol"]) {
       const res = await postLogin(t, { username, password: TEST_PASSWORD });

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { type Access, hasRequirement } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, createUser, requestJson, type TestApp } from "./support.js";
 
@@ -8,7 +9,12 @@ import { buildTestApp, createUser, requestJson, type TestApp } from "./support.j
  */
 const document = JSON.parse(
   readFileSync(new URL("../../../packages/contract/openapi.json", import.meta.url), "utf8"),
-) as { paths: Record<string, Record<string, { security?: unknown[]; operationId: string }>> };
+) as {
+  paths: Record<
+    string,
+    Record<string, { security?: unknown[]; operationId: string; "x-dbmon-access"?: Access }>
+  >;
+};
 
 const samples: Record<string, string> = { type: "user", permission: "manage_users", scope: "server" };
 
@@ -19,6 +25,7 @@ const operations = Object.entries(document.paths).flatMap(([path, item]) =>
     template: path,
     operationId: op.operationId,
     isPublic: (op.security ?? []).length === 0,
+    access: op["x-dbmon-access"],
   })),
 );
 const protectedOperations = operations.filter((op) => !op.isPublic);
@@ -149,4 +156,44 @@ describe("RBAC operations", () => {
       expect(((await res.json()) as { error: string }).error).toMatch(/^(User|Group|Token) not found$/);
     },
   );
+});
+
+/**
+ * Generated from the access rules the document declares: every operation that needs a permission,
+ * a superuser, an MCP grant or access to a connection refuses a caller who has none of them.
+ */
+describe("403 matrix", () => {
+  let t: TestApp;
+  let nobody: string;
+  beforeAll(async () => {
+    t = await buildTestApp();
+    // Connection 1 exists (unknown connections are 404 first, D5) and is neither owned by nor
+    // shared with the caller.
+    t.connections.push({ id: 1, ownerUsername: "someone-else", isShared: false });
+    nobody = (await createUser(t, "nobody")).token;
+  });
+  afterAll(() => t.close());
+
+  const withRequirement = protectedOperations.filter((op) => op.access && hasRequirement(op.access));
+
+  it("covers every operation that declares a requirement", () => {
+    expect(withRequirement.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each(withRequirement)("$method $template answers 403 to a caller without privileges", async (op) => {
+    const access = op.access as Exclude<Access, "public">;
+    const query = access.connection && "query" in access.connection ? `?${access.connection.query}=1` : "";
+    const res = await requestJson(t.app, `${op.path}${query}`, {
+      method: op.method,
+      body: op.method === "GET" ? undefined : {},
+      token: nobody,
+    });
+    expect(res.status).toBe(403);
+    const { error } = (await res.json()) as { error: string };
+    if (access.message) {
+      expect(error).toBe(access.message);
+    } else {
+      expect(error).toMatch(/^(Permission denied|Access denied): /);
+    }
+  });
 });

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createTestDatabase, type TestDatabase } from "@dbmon/testing";
+import { createTestDatabase, type TestDatabase } from "@dbmon/datastore/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
 const apiDir = fileURLToPath(new URL("..", import.meta.url));

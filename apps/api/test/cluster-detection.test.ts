@@ -10,7 +10,7 @@ import {
   startPrimary,
   startStandby,
   type TestServer,
-} from "@dbmon/testing";
+} from "@dbmon/datastore/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
 

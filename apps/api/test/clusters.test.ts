@@ -1,4 +1,9 @@
-import { clusterRoutes, getConnectionCluster, updateConnectionCluster } from "@dbmon/contract";
+import {
+  clusterGroupOperations,
+  clusterOperations,
+  getConnectionCluster,
+  updateConnectionCluster,
+} from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
 
@@ -66,7 +71,12 @@ describe("clusters and cluster groups", () => {
   });
 
   it("refuses anonymous callers on every route, and plain users on every write", async () => {
-    const routes = [...Object.values(clusterRoutes), getConnectionCluster, updateConnectionCluster];
+    const routes = [
+      ...clusterGroupOperations,
+      ...clusterOperations,
+      getConnectionCluster,
+      updateConnectionCluster,
+    ];
     const bodies: Record<string, unknown> = {
       createClusterGroup: { name: "x" },
       updateClusterGroup: { name: "x" },
@@ -123,7 +133,9 @@ describe("clusters and cluster groups", () => {
       connId: "abc",
       relationshipId: "abc",
     };
-    for (const route of Object.values(clusterRoutes).filter((r) => r.path.includes("{"))) {
+    for (const route of [...clusterGroupOperations, ...clusterOperations].filter((r) =>
+      r.path.includes("{"),
+    )) {
       const method = route.method.toUpperCase();
       const body = bodies[route.operationId];
       for (const param of route.path.match(/\{(\w+)\}/g) ?? []) {

@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from "@dbmon/testing";
+import { createTestDatabase, type TestDatabase } from "@dbmon/datastore/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_ROWS, runStatements } from "../src/connections/query-runner.js";

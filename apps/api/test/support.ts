@@ -1,5 +1,5 @@
 import { type Datastore, openDatastore } from "@dbmon/datastore";
-import { createTestDatabase, type TestDatabase } from "@dbmon/testing";
+import { createTestDatabase, type TestDatabase } from "@dbmon/datastore/testing";
 import { createApp } from "../src/app.js";
 import type { AdminPermission } from "../src/auth/model.js";
 import type { ConnectionCatalog, ConnectionInfo } from "../src/auth/privileges.js";
@@ -112,7 +112,7 @@ export async function createUser(
   const user = await t.services.auth.users.create({
     username,
     password: TEST_PASSWORD,
-    isSuperuser: options.superuser ?? false,
+    is_superuser: options.superuser ?? false,
   });
   if (options.permissions?.length) {
     const group = await t.services.auth.groups.create(`${username}-admins`, "");

@@ -6,7 +6,7 @@ import {
   startPrimary,
   startStandby,
   type TestServer,
-} from "@dbmon/testing";
+} from "@dbmon/datastore/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningAlerter, silentAlerterLogger } from "../src/index.js";

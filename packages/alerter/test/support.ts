@@ -8,7 +8,7 @@ import {
   openDatastore,
   type SecretKey,
 } from "@dbmon/datastore";
-import { createTestDatabase, type TestDatabase } from "@dbmon/testing";
+import { createTestDatabase, type TestDatabase } from "@dbmon/datastore/testing";
 import { type AlerterOptions, type RunningAlerter, silentAlerterLogger, startAlerter } from "../src/index.js";
 
 export interface Harness {

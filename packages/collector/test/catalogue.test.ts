@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type EmbeddedServer, silentLogger, startEmbeddedServer } from "@dbmon/datastore";
-import { databaseUrl, machinePostgresAvailable } from "@dbmon/testing";
+import { databaseUrl, machinePostgresAvailable } from "@dbmon/datastore/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeRegistry } from "../src/index.js";

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { KEY_SETTING_NAMES, readServerInfo, type ServerInfo } from "@dbmon/datastore";
-import { machinePostgresAvailable } from "@dbmon/testing";
+import { machinePostgresAvailable } from "@dbmon/datastore/testing";
 import postgres from "postgres";
 import { cpu, fsSize, mem, osInfo } from "systeminformation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

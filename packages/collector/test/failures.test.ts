@@ -1,6 +1,6 @@
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { encryptSecret, loadSecretKey } from "@dbmon/datastore";
-import { machinePostgresAvailable } from "@dbmon/testing";
+import { machinePostgresAvailable } from "@dbmon/datastore/testing";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { type CollectorLogger, probeRegistry, type RunningCollector, startCollector } from "../src/index.js";
 import { insertConnection, openTestEnvironment, type TestEnvironment, waitFor } from "./support.js";

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { machinePostgresAvailable } from "@dbmon/testing";
+import { machinePostgresAvailable } from "@dbmon/datastore/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeRegistry, type RunningCollector, startCollector } from "../src/index.js";
 import {

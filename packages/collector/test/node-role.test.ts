@@ -3,7 +3,7 @@ import {
   machinePostgresBinariesAvailable,
   startPrimary,
   type TestServer,
-} from "@dbmon/testing";
+} from "@dbmon/datastore/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { classifyNode, conninfoTarget, pgNodeRole } from "../src/probes/node-role.js";

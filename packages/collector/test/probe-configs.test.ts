@@ -1,5 +1,5 @@
 import { resolveProbeConfig } from "@dbmon/datastore";
-import { machinePostgresAvailable } from "@dbmon/testing";
+import { machinePostgresAvailable } from "@dbmon/datastore/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   dropExpiredPartitions,

@@ -9,12 +9,12 @@ import {
   openDatastore,
   type SecretKey,
 } from "@dbmon/datastore";
-import { createTestDatabase, databaseUrl, type TestDatabase } from "@dbmon/testing";
+import { createTestDatabase, databaseUrl, type TestDatabase } from "@dbmon/datastore/testing";
 import postgres from "postgres";
 import type { CollectorLogger } from "../src/index.js";
 
 /** The machine's PostgreSQL 15: the monitored server of most tests. */
-export { MACHINE_POSTGRES_URL as MONITORED_SERVER_URL } from "@dbmon/testing";
+export { MACHINE_POSTGRES_URL as MONITORED_SERVER_URL } from "@dbmon/datastore/testing";
 
 export const quietLogger: CollectorLogger = process.env.DEBUG_COLLECTOR
   ? {

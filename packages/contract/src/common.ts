@@ -72,14 +72,54 @@ export function isSentenceMessage(text: string): boolean {
   return sentenceMessages.has(text);
 }
 
+/** The largest value of the datastore's `integer` columns: larger ids cannot name a row. */
+export const MAX_INT4 = 2_147_483_647;
+
 /**
- * An integer identifier in a path segment (at least `min`); anything else is a 400 with `invalid`,
- * the reference's wording such as "Invalid connection ID".
+ * A parameter the wire carries as text but callers' code passes as `T` (a number, a boolean): the
+ * schema parses the text, and its TypeScript input type is `T` so typed clients take `T`.
+ */
+export function typedText<In, S extends z.ZodType>(schema: S): z.ZodType<z.output<S>, In> {
+  return schema as unknown as z.ZodType<z.output<S>, In>;
+}
+
+const decimal = (min: number) => (min === 0 ? /^(0|[1-9]\d{0,9})$/ : /^[1-9]\d{0,9}$/);
+
+/**
+ * An integer identifier in a path segment (at least `min`, at most a 32-bit integer); anything
+ * else is a 400 with `invalid`, the reference's wording such as "Invalid connection ID".
  */
 export function idParam(invalid: string, min = 1) {
-  return z
-    .string()
-    .regex(min === 0 ? /^(0|[1-9]\d{0,14})$/ : /^[1-9]\d{0,14}$/, message(invalid))
-    .transform(Number)
-    .openapi({ type: "integer", minimum: min, example: 1 });
+  return typedText<number, z.ZodType<number>>(
+    z
+      .string()
+      .regex(decimal(min), message(invalid))
+      .transform(Number)
+      .refine((id) => id <= MAX_INT4, message(invalid))
+      .openapi({ type: "integer", minimum: min, maximum: MAX_INT4, example: 1 }),
+  );
+}
+
+/**
+ * An optional integer in the query string: absent or not a number is ignored (undefined), as the
+ * decisions want for filters and paging; a number beyond what a column holds is a 400.
+ */
+export function lenientIntQuery(openapi: { description?: string; example?: number } = {}) {
+  return typedText<number, z.ZodType<number | undefined>>(
+    z
+      .string()
+      .transform((text) => (/^\d{1,15}$/.test(text) ? Number(text) : undefined))
+      .refine((value) => value === undefined || value <= MAX_INT4, "must be at most 2147483647")
+      .openapi({ type: "integer", minimum: 0, maximum: MAX_INT4, ...openapi }),
+  ).optional();
+}
+
+/** An optional boolean in the query string: `true` or `1` is true, any other value false. */
+export function lenientBoolQuery(openapi: { description?: string } = {}) {
+  return typedText<boolean, z.ZodType<boolean>>(
+    z
+      .string()
+      .transform((text) => text === "true" || text === "1")
+      .openapi({ type: "boolean", ...openapi }),
+  ).optional();
 }

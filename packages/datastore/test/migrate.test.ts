@@ -1,7 +1,7 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, databaseUrl, type TestDatabase } from "../../../tooling/testing/src/index.js";
 import { migrateDatastore } from "../src/index.js";
+import { createTestDatabase, databaseUrl, type TestDatabase } from "../src/testing/index.js";
 
 describe("migrations", () => {
   let server: postgres.Sql;

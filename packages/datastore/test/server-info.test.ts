@@ -1,7 +1,7 @@
-import { createTestDatabase, type TestDatabase } from "@dbmon/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readServerInfo } from "../src/index.js";
+import { createTestDatabase, type TestDatabase } from "../src/testing/index.js";
 
 describe("server information without collected data", () => {
   let testDb: TestDatabase;

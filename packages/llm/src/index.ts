@@ -1,18 +1,4 @@
 export {
-  type AnalyzeDatabasesOptions,
-  analyzeDatabases,
-  MAX_ANALYSED_DATABASES,
-} from "./analysis/analyze.js";
-export {
-  ANALYSIS_TTL_MS,
-  type AnalysisLogger,
-  type DatabaseAnalysis,
-  type GetDatabaseAnalysisOptions,
-  getDatabaseAnalysis,
-} from "./analysis/cache.js";
-export { parseAnalysis } from "./analysis/parse.js";
-export { type DatabaseFacts, formatBytes } from "./analysis/prompt.js";
-export {
   type Completion,
   type CompletionRequest,
   type LlmClient,

@@ -2,8 +2,7 @@ import { inspect } from "node:util";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { LlmError, type LlmProviderName } from "../src/index.js";
-import { type FakeProvider, startFakeProvider } from "../src/testing/index.js";
-import { clientFor, TEST_KEY } from "./support.js";
+import { clientFor, type FakeProvider, startFakeProvider, TEST_KEY } from "../src/testing/index.js";
 
 let fake: FakeProvider;
 

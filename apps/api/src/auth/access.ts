@@ -1,6 +1,7 @@
+import type { AccessRequirement } from "@dbmon/contract";
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
-import { ApiError } from "../http/errors.js";
+import { Forbidden, NotAuthenticated, NotFound } from "../errors.js";
 import type { Caller } from "./credentials.js";
 import type { AccessLevel, AdminPermission } from "./model.js";
 import {
@@ -14,27 +15,7 @@ import type { AuthService } from "./service.js";
 
 export const SESSION_COOKIE = "session_token";
 
-/** What a route needs beyond a valid credential; `{}` is any authenticated caller. */
-export interface AccessRequirement {
-  superuser?: true;
-  permission?: AdminPermission;
-  /**
-   * Access, at least at this level, to the connection whose id is in this path parameter (`param`)
-   * or query parameter (`query`).
-   */
-  connection?: ConnectionRequirement;
-  /**
-   * The caller owns the connection in this path parameter or has manage_connections (writes to a
-   * connection's own settings).
-   */
-  connectionOwner?: { param: string };
-  /** Use of this registered MCP tool, resource or prompt. */
-  mcp?: string;
-  /** The 403 message, where the reference's text for the route differs from the default. */
-  message?: string;
-}
-
-export type ConnectionRequirement = ({ param: string } | { query: string }) & { level: AccessLevel };
+export type { AccessRequirement } from "@dbmon/contract";
 
 export type PresentedCredential =
   | { kind: "none" }
@@ -96,7 +77,7 @@ export class RequestAccess {
   async requireCaller(): Promise<Caller> {
     const caller = await this.caller();
     if (!caller) {
-      throw new ApiError(401, this.credential.kind === "none" ? messages.missing : messages.invalid);
+      throw new NotAuthenticated(this.credential.kind === "none" ? messages.missing : messages.invalid);
     }
     return caller;
   }
@@ -106,8 +87,14 @@ export class RequestAccess {
     return this.privilegesLookup;
   }
 
+  /**
+   * Whether the caller acts as a superuser: a superuser's session, or a superuser's token without a
+   * scope. A scope narrows a superuser's token like anyone's (docs/auth.md), so a scoped token never
+   * takes the superuser shortcuts.
+   */
   async isSuperuser(): Promise<boolean> {
-    return (await this.requireCaller()).isSuperuser;
+    const privileges = await this.privileges();
+    return privileges.isSuperuser && privileges.scope === null;
   }
 
   async hasPermission(permission: AdminPermission): Promise<boolean> {
@@ -158,20 +145,20 @@ export class RequestAccess {
 
   /** Refuses (401, then 404 for an unknown connection, then 403) unless the requirement is met. */
   async require(requirement: AccessRequirement, connectionId?: number): Promise<void> {
-    const caller = await this.requireCaller();
-    if (requirement.superuser && !caller.isSuperuser) {
-      throw new ApiError(403, requirement.message ?? messages.superuser);
+    await this.requireCaller();
+    if (requirement.superuser && !(await this.isSuperuser())) {
+      throw new Forbidden(requirement.message ?? messages.superuser);
     }
     if (requirement.permission && !(await this.hasPermission(requirement.permission))) {
-      throw new ApiError(403, requirement.message ?? messages.permission(requirement.permission));
+      throw new Forbidden(requirement.message ?? messages.permission(requirement.permission));
     }
     if (requirement.mcp && !(await this.mayUseMcp(requirement.mcp))) {
-      throw new ApiError(403, requirement.message ?? messages.mcp(requirement.mcp));
+      throw new Forbidden(requirement.message ?? messages.mcp(requirement.mcp));
     }
     if (requirement.connection || requirement.connectionOwner) {
       // Unknown connections are 404 for everyone (D5), before any access decision.
       if (connectionId === undefined || !(await this.connection(connectionId))) {
-        throw new ApiError(404, messages.connectionNotFound);
+        throw new NotFound(messages.connectionNotFound);
       }
     }
     if (
@@ -179,14 +166,13 @@ export class RequestAccess {
       connectionId !== undefined &&
       !(await this.mayManageConnection(connectionId))
     ) {
-      throw new ApiError(403, requirement.message ?? messages.connectionOwner);
+      throw new Forbidden(requirement.message ?? messages.connectionOwner);
     }
     if (requirement.connection && connectionId !== undefined) {
       const level = await this.connectionLevel(connectionId);
       const wanted = requirement.connection.level;
       if (!level || (wanted === "read_write" && level !== "read_write")) {
-        throw new ApiError(
-          403,
+        throw new Forbidden(
           requirement.message ??
             (wanted === "read_write" ? messages.connectionWrite : messages.connectionRead),
         );

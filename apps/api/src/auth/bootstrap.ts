@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { Conflict } from "../errors.js";
 import type { AuthService } from "./service.js";
-import { UserRefusal } from "./users.js";
 
 export interface CreatedAdmin {
   username: string;
@@ -28,9 +28,14 @@ export async function ensureFirstAdmin(
   }
   const chosen = password ?? randomBytes(18).toString("base64url");
   try {
-    await auth.users.create({ username, password: chosen, isSuperuser: true, displayName: "Administrator" });
+    await auth.users.create({
+      username,
+      password: chosen,
+      is_superuser: true,
+      display_name: "Administrator",
+    });
   } catch (error) {
-    if (error instanceof UserRefusal && error.reason === "duplicate") {
+    if (error instanceof Conflict) {
       return undefined;
     }
     throw error;

@@ -1,5 +1,6 @@
 import { advisoryLocks, type Datastore, schema } from "@dbmon/datastore";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { Conflict, InvalidInput, NotFound } from "../errors.js";
 import { type AccessLevel, WILDCARD } from "./model.js";
 
 const {
@@ -14,15 +15,6 @@ const {
 
 export type Group = typeof rbacGroups.$inferSelect;
 export type ConnectionGrant = typeof groupConnectionPrivileges.$inferSelect;
-
-export class GroupRefusal extends Error {
-  constructor(
-    readonly reason: "invalid" | "duplicate" | "not_found",
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export interface Grants {
   permissions: string[];
@@ -53,6 +45,15 @@ export class GroupDirectory {
     return row;
   }
 
+  /** The group, or NotFound. */
+  async require(id: number): Promise<Group> {
+    const group = await this.byId(id);
+    if (!group) {
+      throw new NotFound("Group not found");
+    }
+    return group;
+  }
+
   async byName(name: string): Promise<Group | undefined> {
     const [row] = await this.datastore.db.select().from(rbacGroups).where(eq(rbacGroups.name, name));
     return row;
@@ -73,7 +74,7 @@ export class GroupDirectory {
       .onConflictDoNothing({ target: rbacGroups.name })
       .returning();
     if (!row) {
-      throw new GroupRefusal("duplicate", "A group with this name already exists");
+      throw new Conflict("A group with this name already exists");
     }
     return row;
   }
@@ -89,12 +90,12 @@ export class GroupDirectory {
         .where(eq(rbacGroups.id, id))
         .returning();
       if (!row) {
-        throw new GroupRefusal("not_found", "Group not found");
+        throw new NotFound("Group not found");
       }
       return row;
     } catch (error) {
       if (isUniqueViolation(error)) {
-        throw new GroupRefusal("duplicate", "A group with this name already exists");
+        throw new Conflict("A group with this name already exists");
       }
       throw error;
     }
@@ -130,12 +131,12 @@ export class GroupDirectory {
         .from(rbacGroups)
         .where(eq(rbacGroups.id, groupId));
       if (!group) {
-        throw new GroupRefusal("not_found", "Group not found");
+        throw new NotFound("Group not found");
       }
       if ("userId" in member) {
         const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.id, member.userId));
         if (!user) {
-          throw new GroupRefusal("not_found", "User not found");
+          throw new NotFound("User not found");
         }
         await tx
           .insert(groupMemberships)
@@ -148,10 +149,10 @@ export class GroupDirectory {
         .from(rbacGroups)
         .where(eq(rbacGroups.id, member.groupId));
       if (!child) {
-        throw new GroupRefusal("not_found", "Member group not found");
+        throw new NotFound("Member group not found");
       }
       if (member.groupId === groupId) {
-        throw new GroupRefusal("invalid", "Cannot add a group to itself");
+        throw new InvalidInput("Cannot add a group to itself");
       }
       const cycle = await tx.execute<{ found: number }>(sql`
         with recursive below(id) as (
@@ -163,7 +164,7 @@ export class GroupDirectory {
         )
         select 1 as found from below where id = ${groupId}`);
       if (cycle.length > 0) {
-        throw new GroupRefusal("invalid", "Adding this group would create a circular reference");
+        throw new InvalidInput("Adding this group would create a circular reference");
       }
       await tx
         .insert(groupMemberships)

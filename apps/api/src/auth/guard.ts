@@ -1,3 +1,4 @@
+import type { Operation } from "@dbmon/contract";
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { ZodType } from "zod";
@@ -6,6 +7,14 @@ import type { AppEnv } from "../services.js";
 import type { AccessRequirement } from "./access.js";
 
 type GuardedRoute<R extends RouteConfig> = R & { middleware: MiddlewareHandler<AppEnv> };
+
+/**
+ * The operation with the check of its declared access rule attached, to pass to `app.openapi`.
+ * Public operations pass unchanged.
+ */
+export function guard<R extends Operation>(operation: R): R | GuardedRoute<R> {
+  return operation.access === "public" ? operation : guarded(operation, operation.access);
+}
 
 /**
  * A route with its access requirement attached, to pass to `app.openapi`. The check runs before the

@@ -1,18 +1,7 @@
-/** Admin permissions a group can grant; `*` grants them all. */
-export const adminPermissions = [
-  "manage_connections",
-  "manage_groups",
-  "manage_permissions",
-  "manage_users",
-  "manage_token_scopes",
-  "manage_blackouts",
-  "manage_probes",
-  "manage_alert_rules",
-  "manage_notification_channels",
-  "store_system_memory",
-] as const;
+import { type AccessLevel, type AdminPermission, adminPermissions } from "@dbmon/contract";
+import { InvalidInput } from "../errors.js";
 
-export type AdminPermission = (typeof adminPermissions)[number];
+export { type AccessLevel, type AdminPermission, adminPermissions };
 
 export const WILDCARD = "*";
 
@@ -20,7 +9,13 @@ export function isAdminPermission(name: string): name is AdminPermission {
   return (adminPermissions as readonly string[]).includes(name);
 }
 
-export type AccessLevel = "read" | "read_write";
+/** Refuses names that are not admin permissions (the wildcard is one). */
+export function requireKnownPermissions(names: readonly string[]): void {
+  const unknown = names.find((name) => name !== WILDCARD && !isAdminPermission(name));
+  if (unknown !== undefined) {
+    throw new InvalidInput(`Invalid permission: ${unknown}`);
+  }
+}
 
 export const accessLevels: readonly AccessLevel[] = ["read", "read_write"];
 

@@ -1,5 +1,6 @@
 import { type Datastore, schema } from "@dbmon/datastore";
 import { asc, eq, inArray, sql } from "drizzle-orm";
+import { InvalidInput } from "../errors.js";
 import { type AccessLevel, type McpItem, WILDCARD } from "./model.js";
 
 const { tokenConnectionScopes, tokenMcpScopes, tokenAdminScopes, mcpPrivilegeIdentifiers } = schema;
@@ -121,6 +122,18 @@ export class ScopeStore {
       .select()
       .from(mcpPrivilegeIdentifiers)
       .orderBy(asc(mcpPrivilegeIdentifiers.itemType), asc(mcpPrivilegeIdentifiers.identifier));
+  }
+
+  /** Refuses MCP identifiers that are not registered (the wildcard is always known). */
+  async requireKnownMcpItems(identifiers: readonly string[]): Promise<void> {
+    if (identifiers.length === 0) {
+      return;
+    }
+    const known = new Set((await this.mcpItems()).map((item) => item.identifier));
+    const unknown = identifiers.find((identifier) => identifier !== WILDCARD && !known.has(identifier));
+    if (unknown !== undefined) {
+      throw new InvalidInput(`Unknown MCP privilege: ${unknown}`);
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Datastore } from "@dbmon/datastore";
 import type { Config } from "../config.js";
+import { NotAuthenticated, TooManyRequests } from "../errors.js";
 import type { Clock } from "../services.js";
 import type { AccessCache } from "./access-cache.js";
 import { trustedProxyMatcher } from "./client-address.js";
@@ -25,10 +26,6 @@ export interface AuthServiceOptions {
   cache: AccessCache;
   connections?: ConnectionCatalog;
 }
-
-export type LoginResult =
-  | { outcome: "ok"; session: IssuedSession }
-  | { outcome: "failed" | "too_many_requests" | "too_many_failures" };
 
 const MINUTE_MS = 60_000;
 
@@ -64,15 +61,18 @@ export class AuthService {
    * Checks a login in the reference's order: the per-address request limit, then the per-address
    * failure limit, then the credentials. Unknown users cost one password check like known ones.
    */
-  async login(username: string, password: string, clientAddress: string): Promise<LoginResult> {
+  async login(username: string, password: string, clientAddress: string): Promise<IssuedSession> {
     const limits = this.options.config.loginThrottle;
     const requests = await this.throttle.hit(`requests:${clientAddress}`, MINUTE_MS);
     if (requests > limits.requestsPerMinute) {
-      return { outcome: "too_many_requests" };
+      throw new TooManyRequests("Too many login requests, please try again later", secondsOf(MINUTE_MS));
     }
     const failuresKey = `failures:${clientAddress}`;
     if ((await this.throttle.peek(failuresKey, limits.failureWindowMs)) >= limits.maxFailedAttempts) {
-      return { outcome: "too_many_failures" };
+      throw new TooManyRequests(
+        "Too many failed authentication attempts, please try again later",
+        secondsOf(limits.failureWindowMs),
+      );
     }
     const user = await this.users.byUsername(username);
     const passwordOk = await verifyPassword(user?.passwordHash ?? null, password);
@@ -81,11 +81,11 @@ export class AuthService {
       if (user?.enabled && !passwordOk && !user.isServiceAccount) {
         await this.users.recordFailedPassword(user.id, this.options.config.lockoutAfterFailedAttempts);
       }
-      return { outcome: "failed" };
+      throw new NotAuthenticated("Authentication failed: invalid username or password");
     }
     await this.throttle.reset(failuresKey);
     await this.users.recordLogin(user.id);
-    return { outcome: "ok", session: await this.credentials.startSession(user.id) };
+    return this.credentials.startSession(user.id);
   }
 
   /**
@@ -115,4 +115,9 @@ export class AuthService {
       grantedById,
     };
   }
+}
+
+/** A throttle window in whole seconds, as Retry-After gives it: the longest a caller has to wait. */
+function secondsOf(ms: number): number {
+  return Math.ceil(ms / 1000);
 }

@@ -1,5 +1,7 @@
+import type { UserCreateRequest, UserUpdateRequest } from "@dbmon/contract";
 import { type Datastore, schema } from "@dbmon/datastore";
 import { asc, eq, sql } from "drizzle-orm";
+import { Conflict, InvalidInput, NotFound } from "../errors.js";
 import type { Clock } from "../services.js";
 import { hashPassword, passwordProblem } from "./secrets.js";
 
@@ -7,27 +9,21 @@ const { users, sessions } = schema;
 
 export type User = typeof users.$inferSelect;
 
-export interface NewUser {
-  username: string;
-  password?: string | undefined;
-  displayName?: string | undefined;
-  email?: string | undefined;
-  annotation?: string | undefined;
-  enabled?: boolean | undefined;
-  isSuperuser?: boolean | undefined;
-  isServiceAccount?: boolean | undefined;
-}
+/** A new user's fields, named as the API and the command line give them. */
+export type NewUser = UserCreateRequest;
 
-export type UserChanges = Omit<NewUser, "username" | "isServiceAccount">;
+/** Changes to a user's fields; what is not given stays. */
+export type UserChanges = UserUpdateRequest;
 
-/** Why a user could not be created or changed; the message is meant for the caller. */
-export class UserRefusal extends Error {
-  constructor(
-    readonly reason: "invalid" | "duplicate" | "not_found",
-    message: string,
-  ) {
-    super(message);
-  }
+/** The columns the given fields set (undefined: not given, so unchanged or the column's default). */
+function userColumns(fields: UserChanges) {
+  return {
+    displayName: fields.display_name,
+    email: fields.email,
+    annotation: fields.annotation,
+    enabled: fields.enabled,
+    isSuperuser: fields.is_superuser,
+  };
 }
 
 const USERNAME = /^[\p{L}\p{N}][\p{L}\p{N}_.@-]{0,127}$/u;
@@ -59,6 +55,15 @@ export class UserDirectory {
     return row;
   }
 
+  /** The user, or NotFound. */
+  async require(id: number): Promise<User> {
+    const user = await this.byId(id);
+    if (!user) {
+      throw new NotFound("User not found");
+    }
+    return user;
+  }
+
   async byUsername(username: string): Promise<User | undefined> {
     const [row] = await this.datastore.db.select().from(users).where(eq(users.username, username));
     return row;
@@ -66,34 +71,29 @@ export class UserDirectory {
 
   async create(input: NewUser): Promise<User> {
     if (!USERNAME.test(input.username)) {
-      throw new UserRefusal(
-        "invalid",
+      throw new InvalidInput(
         "Invalid username: use 1 to 128 letters, digits, '_', '.', '@' or '-', starting with a letter or digit",
       );
     }
     let passwordHash: string | null = null;
-    if (!input.isServiceAccount || input.password) {
+    if (!input.is_service_account || input.password) {
       if (!input.password) {
-        throw new UserRefusal("invalid", "Password is required");
+        throw new InvalidInput("Password is required");
       }
       passwordHash = await this.checkedHash(input.password);
     }
     const [row] = await this.datastore.db
       .insert(users)
       .values({
+        ...userColumns(input),
         username: input.username,
         passwordHash,
-        displayName: input.displayName ?? "",
-        email: input.email ?? "",
-        annotation: input.annotation ?? "",
-        enabled: input.enabled ?? true,
-        isSuperuser: input.isSuperuser ?? false,
-        isServiceAccount: input.isServiceAccount ?? false,
+        isServiceAccount: input.is_service_account,
       })
       .onConflictDoNothing({ target: users.username })
       .returning();
     if (!row) {
-      throw new UserRefusal("duplicate", "A user with this username already exists");
+      throw new Conflict("A user with this username already exists");
     }
     return row;
   }
@@ -106,19 +106,15 @@ export class UserDirectory {
       const [row] = await tx
         .update(users)
         .set({
+          ...userColumns(changes),
           passwordHash,
-          displayName: changes.displayName,
-          email: changes.email,
-          annotation: changes.annotation,
-          enabled: changes.enabled,
-          isSuperuser: changes.isSuperuser,
           // Re-enabling an account (after a lockout, say) gives it a fresh count.
           ...(changes.enabled === true ? { failedAttempts: 0 } : {}),
         })
         .where(eq(users.id, id))
         .returning();
       if (!row) {
-        throw new UserRefusal("not_found", "User not found");
+        throw new NotFound("User not found");
       }
       if (passwordHash !== undefined || changes.enabled === false) {
         await tx.delete(sessions).where(eq(sessions.userId, id));
@@ -163,7 +159,7 @@ export class UserDirectory {
   private async checkedHash(password: string): Promise<string> {
     const problem = this.passwordProblem(password);
     if (problem) {
-      throw new UserRefusal("invalid", problem);
+      throw new InvalidInput(problem);
     }
     return hashPassword(password);
   }

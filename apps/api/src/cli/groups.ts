@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { GroupRefusal } from "../auth/groups.js";
 import { type AccessLevel, isAdminPermission, WILDCARD } from "../auth/model.js";
 import type { AuthService } from "../auth/service.js";
 import { CommandError, print, withAuth } from "./context.js";
@@ -16,10 +15,6 @@ async function requireGroup(auth: AuthService, name: string) {
   return group;
 }
 
-function refusal(error: unknown): unknown {
-  return error instanceof GroupRefusal ? new CommandError(error.message) : error;
-}
-
 /** dbmon group add|list|add-member|grant */
 export function registerGroupCommands(program: Command): void {
   const group = program.command("group").description("manage groups and what they grant");
@@ -30,11 +25,7 @@ export function registerGroupCommands(program: Command): void {
     .option("--description <text>", "description", "")
     .option("--json", "print the result as JSON")
     .action(async (name: string, options: JsonOption & { description: string }) => {
-      const created = await withAuth((auth) =>
-        auth.groups.create(name, options.description).catch((error: unknown) => {
-          throw refusal(error);
-        }),
-      );
+      const created = await withAuth((auth) => auth.groups.create(name, options.description));
       print(
         options.json,
         { id: created.id, name: created.name },
@@ -82,9 +73,7 @@ export function registerGroupCommands(program: Command): void {
         } else {
           member = { groupId: (await requireGroup(auth, options.group as string)).id };
         }
-        await auth.groups.addMember(parent.id, member).catch((error: unknown) => {
-          throw refusal(error);
-        });
+        await auth.groups.addMember(parent.id, member);
       });
       const who = options.user ? { user: options.user } : { group: options.group };
       print(options.json, { group: name, added: who }, `added ${options.user ?? options.group} to ${name}`);

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { AuthService } from "../auth/service.js";
-import { presentUser, type User, UserRefusal } from "../auth/users.js";
+import { presentUser, type User } from "../auth/users.js";
 import { CommandError, print, withAuth } from "./context.js";
 import { readNewPassword } from "./password.js";
 
@@ -14,10 +14,6 @@ async function requireUser(auth: AuthService, username: string): Promise<User> {
     throw new CommandError(`no user named ${username}`);
   }
   return user;
-}
-
-function refusal(error: unknown): unknown {
-  return error instanceof UserRefusal ? new CommandError(error.message) : error;
 }
 
 /** dbmon user add|list|set-password|enable|disable|set-superuser */
@@ -48,19 +44,15 @@ export function registerUserCommands(program: Command): void {
       ) => {
         const password = options.serviceAccount ? undefined : await readNewPassword(options.passwordFile);
         const created = await withAuth((auth) =>
-          auth.users
-            .create({
-              username,
-              password,
-              isSuperuser: options.superuser,
-              isServiceAccount: options.serviceAccount,
-              displayName: options.displayName,
-              email: options.email,
-              annotation: options.note,
-            })
-            .catch((error: unknown) => {
-              throw refusal(error);
-            }),
+          auth.users.create({
+            username,
+            password,
+            is_superuser: options.superuser,
+            is_service_account: options.serviceAccount,
+            display_name: options.displayName,
+            email: options.email,
+            annotation: options.note,
+          }),
         );
         print(options.json, presentUser(created), `created user ${created.username} (id ${created.id})`);
       },
@@ -89,9 +81,7 @@ export function registerUserCommands(program: Command): void {
       const password = await readNewPassword(options.passwordFile);
       await withAuth(async (auth) => {
         const found = await requireUser(auth, username);
-        await auth.users.update(found.id, { password }).catch((error: unknown) => {
-          throw refusal(error);
-        });
+        await auth.users.update(found.id, { password });
       });
       print(options.json, { username, password_changed: true }, `password of ${username} changed`);
     });
@@ -122,7 +112,7 @@ export function registerUserCommands(program: Command): void {
     .action(async (username: string, options: JsonOption & { revoke?: boolean }) => {
       const isSuperuser = !options.revoke;
       await withAuth(async (auth) =>
-        auth.users.update((await requireUser(auth, username)).id, { isSuperuser }),
+        auth.users.update((await requireUser(auth, username)).id, { is_superuser: isSuperuser }),
       );
       print(
         options.json,

@@ -1,7 +1,7 @@
 import type { Db } from "@dbmon/datastore";
 import { schema } from "@dbmon/datastore";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
-import { ApiError } from "../http/errors.js";
+import { InvalidInput, NotFound } from "../errors.js";
 import { autoKeysOf, type ClusterRef } from "./refs.js";
 import { type ClusterRow, findCluster, findGroup, notFound } from "./store.js";
 
@@ -19,7 +19,7 @@ async function defaultGroupId(db: Db | Tx): Promise<number | null> {
 
 async function requireGroupForBody(db: Db, groupId: number): Promise<void> {
   if (!(await findGroup(db, groupId))) {
-    throw new ApiError(400, invalidGroup);
+    throw new InvalidInput(invalidGroup);
   }
 }
 
@@ -73,10 +73,10 @@ export async function updateStoredCluster(db: Db, id: number, body: ClusterChang
     replicationType === undefined &&
     body.group_id === undefined
   ) {
-    throw new ApiError(400, "At least name, group_id, description, or replication_type is required");
+    throw new InvalidInput("At least name, group_id, description, or replication_type is required");
   }
   if (!(await findCluster(db, id))) {
-    throw new ApiError(404, notFound.cluster);
+    throw new NotFound(notFound.cluster);
   }
   if (body.group_id !== undefined) {
     await requireGroupForBody(db, body.group_id);
@@ -93,7 +93,7 @@ export async function updateStoredCluster(db: Db, id: number, body: ClusterChang
     .where(eq(schema.clusters.id, id))
     .returning();
   if (!row) {
-    throw new ApiError(404, notFound.cluster);
+    throw new NotFound(notFound.cluster);
   }
   return row;
 }
@@ -110,11 +110,11 @@ export async function overrideAutoCluster(
   const name = filled(body.name);
   const description = filled(body.description);
   if (name === undefined && description === undefined && body.group_id === undefined) {
-    throw new ApiError(400, "At least name, description, or group_id is required");
+    throw new InvalidInput("At least name, description, or group_id is required");
   }
   const keys = autoKeysOf(ref);
   if (body.auto_cluster_key !== undefined && !keys.includes(body.auto_cluster_key)) {
-    throw new ApiError(400, "auto_cluster_key does not belong to this cluster");
+    throw new InvalidInput("auto_cluster_key does not belong to this cluster");
   }
   if (body.group_id !== undefined) {
     await requireGroupForBody(db, body.group_id);
@@ -126,7 +126,7 @@ export async function overrideAutoCluster(
       .from(schema.connections)
       .where(eq(schema.connections.id, ref.connectionId));
     if (!connection) {
-      throw new ApiError(404, notFound.cluster);
+      throw new NotFound(notFound.cluster);
     }
     defaultName = connection.name;
   }
@@ -140,7 +140,7 @@ export async function overrideAutoCluster(
       existing.find((row) => !row.dismissed)?.autoClusterKey ??
       (ref.kind === "spock" ? keys[0] : `standalone:${ref.connectionId}`);
     if (!key) {
-      throw new ApiError(404, notFound.cluster);
+      throw new NotFound(notFound.cluster);
     }
     const changes = {
       ...(name !== undefined ? { name } : {}),
@@ -193,7 +193,7 @@ async function releaseMembers(tx: Tx, clusterIds: number[]): Promise<void> {
 export async function deleteStoredCluster(db: Db, id: number): Promise<void> {
   const cluster = await findCluster(db, id);
   if (!cluster) {
-    throw new ApiError(404, notFound.cluster);
+    throw new NotFound(notFound.cluster);
   }
   await db.transaction(async (tx) => {
     await releaseMembers(tx, [id]);
@@ -228,7 +228,7 @@ export async function dismissAutoCluster(
       .from(schema.clusters)
       .where(inArray(schema.clusters.autoClusterKey, keys));
     if (!connection && known.length === 0) {
-      throw new ApiError(404, notFound.cluster);
+      throw new NotFound(notFound.cluster);
     }
     name = connection?.name ?? `server-${ref.connectionId}`;
   }

@@ -1,5 +1,5 @@
 import type { Sql } from "@dbmon/datastore";
-import { ApiError } from "../http/errors.js";
+import { NotFound } from "../errors.js";
 import { notFound } from "./store.js";
 
 export interface ConnectionClusterInfo {
@@ -20,7 +20,7 @@ export async function connectionClusterInfo(sql: Sql, connectionId: number): Pro
     left join clusters k on k.id = c.cluster_id
     where c.id = ${connectionId}`;
   if (!row) {
-    throw new ApiError(404, notFound.connection);
+    throw new NotFound(notFound.connection);
   }
   return row;
 }
@@ -45,7 +45,7 @@ export async function changeMembership(
   if (change.cluster_id !== null) {
     const [cluster] = await sql`select 1 from clusters where id = ${change.cluster_id} and not dismissed`;
     if (!cluster) {
-      throw new ApiError(404, notFound.cluster);
+      throw new NotFound(notFound.cluster);
     }
   }
   const source = change.membership_source ?? "auto";

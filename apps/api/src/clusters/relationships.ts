@@ -1,7 +1,7 @@
 import type { Db } from "@dbmon/datastore";
 import { schema } from "@dbmon/datastore";
 import { and, eq, or } from "drizzle-orm";
-import { ApiError } from "../http/errors.js";
+import { type DomainError, InvalidInput, NotFound } from "../errors.js";
 import { findCluster, notFound, type RelationshipTypeName, relationshipTypes } from "./store.js";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -12,10 +12,10 @@ async function requireMember(
   db: Db,
   clusterId: number,
   connectionId: number,
-  refusal: ApiError,
+  refusal: DomainError,
 ): Promise<void> {
   if (!(await findCluster(db, clusterId))) {
-    throw new ApiError(404, notFound.cluster);
+    throw new NotFound(notFound.cluster);
   }
   if (!(await isMember(db, clusterId, connectionId))) {
     throw refusal;
@@ -50,7 +50,7 @@ async function clearManual(tx: Tx, clusterId: number, source: number): Promise<v
 }
 
 export async function clearConnectionRelationships(db: Db, clusterId: number, source: number): Promise<void> {
-  await requireMember(db, clusterId, source, new ApiError(404, "Connection not found in this cluster"));
+  await requireMember(db, clusterId, source, new NotFound("Connection not found in this cluster"));
   await db.transaction((tx) => clearManual(tx, clusterId, source));
 }
 
@@ -70,17 +70,17 @@ export async function setConnectionRelationships(
     db,
     clusterId,
     source,
-    new ApiError(400, "Source connection does not belong to this cluster"),
+    new InvalidInput("Source connection does not belong to this cluster"),
   );
   for (const input of inputs) {
     if (!relationshipTypes.includes(input.relationship_type as RelationshipTypeName)) {
-      throw new ApiError(400, `Invalid relationship type: ${input.relationship_type}`);
+      throw new InvalidInput(`Invalid relationship type: ${input.relationship_type}`);
     }
     if (input.target_connection_id === source) {
-      throw new ApiError(400, "Self-relationships are not allowed");
+      throw new InvalidInput("Self-relationships are not allowed");
     }
     if (!(await isMember(db, clusterId, input.target_connection_id))) {
-      throw new ApiError(400, "Target connection does not belong to this cluster");
+      throw new InvalidInput("Target connection does not belong to this cluster");
     }
   }
   const rows = inputs.flatMap((input) => {
@@ -111,7 +111,7 @@ export async function deleteRelationship(db: Db, clusterId: number, relationship
       .where(and(eq(r.id, relationshipId), eq(r.clusterId, clusterId)))
       .returning();
     if (!row) {
-      throw new ApiError(404, "Relationship not found");
+      throw new NotFound("Relationship not found");
     }
     if (row.relationshipType === "replicates_with") {
       await tx

@@ -43,16 +43,24 @@ export interface ServerRow {
   collected_seconds_ago: number | null;
 }
 
-/** Connections with what the status needs; all of them, or those of the given ids. */
-export async function readServers(sql: Sql, ids?: number[]): Promise<ServerRow[]> {
-  const only = ids ?? null;
+/**
+ * Connections with what the status needs: all of them, or the members of a cluster, narrowed to
+ * the given connection ids when there are any.
+ */
+export async function readServers(
+  sql: Sql,
+  filter: { clusterId?: number; only?: number[] } = {},
+): Promise<ServerRow[]> {
+  const cluster = filter.clusterId ?? null;
+  const only = filter.only ?? null;
   return sql<ServerRow[]>`
     select c.id, c.name, c.description, c.host, c.port, c.database_name, c.username, c.owner_username,
       c.is_monitored, c.cluster_id, c.role, c.membership_source, c.connection_error,
       (select extract(epoch from now() - max(p.last_run_at))::float8 from probe_runs p where p.connection_id = c.id)
         as collected_seconds_ago
     from connections c
-    where ${only}::int[] is null or c.id = any(${only}::int[])
+    where (${cluster}::int is null or c.cluster_id = ${cluster}::int)
+      and (${only}::int[] is null or c.id = any(${only}::int[]))
     order by c.name, c.id`;
 }
 

@@ -1,8 +1,7 @@
-import type { Db, Sql } from "@dbmon/datastore";
+import type { Db } from "@dbmon/datastore";
 import { schema } from "@dbmon/datastore";
-import { and, asc, eq, inArray, isNull, or } from "drizzle-orm";
-import type { RequestAccess } from "../auth/access.js";
-import { ApiError } from "../http/errors.js";
+import { and, asc, eq, or, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 
 export type GroupRow = typeof schema.clusterGroups.$inferSelect;
 export type ClusterRow = typeof schema.clusters.$inferSelect;
@@ -12,26 +11,6 @@ export const notFound = {
   cluster: "Cluster not found",
   connection: "Connection not found",
 } as const;
-
-/**
- * What of the cluster hierarchy a caller sees: managers (manage_connections) who can see every
- * connection see everything, empty groups and clusters included; others see the groups and clusters
- * holding a connection they can see.
- */
-export interface ClusterScope {
-  everything: boolean;
-  visible: Set<number>;
-  username: string;
-}
-
-export async function clusterScope(access: RequestAccess): Promise<ClusterScope> {
-  const [caller, visible, manager] = await Promise.all([
-    access.requireCaller(),
-    access.visibleConnections(),
-    access.hasPermission("manage_connections"),
-  ]);
-  return { everything: visible.all && manager, visible: new Set(visible.ids), username: caller.username };
-}
 
 export function presentGroup(row: GroupRow) {
   return {
@@ -75,88 +54,6 @@ export async function findCluster(db: Db, id: number): Promise<ClusterRow | unde
   return row;
 }
 
-/** Ids of the clusters that hold at least one connection the caller can see. */
-export async function clustersWithVisibleMembers(db: Db, scope: ClusterScope): Promise<Set<number>> {
-  if (scope.visible.size === 0) {
-    return new Set();
-  }
-  const rows = await db
-    .selectDistinct({ clusterId: schema.connections.clusterId })
-    .from(schema.connections)
-    .where(inArray(schema.connections.id, [...scope.visible]));
-  return new Set(rows.flatMap((row) => (row.clusterId === null ? [] : [row.clusterId])));
-}
-
-export async function clusterVisible(db: Db, scope: ClusterScope, cluster: ClusterRow): Promise<boolean> {
-  return (
-    scope.everything ||
-    cluster.ownerUsername === scope.username ||
-    (await clustersWithVisibleMembers(db, scope)).has(cluster.id)
-  );
-}
-
-/** A cluster the caller may see, or 404 (missing, dismissed, or nothing of it visible). */
-export async function visibleCluster(db: Db, scope: ClusterScope, id: number): Promise<ClusterRow> {
-  const cluster = await findCluster(db, id);
-  if (!cluster || !(await clusterVisible(db, scope, cluster))) {
-    throw new ApiError(404, notFound.cluster);
-  }
-  return cluster;
-}
-
-export async function groupVisible(db: Db, scope: ClusterScope, group: GroupRow): Promise<boolean> {
-  if (scope.everything || group.ownerUsername === scope.username) {
-    return true;
-  }
-  const visibleClusters = await clustersWithVisibleMembers(db, scope);
-  if (visibleClusters.size === 0) {
-    return false;
-  }
-  const inGroup = await db
-    .select({ id: schema.clusters.id })
-    .from(schema.clusters)
-    .where(
-      and(
-        inArray(schema.clusters.id, [...visibleClusters]),
-        eq(schema.clusters.dismissed, false),
-        group.isDefault
-          ? or(eq(schema.clusters.groupId, group.id), isNull(schema.clusters.groupId))
-          : eq(schema.clusters.groupId, group.id),
-      ),
-    );
-  // Unclustered servers show in the default group.
-  return inGroup.length > 0 || (group.isDefault && (await hasUnclusteredVisible(db, scope)));
-}
-
-async function hasUnclusteredVisible(db: Db, scope: ClusterScope): Promise<boolean> {
-  if (scope.visible.size === 0) {
-    return false;
-  }
-  const rows = await db
-    .select({ id: schema.connections.id })
-    .from(schema.connections)
-    .where(and(inArray(schema.connections.id, [...scope.visible]), isNull(schema.connections.clusterId)))
-    .limit(1);
-  return rows.length > 0;
-}
-
-/** A group the caller may see, or 404. */
-export async function visibleGroup(db: Db, scope: ClusterScope, id: number): Promise<GroupRow> {
-  const group = await findGroup(db, id);
-  if (!group || !(await groupVisible(db, scope, group))) {
-    throw new ApiError(404, notFound.group);
-  }
-  return group;
-}
-
-/** Its owner may change a group; everybody else needs manage_connections. */
-export async function requireGroupWrite(access: RequestAccess, group: GroupRow): Promise<void> {
-  const caller = await access.requireCaller();
-  if (group.ownerUsername !== caller.username) {
-    await access.require({ permission: "manage_connections" });
-  }
-}
-
 /** True for PostgreSQL's unique-violation error. */
 export function isUniqueViolation(error: unknown): boolean {
   const cause = (error as { cause?: unknown })?.cause ?? error;
@@ -166,7 +63,8 @@ export function isUniqueViolation(error: unknown): boolean {
 export const relationshipTypes = ["streams_from", "subscribes_to", "replicates_with"] as const;
 export type RelationshipTypeName = (typeof relationshipTypes)[number];
 
-export interface RelationshipRow {
+/** A relationship with the names of both ends, as the API shows it. */
+export interface Relationship {
   id: number;
   cluster_id: number;
   source_connection_id: number;
@@ -177,43 +75,43 @@ export interface RelationshipRow {
   is_auto_detected: boolean;
 }
 
-/** Relationships of a cluster, of a connection, or both, with the names of both ends. */
+const r = schema.clusterNodeRelationships;
+const source = alias(schema.connections, "source");
+const target = alias(schema.connections, "target");
+
+/**
+ * Relationships of a cluster, of a connection, or both, with the names of both ends, narrowed by
+ * `visibility` (see `relationshipVisibility`).
+ */
 export async function listRelationships(
-  sql: Sql,
+  db: Db,
   filter: { clusterId?: number; connectionId?: number },
-): Promise<RelationshipRow[]> {
-  const cluster = filter.clusterId ?? null;
-  const connection = filter.connectionId ?? null;
-  return sql<RelationshipRow[]>`
-    select r.id, r.cluster_id, r.source_connection_id, r.target_connection_id, s.name as source_name,
-      t.name as target_name, r.relationship_type, r.is_auto_detected
-    from cluster_node_relationships r
-    join connections s on s.id = r.source_connection_id
-    join connections t on t.id = r.target_connection_id
-    where (${cluster}::int is null or r.cluster_id = ${cluster}::int)
-      and (${connection}::int is null
-        or r.source_connection_id = ${connection}::int or r.target_connection_id = ${connection}::int)
-    order by s.name, t.name, r.relationship_type, r.id`;
-}
-
-/** Relationships whose both ends the caller can see. */
-export function visibleRelationships(scope: ClusterScope, rows: RelationshipRow[]): RelationshipRow[] {
-  return scope.everything
-    ? rows
-    : rows.filter(
-        (row) => scope.visible.has(row.source_connection_id) && scope.visible.has(row.target_connection_id),
-      );
-}
-
-/** Every cluster the caller can see, by name. */
-export async function visibleClusters(db: Db, scope: ClusterScope): Promise<ClusterRow[]> {
+  visibility?: SQL,
+): Promise<Relationship[]> {
+  const { clusterId, connectionId } = filter;
   const rows = await db
-    .select()
-    .from(schema.clusters)
-    .where(eq(schema.clusters.dismissed, false))
-    .orderBy(asc(schema.clusters.name), asc(schema.clusters.id));
-  const withVisible = scope.everything ? undefined : await clustersWithVisibleMembers(db, scope);
-  return rows.filter(
-    (row) => !withVisible || withVisible.has(row.id) || row.ownerUsername === scope.username,
-  );
+    .select({
+      id: r.id,
+      cluster_id: r.clusterId,
+      source_connection_id: r.sourceConnectionId,
+      target_connection_id: r.targetConnectionId,
+      source_name: source.name,
+      target_name: target.name,
+      relationship_type: r.relationshipType,
+      is_auto_detected: r.isAutoDetected,
+    })
+    .from(r)
+    .innerJoin(source, eq(source.id, r.sourceConnectionId))
+    .innerJoin(target, eq(target.id, r.targetConnectionId))
+    .where(
+      and(
+        clusterId === undefined ? undefined : eq(r.clusterId, clusterId),
+        connectionId === undefined
+          ? undefined
+          : or(eq(r.sourceConnectionId, connectionId), eq(r.targetConnectionId, connectionId)),
+        visibility,
+      ),
+    )
+    .orderBy(asc(source.name), asc(target.name), asc(r.relationshipType), asc(r.id));
+  return rows as Relationship[];
 }

@@ -1,8 +1,10 @@
 import type { TopologyServer } from "@dbmon/contract";
-import type { Sql } from "@dbmon/datastore";
+import { type Datastore, schema } from "@dbmon/datastore";
+import { asc, desc } from "drizzle-orm";
 import { type ClusterType, clusterTypeOf, topologyClusterId } from "./refs.js";
 import { activeAlertCounts, readServerFacts, readServers, type ServerRow, serverStatus } from "./status.js";
-import { type ClusterScope, listRelationships, type RelationshipRow } from "./store.js";
+import { listRelationships, type Relationship } from "./store.js";
+import type { ClusterScope } from "./visibility.js";
 
 export interface TopologyCluster {
   id: string;
@@ -23,26 +25,6 @@ export interface TopologyGroup {
   clusters: TopologyCluster[];
 }
 
-interface GroupRecord {
-  id: number;
-  name: string;
-  description: string | null;
-  is_default: boolean;
-  auto_group_key: string | null;
-  owner_username: string | null;
-}
-
-interface ClusterRecord {
-  id: number;
-  group_id: number | null;
-  name: string;
-  description: string | null;
-  replication_type: string | null;
-  auto_cluster_key: string | null;
-  dismissed: boolean;
-  owner_username: string | null;
-}
-
 const byName = <T extends { name: string }>(a: T, b: T) => a.name.localeCompare(b.name);
 
 /**
@@ -51,24 +33,26 @@ const byName = <T extends { name: string }>(a: T, b: T) => a.name.localeCompare(
  * server they stream from. Everything is pruned to what the caller can see, and every list is an
  * array.
  */
-export async function buildTopology(sql: Sql, scope: ClusterScope): Promise<TopologyGroup[]> {
+export async function buildTopology(
+  { db, sql }: Pick<Datastore, "db" | "sql">,
+  scope: ClusterScope,
+): Promise<TopologyGroup[]> {
   const [groups, clusterRows, servers, facts, alerts, relationships] = await Promise.all([
-    sql<GroupRecord[]>`
-      select id, name, description, is_default, auto_group_key, owner_username from cluster_groups
-      order by is_default desc, name`,
-    sql<ClusterRecord[]>`
-      select id, group_id, name, description, replication_type, auto_cluster_key, dismissed, owner_username
-      from clusters`,
+    db
+      .select()
+      .from(schema.clusterGroups)
+      .orderBy(desc(schema.clusterGroups.isDefault), asc(schema.clusterGroups.name)),
+    db.select().from(schema.clusters),
     readServers(sql),
     readServerFacts(sql),
     activeAlertCounts(sql),
-    listRelationships(sql, {}),
+    listRelationships(db, {}),
   ]);
   const dismissedKeys = new Set(
-    clusterRows.filter((c) => c.dismissed && c.auto_cluster_key).map((c) => c.auto_cluster_key),
+    clusterRows.filter((c) => c.dismissed && c.autoClusterKey).map((c) => c.autoClusterKey),
   );
   const clusters = clusterRows.filter((c) => !c.dismissed);
-  const defaultGroup = groups.find((g) => g.is_default);
+  const defaultGroup = groups.find((g) => g.isDefault);
   const visible = (id: number) => scope.everything || scope.visible.has(id);
 
   const members = new Map<number, ServerRow[]>();
@@ -86,7 +70,7 @@ export async function buildTopology(sql: Sql, scope: ClusterScope): Promise<Topo
 
   const present = (
     server: ServerRow,
-    clusterRelationships: RelationshipRow[],
+    clusterRelationships: Relationship[],
     children: TopologyServer[],
   ): TopologyServer => {
     const fact = facts.get(server.id);
@@ -124,7 +108,7 @@ export async function buildTopology(sql: Sql, scope: ClusterScope): Promise<Topo
   };
 
   /** The servers of a cluster as trees: a standby under the member it streams from. */
-  const serverTrees = (clusterServers: ServerRow[], clusterRelationships: RelationshipRow[]) => {
+  const serverTrees = (clusterServers: ServerRow[], clusterRelationships: Relationship[]) => {
     const ids = new Set(clusterServers.map((s) => s.id));
     const upstreamOf = new Map<number, number>();
     for (const r of clusterRelationships) {
@@ -174,20 +158,20 @@ export async function buildTopology(sql: Sql, scope: ClusterScope): Promise<Topo
     const clusterServers = members.get(cluster.id) ?? [];
     const clusterRelationships = relationships.filter((r) => r.cluster_id === cluster.id);
     const trees = serverTrees(clusterServers, clusterRelationships);
-    const manual = cluster.auto_cluster_key === null;
+    const manual = cluster.autoClusterKey === null;
     const keep =
-      trees.length > 0 || (manual && (scope.everything || cluster.owner_username === scope.username));
+      trees.length > 0 || (manual && (scope.everything || cluster.ownerUsername === scope.username));
     if (!keep) {
       continue;
     }
     const hasStandbys = clusterRelationships.some((r) => r.relationship_type === "streams_from");
-    place(cluster.group_id, {
-      id: topologyClusterId(cluster.id, cluster.auto_cluster_key),
+    place(cluster.groupId, {
+      id: topologyClusterId(cluster.id, cluster.autoClusterKey),
       name: cluster.name,
       description: cluster.description,
-      cluster_type: clusterTypeOf(cluster.auto_cluster_key, hasStandbys),
-      replication_type: cluster.replication_type,
-      auto_cluster_key: cluster.auto_cluster_key,
+      cluster_type: clusterTypeOf(cluster.autoClusterKey, hasStandbys),
+      replication_type: cluster.replicationType,
+      auto_cluster_key: cluster.autoClusterKey,
       servers: trees,
     });
   }
@@ -208,7 +192,7 @@ export async function buildTopology(sql: Sql, scope: ClusterScope): Promise<Topo
 
   return groups.flatMap((group) => {
     const groupClusters = (topologyClusters.get(group.id) ?? []).sort(byName);
-    const keep = groupClusters.length > 0 || scope.everything || group.owner_username === scope.username;
+    const keep = groupClusters.length > 0 || scope.everything || group.ownerUsername === scope.username;
     if (!keep || (!scope.everything && scope.visible.size === 0)) {
       return [];
     }
@@ -217,8 +201,8 @@ export async function buildTopology(sql: Sql, scope: ClusterScope): Promise<Topo
         id: `group-${group.id}`,
         name: group.name,
         description: group.description,
-        is_default: group.is_default,
-        auto_group_key: group.auto_group_key,
+        is_default: group.isDefault,
+        auto_group_key: group.autoGroupKey,
         clusters: groupClusters,
       },
     ];

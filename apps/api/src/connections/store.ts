@@ -1,8 +1,19 @@
 import { createHash } from "node:crypto";
 import { serverTarget } from "@dbmon/collector";
-import { type Datastore, encryptSecret, type SecretKey, schema } from "@dbmon/datastore";
-import { asc, eq, inArray } from "drizzle-orm";
-import type postgres from "postgres";
+import {
+  type Datastore,
+  encryptSecret,
+  type HostPolicy,
+  isAllowedPort,
+  type SecretKey,
+  schema,
+} from "@dbmon/datastore";
+import { asc, eq } from "drizzle-orm";
+import postgres from "postgres";
+import type { PresentedCredential, RequestAccess } from "../auth/access.js";
+import { Forbidden, InvalidInput, NotAuthenticated, NotFound, OperationFailed } from "../errors.js";
+import type { Logger } from "../logger.js";
+import { visibleConnectionFilter } from "./visibility.js";
 
 const { connections, connectionSelections } = schema;
 
@@ -25,6 +36,15 @@ export interface ConnectionInput {
   is_shared?: boolean | undefined;
   is_monitored?: boolean | undefined;
 }
+
+/** What a new connection needs besides the optional fields. */
+export type NewConnection = ConnectionInput & {
+  name: string;
+  host: string;
+  port: number;
+  database_name: string;
+  username: string;
+};
 
 /** The connection as the API shows it: never the password, the owner's token or local flags. */
 export function presentConnection(row: ConnectionRow) {
@@ -79,17 +99,109 @@ export function credentialHash(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-export class ConnectionStore {
-  constructor(
-    private readonly datastore: Datastore,
-    private readonly key: SecretKey,
-  ) {}
+/** The raw token of the request's credential: selections are kept per credential. */
+function credentialToken(credential: PresentedCredential): string {
+  if (credential.kind !== "token" || !credential.token) {
+    throw new NotAuthenticated("Missing or invalid authentication credentials");
+  }
+  return credential.token;
+}
 
-  /** Connections ordered by name: all of them, or those with the given ids. */
-  list(ids: number[] | "all"): Promise<ConnectionRow[]> {
-    const query = this.datastore.db.select().from(connections);
-    const filtered = ids === "all" ? query : query.where(inArray(connections.id, ids.length ? ids : [-1]));
-    return filtered.orderBy(asc(connections.name), asc(connections.id));
+/** A database of a monitored server, as `GET /connections/{id}/databases` lists it. */
+export interface ServerDatabase {
+  name: string;
+  owner: string;
+  encoding: string;
+  size: string;
+  tablespace: string;
+  description: string | null;
+}
+
+/** A credential's selected connection, with what the API shows of it. */
+export interface CurrentConnection {
+  connection_id: number;
+  database_name: string | null;
+  host: string;
+  port: number;
+  name: string;
+}
+
+export interface ConnectionStoreOptions {
+  datastore: Datastore;
+  key: SecretKey;
+  /** Which hosts connections may point at (the SSRF guard). */
+  hostPolicy: HostPolicy;
+  logger: Logger;
+}
+
+export class ConnectionStore {
+  private readonly datastore: Datastore;
+  private readonly key: SecretKey;
+  private readonly hostPolicy: HostPolicy;
+  private readonly logger: Logger;
+
+  constructor(options: ConnectionStoreOptions) {
+    this.datastore = options.datastore;
+    this.key = options.key;
+    this.hostPolicy = options.hostPolicy;
+    this.logger = options.logger;
+  }
+
+  /** The connections the caller can see, ordered by name; filtered in SQL. */
+  async list(access: RequestAccess): Promise<ConnectionRow[]> {
+    return this.datastore.db
+      .select()
+      .from(connections)
+      .where(await visibleConnectionFilter(access, connections.id))
+      .orderBy(asc(connections.name), asc(connections.id));
+  }
+
+  /** Refuses hosts and ports monitored connections may not point at (the SSRF guard). */
+  async checkReachable(target: {
+    host?: string | undefined;
+    hostaddr?: string | undefined;
+    port?: number | undefined;
+  }): Promise<void> {
+    for (const host of [target.host, target.hostaddr]) {
+      if (host !== undefined && !(await this.hostPolicy.allows(host))) {
+        throw new InvalidInput("Invalid host");
+      }
+    }
+    if (target.port !== undefined && !isAllowedPort(target.port)) {
+      throw new InvalidInput("Invalid port");
+    }
+  }
+
+  /** Registers a connection the caller owns, once its target passes the SSRF guard. */
+  async register(access: RequestAccess, input: NewConnection): Promise<ConnectionRow> {
+    await this.checkReachable(input);
+    const caller = await access.requireCaller();
+    return this.create(input, caller.username);
+  }
+
+  /**
+   * Changes a connection for the caller: sharing it needs manage_connections, and a new target
+   * must pass the SSRF guard.
+   */
+  async change(access: RequestAccess, id: number, input: ConnectionInput): Promise<ConnectionRow> {
+    if (input.is_shared === true && !(await access.hasPermission("manage_connections"))) {
+      throw new Forbidden("Permission denied: you do not have permission to make connections shared");
+    }
+    await this.checkReachable(input);
+    const row = await this.update(id, input);
+    if (!row) {
+      throw new NotFound("Connection not found");
+    }
+    return row;
+  }
+
+  /** A connection that exists, or not found. */
+  async require(id: number): Promise<ConnectionRow> {
+    const row = await this.get(id);
+    if (!row) {
+      throw new NotFound("Connection not found");
+    }
+    return row;
   }
 
   async get(id: number): Promise<ConnectionRow | undefined> {
@@ -98,13 +210,7 @@ export class ConnectionStore {
   }
 
   async create(
-    input: ConnectionInput & {
-      name: string;
-      host: string;
-      port: number;
-      database_name: string;
-      username: string;
-    },
+    input: NewConnection,
     ownerUsername: string,
     flags: { isLocal?: boolean } = {},
   ): Promise<ConnectionRow> {
@@ -157,18 +263,70 @@ export class ConnectionStore {
     return { ...target, database: database ?? row.databaseName };
   }
 
-  async selection(token: string) {
-    const [row] = await this.datastore.db
-      .select()
-      .from(connectionSelections)
-      .where(eq(connectionSelections.credentialHash, credentialHash(token)));
-    return row;
+  /** The databases of the connection's server, read live; template databases excluded. */
+  async databases(row: ConnectionRow): Promise<ServerDatabase[]> {
+    const sql = postgres({
+      ...this.clientOptions(row),
+      max: 1,
+      connect_timeout: 10,
+      idle_timeout: 1,
+      onnotice: () => {},
+      connection: { application_name: "dbmon api", statement_timeout: 30_000 },
+    });
+    try {
+      const databases = await sql<ServerDatabase[]>`
+        select d.datname as name, pg_get_userbyid(d.datdba) as owner,
+               pg_encoding_to_char(d.encoding) as encoding,
+               case when has_database_privilege(d.oid, 'CONNECT')
+                    then pg_size_pretty(pg_database_size(d.oid)) else 'unknown' end as size,
+               t.spcname as tablespace, shobj_description(d.oid, 'pg_database') as description
+        from pg_database d join pg_tablespace t on t.oid = d.dattablespace
+        where d.datallowconn and not d.datistemplate
+        order by d.datname`;
+      return [...databases];
+    } catch (error) {
+      this.logger.warn({ err: error, connectionId: row.id }, "listing databases failed");
+      throw new OperationFailed("Failed to list databases");
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
   }
 
-  async select(token: string, connectionId: number, databaseName: string | null): Promise<void> {
+  /** The connection the caller's credential selected: not found without one, forbidden if hidden. */
+  async current(access: RequestAccess): Promise<CurrentConnection> {
+    const [selection] = await this.datastore.db
+      .select()
+      .from(connectionSelections)
+      .where(eq(connectionSelections.credentialHash, credentialHash(credentialToken(access.credential))));
+    const row = selection && (await this.get(selection.connectionId));
+    if (!selection || !row) {
+      throw new NotFound("No database connection selected");
+    }
+    if (!(await access.connectionLevel(row.id))) {
+      throw new Forbidden("Access denied");
+    }
+    return presentSelection(row, selection.databaseName);
+  }
+
+  /** Selects a connection (and database) the caller can see for the caller's credential. */
+  async select(
+    access: RequestAccess,
+    connectionId: number,
+    databaseName: string | null,
+  ): Promise<CurrentConnection> {
+    if (connectionId <= 0) {
+      throw new InvalidInput("connection_id is required");
+    }
+    const row = await this.get(connectionId);
+    if (!row) {
+      throw new InvalidInput("Connection not found");
+    }
+    if (!(await access.connectionLevel(row.id))) {
+      throw new Forbidden("Access denied");
+    }
     const values = {
-      credentialHash: credentialHash(token),
-      connectionId,
+      credentialHash: credentialHash(credentialToken(access.credential)),
+      connectionId: row.id,
       databaseName,
       updatedAt: new Date(),
     };
@@ -176,11 +334,22 @@ export class ConnectionStore {
       .insert(connectionSelections)
       .values(values)
       .onConflictDoUpdate({ target: connectionSelections.credentialHash, set: values });
+    return presentSelection(row, databaseName);
   }
 
-  async clearSelection(token: string): Promise<void> {
+  async clearSelection(access: RequestAccess): Promise<void> {
     await this.datastore.db
       .delete(connectionSelections)
-      .where(eq(connectionSelections.credentialHash, credentialHash(token)));
+      .where(eq(connectionSelections.credentialHash, credentialHash(credentialToken(access.credential))));
   }
+}
+
+function presentSelection(row: ConnectionRow, databaseName: string | null): CurrentConnection {
+  return {
+    connection_id: row.id,
+    database_name: databaseName,
+    host: row.host,
+    port: row.port,
+    name: row.name,
+  };
 }

@@ -37,3 +37,8 @@ function toPattern(path: string): RegExp {
     .join("/");
   return new RegExp(`^${source}/?$`);
 }
+
+/** Refuses a method that the resource a path names does not support: 405 with `Allow`. */
+export function refuseMethod(allowed: readonly string[]): never {
+  throw new ApiError(405, "Method not allowed", { Allow: allowed.join(", ") });
+}

@@ -80,7 +80,8 @@ export const serviceDescLink: MiddlewareHandler = async (c, next) => {
 const limitBody: MiddlewareHandler = bodyLimit({
   maxSize: MAX_BODY_BYTES,
   onError: () => {
-    throw new ApiError(413, "Request body too large (max 1MB)");
+    // The rest of the body is never read: the socket cannot carry another request after it.
+    throw new ApiError(413, "Request body too large (max 1MB)", { Connection: "close" });
   },
 });
 
@@ -107,3 +108,43 @@ export const logRequests: MiddlewareHandler<AppEnv> = async (c, next) => {
     "request",
   );
 };
+
+const NUL_MESSAGE = "Invalid request: text may not contain NUL characters";
+
+/**
+ * PostgreSQL text cannot hold NUL, so a NUL in a path, query or JSON string could only fail deep in
+ * a query: it is refused up front as the caller's mistake. The URL is searched for its only
+ * encoding (`%00`), the JSON body (already under the size limit, parsed once and cached for the
+ * validators) by walking its strings and keys.
+ */
+export const refuseNulCharacters: MiddlewareHandler = async (c, next) => {
+  if (c.req.url.includes("%00")) {
+    throw new ApiError(400, NUL_MESSAGE);
+  }
+  if (!SAFE_METHODS.has(c.req.method) && c.req.header("content-type")?.includes("json")) {
+    const body: unknown = await c.req.json().catch(() => undefined);
+    if (holdsNul(body)) {
+      throw new ApiError(400, NUL_MESSAGE);
+    }
+  }
+  await next();
+};
+
+function holdsNul(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === "string") {
+      if (item.includes("\u0000")) {
+        return true;
+      }
+    } else if (Array.isArray(item)) {
+      pending.push(...item);
+    } else if (item !== null && typeof item === "object") {
+      for (const [key, entry] of Object.entries(item)) {
+        pending.push(key, entry);
+      }
+    }
+  }
+  return false;
+}

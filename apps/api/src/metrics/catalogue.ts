@@ -1,6 +1,6 @@
 import { findProbe, type ProbeColumn, type ProbeDefinition } from "@dbmon/collector";
 import type { Sql } from "@dbmon/datastore";
-import { ApiError } from "../http/errors.js";
+import { InvalidInput } from "../errors.js";
 
 /**
  * Identifiers of probes and columns come from the collector's catalogue only: a name from a request
@@ -9,7 +9,7 @@ import { ApiError } from "../http/errors.js";
 export function catalogueProbe(name: string, notFound: (name: string) => string): ProbeDefinition {
   const probe = findProbe(name);
   if (!probe) {
-    throw new ApiError(400, notFound(name));
+    throw new InvalidInput(notFound(name));
   }
   return probe;
 }
@@ -73,7 +73,7 @@ export function requestedMetrics(
   return names.map((name) => {
     const column = available.find((candidate) => candidate.name === name);
     if (!column) {
-      throw new ApiError(400, `metric "${name}" not found in probe "${probe.name}"`);
+      throw new InvalidInput(`metric "${name}" not found in probe "${probe.name}"`);
     }
     return column;
   });

@@ -1,5 +1,5 @@
 import type { RequestAccess } from "../auth/access.js";
-import { ApiError } from "../http/errors.js";
+import { InvalidInput } from "../errors.js";
 
 export const RANGE_SECONDS = { "1h": 3600, "6h": 21600, "24h": 86400, "7d": 604800, "30d": 2592000 } as const;
 
@@ -21,7 +21,7 @@ export function requestedConnections(query: { connection_id?: number; connection
   if (query.connection_id !== undefined) {
     return [query.connection_id];
   }
-  throw new ApiError(400, "Either connection_id or connection_ids is required");
+  throw new InvalidInput("Either connection_id or connection_ids is required");
 }
 
 /** 403 for the first connection the caller may not read (unknown ones included). */
@@ -39,7 +39,7 @@ export async function requireReadable(access: RequestAccess, ids: readonly numbe
 
 export function required<T>(value: T | undefined, what: string): T {
   if (value === undefined || value === "") {
-    throw new ApiError(400, `${what} is required`);
+    throw new InvalidInput(`${what} is required`);
   }
   return value;
 }

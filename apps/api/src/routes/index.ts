@@ -1,4 +1,6 @@
 import type { App } from "../http/app-type.js";
+import { registerMissingConnectionId } from "../http/missing-connection-id.js";
+import { registerOperations } from "../http/operations.js";
 import { registerAcknowledgeAlert } from "./alerts/acknowledge-alert.js";
 import { registerAlertCounts } from "./alerts/alert-counts.js";
 import { registerDeleteAlertOverride } from "./alerts/delete-alert-override.js";
@@ -11,10 +13,7 @@ import { registerSaveAlertAnalysis } from "./alerts/save-alert-analysis.js";
 import { registerUnacknowledgeAlert } from "./alerts/unacknowledge-alert.js";
 import { registerUpdateAlertRule } from "./alerts/update-alert-rule.js";
 import { registerUpsertAlertOverride } from "./alerts/upsert-alert-override.js";
-import { registerCapabilities } from "./auth/capabilities.js";
-import { registerLogin } from "./auth/login.js";
-import { registerLogout } from "./auth/logout.js";
-import { registerUserInfo } from "./auth/user-info.js";
+import { authHandlers } from "./auth/index.js";
 import { registerCreateBlackout } from "./blackouts/create-blackout.js";
 import { registerCreateBlackoutSchedule } from "./blackouts/create-blackout-schedule.js";
 import { registerDeleteBlackout } from "./blackouts/delete-blackout.js";
@@ -26,45 +25,10 @@ import { registerListBlackouts } from "./blackouts/list-blackouts.js";
 import { registerStopBlackout } from "./blackouts/stop-blackout.js";
 import { registerUpdateBlackout } from "./blackouts/update-blackout.js";
 import { registerUpdateBlackoutSchedule } from "./blackouts/update-blackout-schedule.js";
-import { registerAddServerToCluster } from "./clusters/add-server-to-cluster.js";
-import { registerClearConnectionRelationships } from "./clusters/clear-connection-relationships.js";
-import { registerCreateCluster } from "./clusters/create-cluster.js";
-import { registerCreateClusterGroup } from "./clusters/create-cluster-group.js";
-import { registerCreateClusterInGroup } from "./clusters/create-cluster-in-group.js";
-import { registerDeleteCluster } from "./clusters/delete-cluster.js";
-import { registerDeleteClusterGroup } from "./clusters/delete-cluster-group.js";
-import { registerDeleteClusterRelationship } from "./clusters/delete-cluster-relationship.js";
-import { registerGetCluster } from "./clusters/get-cluster.js";
-import { registerGetClusterGroup } from "./clusters/get-cluster-group.js";
-import { registerGetClusterTopology } from "./clusters/get-cluster-topology.js";
-import { registerListClusterGroups } from "./clusters/list-cluster-groups.js";
-import { registerListClusterRelationships } from "./clusters/list-cluster-relationships.js";
-import { registerListClusterServers } from "./clusters/list-cluster-servers.js";
-import { registerListClustersFlat } from "./clusters/list-clusters-flat.js";
-import { registerListGroupClusters } from "./clusters/list-group-clusters.js";
-import { registerRemoveServerFromCluster } from "./clusters/remove-server-from-cluster.js";
-import { registerSetConnectionRelationships } from "./clusters/set-connection-relationships.js";
-import { registerUpdateCluster } from "./clusters/update-cluster.js";
-import { registerUpdateClusterGroup } from "./clusters/update-cluster-group.js";
-import { registerClearCurrentConnection } from "./connections/clear-current-connection.js";
-import { registerCreateConnection } from "./connections/create-connection.js";
-import { registerDeleteConnection } from "./connections/delete-connection.js";
-import { registerGetConnection } from "./connections/get-connection.js";
-import { registerGetConnectionCluster } from "./connections/get-connection-cluster.js";
-import { registerGetConnectionContext } from "./connections/get-connection-context.js";
-import { registerGetCurrentConnection } from "./connections/get-current-connection.js";
-import { registerListConnectionDatabases } from "./connections/list-connection-databases.js";
-import { registerListConnections } from "./connections/list-connections.js";
-import { registerQueryConnection } from "./connections/query-connection.js";
-import { registerSetCurrentConnection } from "./connections/set-current-connection.js";
-import { registerUpdateConnection } from "./connections/update-connection.js";
-import { registerUpdateConnectionCluster } from "./connections/update-connection-cluster.js";
-import { registerGetDatabaseSummaries } from "./metrics/get-database-summaries.js";
-import { registerGetLatestSnapshot } from "./metrics/get-latest-snapshot.js";
-import { registerGetMetricBaselines } from "./metrics/get-metric-baselines.js";
-import { registerGetPerformanceSummary } from "./metrics/get-performance-summary.js";
-import { registerGetTopQueries } from "./metrics/get-top-queries.js";
-import { registerQueryMetrics } from "./metrics/query-metrics.js";
+import { clusterGroupHandlers } from "./cluster-groups/index.js";
+import { clusterHandlers } from "./clusters/index.js";
+import { connectionHandlers } from "./connections/index.js";
+import { metricsHandlers } from "./metrics/index.js";
 import { registerCreateEmailRecipient } from "./notifications/create-email-recipient.js";
 import { registerCreateNotificationChannel } from "./notifications/create-notification-channel.js";
 import { registerDeleteChannelOverride } from "./notifications/delete-channel-override.js";
@@ -78,128 +42,36 @@ import { registerTestNotificationChannel } from "./notifications/test-notificati
 import { registerUpdateEmailRecipient } from "./notifications/update-email-recipient.js";
 import { registerUpdateNotificationChannel } from "./notifications/update-notification-channel.js";
 import { registerUpsertChannelOverride } from "./notifications/upsert-channel-override.js";
-import { registerDeleteProbeOverride } from "./probes/delete-probe-override.js";
-import { registerGetProbeConfig } from "./probes/get-probe-config.js";
-import { registerListProbeConfigs } from "./probes/list-probe-configs.js";
-import { registerListProbeOverrides } from "./probes/list-probe-overrides.js";
-import { registerUpdateProbeConfig } from "./probes/update-probe-config.js";
-import { registerUpsertProbeOverride } from "./probes/upsert-probe-override.js";
-import { registerAddGroupMember } from "./rbac/add-group-member.js";
-import { registerClearTokenScope } from "./rbac/clear-token-scope.js";
-import { registerCreateGroup } from "./rbac/create-group.js";
-import { registerCreateToken } from "./rbac/create-token.js";
-import { registerCreateUser } from "./rbac/create-user.js";
-import { registerDeleteGroup } from "./rbac/delete-group.js";
-import { registerDeleteToken } from "./rbac/delete-token.js";
-import { registerDeleteUser } from "./rbac/delete-user.js";
-import { registerGetGroup } from "./rbac/get-group.js";
-import { registerGetGroupConnectionPrivileges } from "./rbac/get-group-connection-privileges.js";
-import { registerGetGroupEffectivePrivileges } from "./rbac/get-group-effective-privileges.js";
-import { registerGetGroupMcpPrivileges } from "./rbac/get-group-mcp-privileges.js";
-import { registerGetGroupPermissions } from "./rbac/get-group-permissions.js";
-import { registerGetTokenScope } from "./rbac/get-token-scope.js";
-import { registerGetUserPrivileges } from "./rbac/get-user-privileges.js";
-import { registerGrantGroupConnectionPrivilege } from "./rbac/grant-group-connection-privilege.js";
-import { registerGrantGroupMcpPrivilege } from "./rbac/grant-group-mcp-privilege.js";
-import { registerGrantGroupPermission } from "./rbac/grant-group-permission.js";
-import { registerListGroups } from "./rbac/list-groups.js";
-import { registerListMcpPrivileges } from "./rbac/list-mcp-privileges.js";
-import { registerListTokens } from "./rbac/list-tokens.js";
-import { registerListUsers } from "./rbac/list-users.js";
-import { registerRemoveGroupMember } from "./rbac/remove-group-member.js";
-import { registerRevokeGroupConnectionPrivilege } from "./rbac/revoke-group-connection-privilege.js";
-import { registerRevokeGroupMcpPrivilege } from "./rbac/revoke-group-mcp-privilege.js";
-import { registerRevokeGroupPermission } from "./rbac/revoke-group-permission.js";
-import { registerSetGroupConnectionPrivileges } from "./rbac/set-group-connection-privileges.js";
-import { registerSetGroupMcpPrivileges } from "./rbac/set-group-mcp-privileges.js";
-import { registerSetGroupPermissions } from "./rbac/set-group-permissions.js";
-import { registerSetTokenScope } from "./rbac/set-token-scope.js";
-import { registerUpdateGroup } from "./rbac/update-group.js";
-import { registerUpdateUser } from "./rbac/update-user.js";
-import { registerGetServerAiAnalysis } from "./server-info/get-server-ai-analysis.js";
-import { registerGetServerInfo } from "./server-info/get-server-info.js";
-import { registerMissingConnectionId } from "./server-info/missing-connection-id.js";
-import { registerListTimelineEvents } from "./timeline/list-timeline-events.js";
-import { registerHealth } from "./utilities/health.js";
-import { registerOpenApiDocument } from "./utilities/openapi-document.js";
+import { probeHandlers } from "./probes/index.js";
+import { rbacGroupHandlers } from "./rbac-groups/index.js";
+import { rbacPrivilegeHandlers } from "./rbac-privileges/index.js";
+import { rbacTokenHandlers } from "./rbac-tokens/index.js";
+import { rbacUserHandlers } from "./rbac-users/index.js";
+import { serverInfoHandlers } from "./server-info/index.js";
+import { timelineHandlers } from "./timeline/index.js";
+import { utilityHandlers } from "./utilities/index.js";
+
+/** The handler of every operation of the contract that has moved to one file per operation. */
+export const implementations = [
+  ...utilityHandlers,
+  ...connectionHandlers,
+  ...clusterGroupHandlers,
+  ...clusterHandlers,
+  ...serverInfoHandlers,
+  ...authHandlers,
+  ...rbacUserHandlers,
+  ...rbacGroupHandlers,
+  ...rbacTokenHandlers,
+  ...rbacPrivilegeHandlers,
+  ...probeHandlers,
+  ...metricsHandlers,
+  ...timelineHandlers,
+];
 
 /** Every operation of the contract, registered explicitly. */
 export function registerRoutes(app: App): void {
-  registerHealth(app);
-  registerOpenApiDocument(app);
-  registerLogin(app);
-  registerLogout(app);
-  registerUserInfo(app);
-  registerCapabilities(app);
-  registerListUsers(app);
-  registerCreateUser(app);
-  registerUpdateUser(app);
-  registerDeleteUser(app);
-  registerGetUserPrivileges(app);
-  registerListGroups(app);
-  registerCreateGroup(app);
-  registerGetGroup(app);
-  registerUpdateGroup(app);
-  registerDeleteGroup(app);
-  registerAddGroupMember(app);
-  registerRemoveGroupMember(app);
-  registerGetGroupEffectivePrivileges(app);
-  registerGetGroupMcpPrivileges(app);
-  registerSetGroupMcpPrivileges(app);
-  registerGrantGroupMcpPrivilege(app);
-  registerRevokeGroupMcpPrivilege(app);
-  registerGetGroupConnectionPrivileges(app);
-  registerSetGroupConnectionPrivileges(app);
-  registerGrantGroupConnectionPrivilege(app);
-  registerRevokeGroupConnectionPrivilege(app);
-  registerGetGroupPermissions(app);
-  registerSetGroupPermissions(app);
-  registerGrantGroupPermission(app);
-  registerRevokeGroupPermission(app);
-  registerListTokens(app);
-  registerCreateToken(app);
-  registerDeleteToken(app);
-  registerGetTokenScope(app);
-  registerSetTokenScope(app);
-  registerClearTokenScope(app);
-  registerListMcpPrivileges(app);
-  // `current` before `{id}`: both patterns match /connections/current.
-  registerGetCurrentConnection(app);
-  registerSetCurrentConnection(app);
-  registerClearCurrentConnection(app);
-  registerListConnections(app);
-  registerCreateConnection(app);
-  registerGetConnection(app);
-  registerUpdateConnection(app);
-  registerDeleteConnection(app);
-  registerListConnectionDatabases(app);
-  registerQueryConnection(app);
-  registerGetConnectionContext(app);
+  registerOperations(app, implementations);
   registerMissingConnectionId(app);
-  registerGetServerInfo(app);
-  registerGetServerAiAnalysis(app);
-  registerListClusterGroups(app);
-  registerCreateClusterGroup(app);
-  registerGetClusterGroup(app);
-  registerUpdateClusterGroup(app);
-  registerDeleteClusterGroup(app);
-  registerListGroupClusters(app);
-  registerCreateClusterInGroup(app);
-  registerGetClusterTopology(app);
-  registerCreateCluster(app);
-  registerListClustersFlat(app);
-  registerGetCluster(app);
-  registerUpdateCluster(app);
-  registerDeleteCluster(app);
-  registerListClusterServers(app);
-  registerAddServerToCluster(app);
-  registerRemoveServerFromCluster(app);
-  registerListClusterRelationships(app);
-  registerSetConnectionRelationships(app);
-  registerClearConnectionRelationships(app);
-  registerDeleteClusterRelationship(app);
-  registerGetConnectionCluster(app);
-  registerUpdateConnectionCluster(app);
   registerAcknowledgeAlert(app);
   registerAlertCounts(app);
   registerDeleteAlertOverride(app);
@@ -236,17 +108,4 @@ export function registerRoutes(app: App): void {
   registerUpdateEmailRecipient(app);
   registerUpdateNotificationChannel(app);
   registerUpsertChannelOverride(app);
-  registerListProbeConfigs(app);
-  registerGetProbeConfig(app);
-  registerUpdateProbeConfig(app);
-  registerListProbeOverrides(app);
-  registerUpsertProbeOverride(app);
-  registerDeleteProbeOverride(app);
-  registerQueryMetrics(app);
-  registerGetMetricBaselines(app);
-  registerGetPerformanceSummary(app);
-  registerGetDatabaseSummaries(app);
-  registerGetTopQueries(app);
-  registerGetLatestSnapshot(app);
-  registerListTimelineEvents(app);
 }

@@ -1,3 +1,4 @@
+export { clientFor, configFor, TEST_KEY } from "./clients.js";
 export {
   type FakeProvider,
   type FakeProviderOptions,

@@ -1,27 +1,25 @@
 import { userInfo } from "@dbmon/contract";
-import type { App } from "../../http/app-type.js";
+import { implement } from "../../http/operations.js";
 
-export function registerUserInfo(app: App): void {
-  app.openapi(userInfo, async (c) => {
-    const access = c.get("access");
-    const caller = await access.caller();
-    if (!caller) {
-      return c.json(
-        access.credential.kind === "none"
-          ? { authenticated: false }
-          : { authenticated: false, error: "Invalid or expired session" },
-        200,
-      );
-    }
-    const privileges = await access.privileges();
+export const userInfoHandler = implement(userInfo, async (c) => {
+  const access = c.get("access");
+  const caller = await access.caller();
+  if (!caller) {
     return c.json(
-      {
-        authenticated: true,
-        username: caller.username,
-        is_superuser: caller.isSuperuser,
-        admin_permissions: [...privileges.permissions],
-      },
+      access.credential.kind === "none"
+        ? { authenticated: false }
+        : { authenticated: false, error: "Invalid or expired session" },
       200,
     );
-  });
-}
+  }
+  const privileges = await access.privileges();
+  return c.json(
+    {
+      authenticated: true,
+      username: caller.username,
+      is_superuser: caller.isSuperuser,
+      admin_permissions: [...privileges.permissions],
+    },
+    200,
+  );
+});

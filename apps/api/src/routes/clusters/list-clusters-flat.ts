@@ -1,12 +1,8 @@
 import { listClustersFlat } from "@dbmon/contract";
-import { guarded } from "../../auth/guard.js";
-import { clusterScope, presentCluster, visibleClusters } from "../../clusters/store.js";
-import type { App } from "../../http/app-type.js";
+import { presentCluster } from "../../clusters/store.js";
+import { implement } from "../../http/operations.js";
 
-export function registerListClustersFlat(app: App): void {
-  app.openapi(guarded(listClustersFlat, {}), async (c) => {
-    const scope = await clusterScope(c.get("access"));
-    const clusters = await visibleClusters(c.get("services").datastore.db, scope);
-    return c.json(clusters.map(presentCluster), 200);
-  });
-}
+export const listClustersFlatHandler = implement(listClustersFlat, async (c) => {
+  const clusters = await c.get("services").clusters.listClusters(c.get("access"));
+  return c.json(clusters.map(presentCluster), 200);
+});

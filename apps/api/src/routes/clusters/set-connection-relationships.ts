@@ -1,15 +1,8 @@
 import { setConnectionRelationships } from "@dbmon/contract";
-import { guarded } from "../../auth/guard.js";
-import { setConnectionRelationships as replaceRelationships } from "../../clusters/relationships.js";
-import { listRelationships } from "../../clusters/store.js";
-import type { App } from "../../http/app-type.js";
+import { implement } from "../../http/operations.js";
 
-export function registerSetConnectionRelationships(app: App): void {
-  app.openapi(guarded(setConnectionRelationships, { permission: "manage_connections" }), async (c) => {
-    const { id, connId } = c.req.valid("param");
-    const { relationships } = c.req.valid("json");
-    const { db, sql } = c.get("services").datastore;
-    await replaceRelationships(db, id, connId, relationships);
-    return c.json(await listRelationships(sql, { clusterId: id }), 200);
-  });
-}
+export const setConnectionRelationshipsHandler = implement(setConnectionRelationships, async (c) => {
+  const { id, connId } = c.req.valid("param");
+  const { relationships } = c.req.valid("json");
+  return c.json(await c.get("services").clusters.setRelationships(id, connId, relationships), 200);
+});

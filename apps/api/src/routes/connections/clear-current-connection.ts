@@ -1,11 +1,7 @@
 import { clearCurrentConnection } from "@dbmon/contract";
-import { guarded } from "../../auth/guard.js";
-import type { App } from "../../http/app-type.js";
-import { credentialToken } from "./shared.js";
+import { implement } from "../../http/operations.js";
 
-export function registerClearCurrentConnection(app: App): void {
-  app.openapi(guarded(clearCurrentConnection, {}), async (c) => {
-    await c.get("services").connections.clearSelection(credentialToken(c.get("access").credential));
-    return c.body(null, 204);
-  });
-}
+export const clearCurrentConnectionHandler = implement(clearCurrentConnection, async (c) => {
+  await c.get("services").connections.clearSelection(c.get("access"));
+  return c.body(null, 204);
+});

@@ -1,7 +1,6 @@
 import { getConnectionContext } from "@dbmon/contract";
-import { guarded } from "../../auth/guard.js";
-import type { App } from "../../http/app-type.js";
-import { ApiError } from "../../http/errors.js";
+import { NotFound } from "../../errors.js";
+import { implement } from "../../http/operations.js";
 
 /** "15.20 (Debian …)" → 150020; "9.6.24" → 90624. */
 function versionNumber(version: string | null): number | null {
@@ -13,51 +12,49 @@ function versionNumber(version: string | null): number | null {
   return major >= 10 ? major * 10_000 + minor : major * 10_000 + minor * 100 + patch;
 }
 
-export function registerGetConnectionContext(app: App): void {
-  app.openapi(guarded(getConnectionContext, { connection: { param: "id", level: "read" } }), async (c) => {
-    const { id } = c.req.valid("param");
-    const { connections, serverInfo } = c.get("services");
-    const [row, info] = await Promise.all([connections.get(id), serverInfo.read(id)]);
-    if (!row || !info) {
-      throw new ApiError(404, "Connection not found");
-    }
-    const { system, dbserver } = info;
-    return c.json(
-      {
-        connection_id: id,
-        server_name: row.name,
-        postgresql: {
-          version: dbserver.version,
-          version_num: versionNumber(dbserver.version),
-          max_connections: dbserver.max_connections,
-          data_directory: dbserver.data_directory,
-          installed_extensions: [...new Set(info.extensions.map((extension) => extension.name))].sort(),
-          settings: Object.fromEntries(
-            info.key_settings.map((setting) => [setting.name, `${setting.setting}${setting.unit ?? ""}`]),
-          ),
-        },
-        system: {
-          os_name: system.os_name,
-          os_version: system.os_version,
-          architecture: system.architecture,
-          hostname: system.hostname,
-          cpu: {
-            model: system.cpu_model,
-            cores: system.cpu_cores,
-            logical_processors: system.cpu_logical,
-            clock_speed_hz: system.cpu_clock_speed,
-          },
-          memory: { total_bytes: system.memory_total_bytes, free_bytes: system.memory_free_bytes },
-          disks: system.disks.map((disk) => ({
-            mount_point: disk.mount_point,
-            filesystem_type: disk.file_system_type,
-            total_bytes: disk.total_space,
-            used_bytes: disk.used_space,
-            free_bytes: disk.free_space,
-          })),
-        },
+export const getConnectionContextHandler = implement(getConnectionContext, async (c) => {
+  const { id } = c.req.valid("param");
+  const { connections, serverInfo } = c.get("services");
+  const [row, info] = await Promise.all([connections.get(id), serverInfo.read(id)]);
+  if (!row || !info) {
+    throw new NotFound("Connection not found");
+  }
+  const { system, dbserver } = info;
+  return c.json(
+    {
+      connection_id: id,
+      server_name: row.name,
+      postgresql: {
+        version: dbserver.version,
+        version_num: versionNumber(dbserver.version),
+        max_connections: dbserver.max_connections,
+        data_directory: dbserver.data_directory,
+        installed_extensions: [...new Set(info.extensions.map((extension) => extension.name))].sort(),
+        settings: Object.fromEntries(
+          info.key_settings.map((setting) => [setting.name, `${setting.setting}${setting.unit ?? ""}`]),
+        ),
       },
-      200,
-    );
-  });
-}
+      system: {
+        os_name: system.os_name,
+        os_version: system.os_version,
+        architecture: system.architecture,
+        hostname: system.hostname,
+        cpu: {
+          model: system.cpu_model,
+          cores: system.cpu_cores,
+          logical_processors: system.cpu_logical,
+          clock_speed_hz: system.cpu_clock_speed,
+        },
+        memory: { total_bytes: system.memory_total_bytes, free_bytes: system.memory_free_bytes },
+        disks: system.disks.map((disk) => ({
+          mount_point: disk.mount_point,
+          filesystem_type: disk.file_system_type,
+          total_bytes: disk.total_space,
+          used_bytes: disk.used_space,
+          free_bytes: disk.free_space,
+        })),
+      },
+    },
+    200,
+  );
+});

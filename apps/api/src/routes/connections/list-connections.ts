@@ -1,12 +1,8 @@
 import { listConnections } from "@dbmon/contract";
-import { guarded } from "../../auth/guard.js";
 import { presentConnection } from "../../connections/store.js";
-import type { App } from "../../http/app-type.js";
+import { implement } from "../../http/operations.js";
 
-export function registerListConnections(app: App): void {
-  app.openapi(guarded(listConnections, {}), async (c) => {
-    const visible = await c.get("access").visibleConnections();
-    const rows = await c.get("services").connections.list(visible.all ? "all" : visible.ids);
-    return c.json(rows.map(presentConnection), 200);
-  });
-}
+export const listConnectionsHandler = implement(listConnections, async (c) => {
+  const rows = await c.get("services").connections.list(c.get("access"));
+  return c.json(rows.map(presentConnection), 200);
+});

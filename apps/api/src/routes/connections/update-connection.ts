@@ -1,28 +1,9 @@
 import { updateConnection } from "@dbmon/contract";
-import { guarded } from "../../auth/guard.js";
 import { presentConnection } from "../../connections/store.js";
-import type { App } from "../../http/app-type.js";
-import { ApiError } from "../../http/errors.js";
-import { checkReachable } from "./shared.js";
+import { implement } from "../../http/operations.js";
 
-export function registerUpdateConnection(app: App): void {
-  const requirement = {
-    connectionOwner: { param: "id" },
-    message:
-      "Permission denied: you must be the owner or have the manage_connections permission to update this connection",
-  };
-  app.openapi(guarded(updateConnection, requirement), async (c) => {
-    const { id } = c.req.valid("param");
-    const body = c.req.valid("json");
-    const services = c.get("services");
-    if (body.is_shared === true && !(await c.get("access").hasPermission("manage_connections"))) {
-      throw new ApiError(403, "Permission denied: you do not have permission to make connections shared");
-    }
-    await checkReachable(services, body);
-    const row = await services.connections.update(id, body);
-    if (!row) {
-      throw new ApiError(404, "Connection not found");
-    }
-    return c.json(presentConnection(row), 200);
-  });
-}
+export const updateConnectionHandler = implement(updateConnection, async (c) => {
+  const { id } = c.req.valid("param");
+  const row = await c.get("services").connections.change(c.get("access"), id, c.req.valid("json"));
+  return c.json(presentConnection(row), 200);
+});

@@ -1,0 +1,3 @@
+import { listMcpPrivilegesHandler } from "./list-mcp-privileges.js";
+
+export const rbacPrivilegeHandlers = [listMcpPrivilegesHandler];

@@ -1,0 +1,7 @@
+import { createUser } from "@dbmon/contract";
+import { implement } from "../../http/operations.js";
+
+export const createUserHandler = implement(createUser, async (c) => {
+  const user = await c.get("services").rbac.users.create(c.get("access"), c.req.valid("json"));
+  return c.json({ message: "User created", id: user.id }, 201);
+});

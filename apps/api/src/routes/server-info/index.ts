@@ -1,0 +1,4 @@
+import { getServerAiAnalysisHandler } from "./get-server-ai-analysis.js";
+import { getServerInfoHandler } from "./get-server-info.js";
+
+export const serverInfoHandlers = [getServerInfoHandler, getServerAiAnalysisHandler];

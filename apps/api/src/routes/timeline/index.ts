@@ -1,0 +1,3 @@
+import { listTimelineEventsHandler } from "./list-timeline-events.js";
+
+export const timelineHandlers = [listTimelineEventsHandler];

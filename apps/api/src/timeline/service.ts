@@ -1,0 +1,306 @@
+import { TIMELINE_EVENT_TYPES, type TimelineEventSchema, type TimelineEventType } from "@dbmon/contract";
+import type { Datastore } from "@dbmon/datastore";
+import type { z } from "@hono/zod-openapi";
+import type { RequestAccess } from "../auth/access.js";
+import { InvalidInput } from "../errors.js";
+import type { Logger } from "../logger.js";
+
+export type TimelineEvent = z.output<typeof TimelineEventSchema>;
+
+export interface TimelineQuery {
+  start_time?: Date | undefined;
+  end_time?: Date | undefined;
+  connection_id?: number | undefined;
+  connection_ids?: number[] | undefined;
+  event_types?: string[] | undefined;
+  limit?: number | undefined;
+}
+
+export interface TimelinePage {
+  events: TimelineEvent[];
+  /** Events in the window before `limit` applied. */
+  total_count: number;
+}
+
+const DEFAULT_LIMIT = 500;
+const MAX_LIMIT = 1000;
+
+/*
+ * Every source below is one SELECT of the same columns: id, event_type, connection_id, at (when it
+ * happened), severity, title, summary, details (json). Their parameters: $1 the connections whose
+ * events to include (null: all), $2 and $3 the window; `visible.ids` holds the connections the caller can see,
+ * or null when every scope is visible (superusers).
+ */
+
+/** Whether a connection is one whose events to include ($1; null for every one). */
+const selected = (column: string) => `($1::int[] is null or ${column} = any($1::int[]))`;
+/** Epoch seconds of a timestamp, as event ids carry them. */
+const epoch = (column: string) => `floor(extract(epoch from ${column}))::bigint`;
+/** RFC 3339 text of a timestamp, as every time on the wire is written. */
+const text = (column: string) => `to_json(${column}) #>> '{}'`;
+
+interface SnapshotSource {
+  type: TimelineEventType;
+  table: string;
+  /** Identifies an entry of a snapshot (SQL over the table's columns). */
+  key: string;
+  /** Values compared between consecutive snapshots (SQL producing json). */
+  value: string;
+  title: string;
+  noun: string;
+  prefix: string;
+}
+
+const SNAPSHOT_SOURCES: SnapshotSource[] = [
+  {
+    type: "config_change",
+    table: "pg_settings",
+    key: "name",
+    value: "to_json(setting)",
+    title: "Configuration Changed",
+    noun: "settings",
+    prefix: "config",
+  },
+  {
+    type: "hba_change",
+    table: "pg_hba_file_rules",
+    key: "rule_number::text",
+    value:
+      "json_build_object('type', type, 'database', database, 'user_name', user_name, 'address', address, 'auth_method', auth_method)",
+    title: "HBA Configuration Changed",
+    noun: "rules",
+    prefix: "hba",
+  },
+  {
+    type: "ident_change",
+    table: "pg_ident_file_mappings",
+    key: "map_number::text",
+    value: "json_build_object('map_name', map_name, 'sys_name', sys_name, 'pg_username', pg_username)",
+    title: "Ident Mappings Changed",
+    noun: "mappings",
+    prefix: "ident",
+  },
+  {
+    type: "extension_change",
+    table: "pg_extension",
+    key: "database_name || '.' || extname",
+    value: "to_json(extversion)",
+    title: "Extensions Changed",
+    noun: "extensions",
+    prefix: "extension",
+  },
+];
+
+/**
+ * Differences between each stored snapshot and the one before it (snapshots are stored only when
+ * something changed): entries added, removed or modified, keyed as the source says.
+ */
+function snapshotEvents(source: SnapshotSource): string {
+  const table = `metrics.${source.table}`;
+  return `
+    select '${source.prefix}-' || e.connection_id || '-' || ${epoch("e.collected_at")} as id,
+      '${source.type}'::text as event_type, e.connection_id, e.collected_at as at, 'info'::text as severity,
+      '${source.title}'::text as title,
+      'Changed ' || json_array_length(e.changes) || ' ${source.noun}' as summary,
+      json_build_object('change_count', json_array_length(e.changes), 'changes', e.changes) as details
+    from (
+      with snapshots as (
+        select connection_id, collected_at,
+          lag(collected_at) over (partition by connection_id order by collected_at) as previous
+        from (select distinct connection_id, collected_at from ${table}
+              where ${selected("connection_id")} and collected_at <= $3::timestamptz) s
+      )
+      select s.connection_id, s.collected_at,
+        json_agg(json_build_object('name', d.name, 'old_value', d.old_value, 'new_value', d.new_value,
+          'change_type', d.change_type) order by d.name) as changes
+      from snapshots s
+      cross join lateral (
+        select coalesce(n.k, o.k) as name, o.v as old_value, n.v as new_value,
+          case when o.k is null then 'added' when n.k is null then 'removed' else 'modified' end as change_type
+        from (select ${source.key} as k, ${source.value} as v from ${table}
+              where connection_id = s.connection_id and collected_at = s.collected_at) n
+        full join (select ${source.key} as k, ${source.value} as v from ${table}
+              where connection_id = s.connection_id and collected_at = s.previous) o on o.k = n.k
+        where n.v::text is distinct from o.v::text
+      ) d
+      where s.previous is not null and s.collected_at >= $2::timestamptz
+      group by s.connection_id, s.collected_at
+    ) e`;
+}
+
+/** A new postmaster start time between two samples; it happened when the server says it came up. */
+const RESTART_EVENTS = `
+  select 'restart-' || connection_id || '-' || ${epoch("postmaster_start_time")} as id,
+    'restart'::text as event_type, connection_id, postmaster_start_time as at, 'warning'::text as severity,
+    'Server Restart Detected'::text as title,
+    'Server restarted at ' || (${text("postmaster_start_time")}) as summary,
+    json_build_object('previous_start_time', ${text("previous")},
+      'postmaster_start_time', ${text("postmaster_start_time")}, 'detected_at', ${text("collected_at")}) as details
+  from (
+    select connection_id, collected_at, postmaster_start_time,
+      lag(postmaster_start_time) over (partition by connection_id order by collected_at) as previous
+    from metrics.pg_node_role
+    where ${selected("connection_id")} and collected_at <= $3::timestamptz
+  ) samples
+  where previous is not null and postmaster_start_time is distinct from previous
+    and collected_at >= $2::timestamptz`;
+
+/** Blackouts the caller may know of: estate ones, and others through a connection it can see. */
+const VISIBLE_BLACKOUT = `
+  (b.scope <> 'server' or ${selected("b.connection_id")})
+  and ((select ids from visible) is null or b.scope in ('estate', 'server')
+    or (b.scope = 'cluster' and exists (
+      select 1 from connections c, visible v where c.cluster_id = b.cluster_id and c.id = any(v.ids)))
+    or (b.scope = 'group' and exists (
+      select 1 from connections c join clusters k on k.id = c.cluster_id, visible v
+      where k.group_id = b.group_id and c.id = any(v.ids))))`;
+
+const blackoutEvents = (type: "blackout_started" | "blackout_ended") => {
+  const [column, prefix, title] =
+    type === "blackout_started"
+      ? ["b.start_time", "start", "Blackout Started"]
+      : ["b.end_time", "end", "Blackout Ended"];
+  return `
+    select 'blackout-${prefix}-' || b.id as id, '${type}'::text as event_type,
+      case when b.scope = 'server' then coalesce(b.connection_id, 0) else 0 end as connection_id,
+      ${column} as at, 'info'::text as severity, '${title}'::text as title, coalesce(b.reason, '') as summary,
+      json_build_object('blackout_id', b.id::text, 'scope', b.scope, 'reason', b.reason,
+        'created_by', b.created_by, 'end_time', ${text("b.end_time")}) as details
+    from blackouts b
+    where ${VISIBLE_BLACKOUT} and ${column} between $2::timestamptz and $3::timestamptz`;
+};
+
+/** Events read from the alerting feature's tables (alerts, acknowledgments, blackouts). */
+const ALERTING_SOURCES: Partial<Record<TimelineEventType, string>> = {
+  alert_fired: `
+    select 'alert-fired-' || a.id || '-' || ${epoch("a.triggered_at")} as id, 'alert_fired'::text as event_type,
+      a.connection_id, a.triggered_at as at, a.severity, 'Alert Fired: ' || a.title as title, a.title as summary,
+      json_build_object('alert_id', a.id::text, 'severity', a.severity, 'status', a.status) as details
+    from alerts a
+    where ${selected("a.connection_id")} and a.triggered_at between $2::timestamptz and $3::timestamptz`,
+  alert_cleared: `
+    select 'alert-cleared-' || a.id || '-' || ${epoch("a.cleared_at")} as id, 'alert_cleared'::text as event_type,
+      a.connection_id, a.cleared_at as at, 'info'::text as severity, 'Alert Cleared: ' || a.title as title,
+      a.title as summary,
+      json_build_object('alert_id', a.id::text, 'severity', a.severity, 'duration_seconds',
+        extract(epoch from date_trunc('milliseconds', a.cleared_at) - date_trunc('milliseconds', a.triggered_at))::float8)
+        as details
+    from alerts a
+    where ${selected("a.connection_id")} and a.cleared_at between $2::timestamptz and $3::timestamptz`,
+  alert_acknowledged: `
+    select 'alert-ack-' || k.alert_id || '-' || ${epoch("k.acknowledged_at")} as id,
+      'alert_acknowledged'::text as event_type, a.connection_id, k.acknowledged_at as at, 'info'::text as severity,
+      case when k.false_positive then 'Alert Marked False Positive: ' else 'Alert Acknowledged: ' end || a.title
+        as title,
+      coalesce(k.message, a.title) as summary,
+      json_build_object('alert_id', k.alert_id::text, 'acknowledged_by', k.acknowledged_by,
+        'false_positive', coalesce(k.false_positive, false), 'message', k.message) as details
+    from alert_acknowledgments k join alerts a on a.id = k.alert_id
+    where ${selected("a.connection_id")} and k.acknowledged_at between $2::timestamptz and $3::timestamptz`,
+  blackout_started: blackoutEvents("blackout_started"),
+  blackout_ended: blackoutEvents("blackout_ended"),
+};
+
+/**
+ * The estate's timeline, derived on each request from collected configuration snapshots, server
+ * restarts, alerts and blackouts. One query filters by the caller's connections, orders and pages.
+ */
+export class Timeline {
+  constructor(private readonly deps: { datastore: Datastore; logger: Logger }) {}
+
+  /** Events of the window, newest first, on the connections the caller can see. */
+  async list(access: RequestAccess, query: TimelineQuery): Promise<TimelinePage> {
+    if (!query.start_time) {
+      throw new InvalidInput("start_time is required");
+    }
+    if (!query.end_time) {
+      throw new InvalidInput("end_time is required");
+    }
+    if (query.end_time <= query.start_time) {
+      throw new InvalidInput("end_time must be after start_time");
+    }
+    const known = new Set<string>(TIMELINE_EVENT_TYPES);
+    for (const type of query.event_types ?? []) {
+      if (!known.has(type)) {
+        throw new InvalidInput(`Invalid event_type: ${type}`);
+      }
+    }
+    const types = new Set(
+      (query.event_types?.length ? query.event_types : TIMELINE_EVENT_TYPES) as TimelineEventType[],
+    );
+    const [visible, superuser] = await Promise.all([access.visibleConnections(), access.isSuperuser()]);
+    const requested =
+      query.connection_ids ?? (query.connection_id === undefined ? undefined : [query.connection_id]);
+    const readable = new Set(visible.ids);
+    // Connections the caller cannot see are left out, as alerts are; null when nothing is.
+    const ids = requested
+      ? requested.filter((id) => visible.all || readable.has(id))
+      : visible.all
+        ? null
+        : [...readable];
+    const params = [
+      ids,
+      query.start_time.toISOString(),
+      query.end_time.toISOString(),
+      Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT),
+      superuser ? null : visible.ids,
+    ];
+    const collected = await this.collectedSources(types);
+    const alerting = TIMELINE_EVENT_TYPES.flatMap((type) => {
+      const source = ALERTING_SOURCES[type];
+      return source && types.has(type) ? [source] : [];
+    });
+    try {
+      return await this.page([...collected, ...alerting], params);
+    } catch (error) {
+      if (alerting.length === 0) {
+        throw error;
+      }
+      // Tables of another feature: a layout other than the one assumed is logged, not fatal.
+      this.deps.logger.warn({ err: error }, "timeline: reading alerts or blackouts failed");
+      return this.page(collected, params);
+    }
+  }
+
+  /** The sources over metric tables the collectors have created so far (one query). */
+  private async collectedSources(types: Set<TimelineEventType>): Promise<string[]> {
+    const wanted = [
+      ...SNAPSHOT_SOURCES.filter((source) => types.has(source.type)).map((source) => ({
+        table: `metrics.${source.table}`,
+        select: snapshotEvents(source),
+      })),
+      ...(types.has("restart") ? [{ table: "metrics.pg_node_role", select: RESTART_EVENTS }] : []),
+    ];
+    if (wanted.length === 0) {
+      return [];
+    }
+    const present = await this.deps.datastore.sql<{ name: string }[]>`
+      select name from unnest(${wanted.map((source) => source.table)}::text[]) as name
+      where to_regclass(name) is not null`;
+    const names = new Set(present.map((row) => row.name));
+    return wanted.filter((source) => names.has(source.table)).map((source) => source.select);
+  }
+
+  /** One page of the union of the sources, newest first, with the count of all of them. */
+  private async page(sources: string[], params: unknown[]): Promise<TimelinePage> {
+    if (sources.length === 0) {
+      return { events: [], total_count: 0 };
+    }
+    const rows = await this.deps.datastore.sql.unsafe<(TimelineEvent & { total: number })[]>(
+      `with visible(ids) as (select $5::int[]),
+       events as (${sources.join("\nunion all\n")})
+       select e.id, e.event_type, e.connection_id,
+         case when e.connection_id = 0 then 'All Servers' else coalesce(c.name, '') end as server_name,
+         ${text("e.at")} as occurred_at, e.severity, e.title, e.summary, e.details,
+         count(*) over ()::int as total
+       from events e left join connections c on c.id = e.connection_id
+       order by e.at desc, e.id collate "C"
+       limit $4`,
+      params as never[],
+    );
+    return {
+      events: rows.map(({ total: _total, ...event }) => event),
+      total_count: rows[0]?.total ?? 0,
+    };
+  }
+}

@@ -1,0 +1,63 @@
+import { createRoute, type RouteConfig, type z } from "@hono/zod-openapi";
+import { type Access, describeAccess, hasRequirement } from "./access.js";
+import { authenticated, type ErrorStatus, errorResponses, publicAccess } from "./common.js";
+import { tags } from "./tags.js";
+
+export type TagKey = keyof typeof tags;
+
+/** What an operation file states; everything shared by all operations is added by `defineOperation`. */
+export type OperationConfig = Omit<RouteConfig, "security" | "tags"> & {
+  /** The resource group the operation is listed under (its OpenAPI tag). */
+  tag: TagKey;
+  /** Who may call it; enforced by the API's guard and written into the description. */
+  access: Access;
+  /**
+   * Error statuses particular to the operation. 401 (any token-protected operation), 403 (any
+   * with a requirement) and 500 are added from the access rule.
+   */
+  errors?: readonly ErrorStatus[];
+};
+
+/** An operation of the contract: a route definition for Hono plus its declared access rule. */
+export type Operation<C extends OperationConfig = OperationConfig> = Omit<C, "tag" | "errors"> & {
+  tags: string[];
+  security: Record<string, string[]>[];
+  getRoutingPath(): string;
+};
+
+/**
+ * Defines one operation: tag, security, the access sentence of the description, the
+ * `x-dbmon-access` extension and the error responses its rule implies.
+ */
+export function defineOperation<const C extends OperationConfig>(config: C): Operation<C> {
+  const { tag, errors = [], access, description, responses, ...route } = config;
+  const implied: ErrorStatus[] = [];
+  if (access !== "public") {
+    implied.push(401);
+  }
+  if (hasRequirement(access)) {
+    implied.push(403);
+  }
+  const statuses = [...new Set([...errors, ...implied])].sort((a, b) => a - b);
+  const definition = createRoute({
+    ...route,
+    description: [description, describeAccess(access)].filter(Boolean).join("\n\n"),
+    tags: [tags[tag].name],
+    security: access === "public" ? publicAccess : authenticated,
+    responses: { ...responses, ...errorResponses(...statuses) },
+    "x-dbmon-access": access,
+  } as RouteConfig);
+  // Not enumerable: the route object is spread into the OpenAPI document, which carries the rule
+  // as `x-dbmon-access` already.
+  Object.defineProperty(definition, "access", { value: access, enumerable: false });
+  return definition as unknown as Operation<C>;
+}
+
+/** A required JSON request body of the given schema. */
+export function jsonBody<T extends z.ZodType>(schema: T, description?: string) {
+  return {
+    required: true,
+    ...(description ? { description } : {}),
+    content: { "application/json": { schema } },
+  } as const;
+}

@@ -1,0 +1,31 @@
+import { authOperations } from "./auth/index.js";
+import { clusterGroupOperations } from "./cluster-groups/index.js";
+import { clusterOperations } from "./clusters/index.js";
+import { connectionOperations } from "./connections/index.js";
+import { metricsOperations } from "./metrics/index.js";
+import type { Operation } from "./operation.js";
+import { probeOperations } from "./probes/index.js";
+import { rbacGroupOperations } from "./rbac-groups/index.js";
+import { rbacPrivilegeOperations } from "./rbac-privileges/index.js";
+import { rbacTokenOperations } from "./rbac-tokens/index.js";
+import { rbacUserOperations } from "./rbac-users/index.js";
+import { serverInfoOperations } from "./server-info/index.js";
+import { timelineOperations } from "./timeline/index.js";
+import { utilityOperations } from "./utilities/index.js";
+
+/** Every operation of the contract, resource by resource. The API implements each one exactly once. */
+export const allOperations: readonly Operation[] = [
+  ...utilityOperations,
+  ...connectionOperations,
+  ...clusterGroupOperations,
+  ...clusterOperations,
+  ...serverInfoOperations,
+  ...authOperations,
+  ...rbacUserOperations,
+  ...rbacGroupOperations,
+  ...rbacTokenOperations,
+  ...rbacPrivilegeOperations,
+  ...probeOperations,
+  ...metricsOperations,
+  ...timelineOperations,
+];

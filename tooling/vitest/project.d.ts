@@ -1,0 +1,3 @@
+import type { UserWorkspaceConfig } from "vitest/config";
+
+export declare function dbmonProject(name: string): UserWorkspaceConfig;
