@@ -1,6 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { probeRegistry } from "@dbmon/collector";
-import { createOutboundHostPolicy, type Datastore, type HostPolicy, type SecretKey } from "@dbmon/datastore";
+import {
+  createOutboundHostPolicy,
+  type Datastore,
+  type HostPolicy,
+  probeCatalogue,
+  type SecretKey,
+} from "@dbmon/datastore";
 import { type AnomalySettings, defaultAnomalySettings, evaluateAnomalies } from "./anomaly.js";
 import { type BaselineOptions, calculateBaselines } from "./baselines.js";
 import { EvaluationContext } from "./context.js";
@@ -71,7 +76,7 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
   const instanceId = `alerter-${randomUUID()}`;
   const settings = {
     cooldownSeconds: options.cooldownSeconds ?? 300,
-    probeIntervals: new Map(probeRegistry.map((probe) => [probe.name, probe.intervalSeconds])),
+    probeIntervals: new Map(probeCatalogue.map((probe) => [probe.name, probe.intervalSeconds])),
   };
   const timers: NodeJS.Timeout[] = [];
   const running = new Set<Promise<unknown>>();

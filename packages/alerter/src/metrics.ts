@@ -1,5 +1,5 @@
-import { findProbe } from "@dbmon/collector";
 import type { Sql } from "@dbmon/datastore";
+import { findProbeSpec } from "@dbmon/datastore";
 
 /**
  * How each rule metric is computed from collected data. A definition's query gives the metric's value
@@ -45,7 +45,7 @@ const THIRTY_MINUTES = 1800;
 
 /** Columns that identify one collection of a table: database-scoped probes collect per database. */
 const collectionKey = (table: string) =>
-  findProbe(table)?.scope === "database" ? "connection_id, database_name" : "connection_id";
+  findProbeSpec(table)?.scope === "database" ? "connection_id, database_name" : "connection_id";
 
 /**
  * Rows of a metrics table collected in the range, reached through each connection: the tables' index
@@ -72,7 +72,7 @@ export function currentValues(sql: Sql, definition: MetricDefinition, now: Date)
     `select s.connection_id, s.database_name, s.object_name, s.value from (${definition.sql}) s
      join (select ${key}, max(collected_at) as collected_at from ${collected(table)} a group by ${key}) latest
        using (${key}, collected_at)
-     ${findProbe(table)?.snapshot ? "" : `where not ${superseded(table)}`}`,
+     ${findProbeSpec(table)?.snapshot ? "" : `where not ${superseded(table)}`}`,
     [now.toISOString(), oldest],
   );
 }

@@ -4,6 +4,7 @@ import {
   type Datastore,
   type EffectiveProbeConfig,
   effectiveProbeConfigs,
+  findProbeSpec,
   refreshClusterTopology,
   type SecretKey,
   seedProbeConfigs,
@@ -11,7 +12,7 @@ import {
 import { cycleLeases, releaseLeases } from "./leases.js";
 import { type Clock, type CollectorLogger, systemClock } from "./logger.js";
 import { ConnectionMonitor, type MonitorDeps } from "./monitor.js";
-import { probeDescriptions, probeRegistry } from "./probes/registry.js";
+import { probeRegistry } from "./probes/registry.js";
 import type { ProbeDefinition } from "./probes/types.js";
 import { dropExpiredPartitions } from "./retention.js";
 import { describeError } from "./sessions.js";
@@ -104,7 +105,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     sql,
     probes.map((probe) => ({
       name: probe.name,
-      description: probeDescriptions[probe.name] ?? "",
+      description: findProbeSpec(probe.name)?.description ?? "",
       intervalSeconds: probe.intervalSeconds,
       retentionDays: probe.retentionDays,
     })),

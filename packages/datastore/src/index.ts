@@ -13,6 +13,15 @@ export {
 export { type DatastoreLogger, silentLogger } from "./logger.js";
 export { migrateDatastore, migrationsFolder } from "./migrate.js";
 export {
+  type ColumnType,
+  type DescribedProbeSpec,
+  findProbeSpec,
+  type ProbeColumn,
+  type ProbeScope,
+  type ProbeSpec,
+  probeCatalogue,
+} from "./probe-catalogue/index.js";
+export {
   type ConnectionPlacement,
   connectionPlacements,
   type EffectiveProbeConfig,

@@ -1,12 +1,11 @@
-import type { ProbeColumn, ProbeDefinition } from "@dbmon/collector";
-import type { Sql } from "@dbmon/datastore";
+import type { ProbeColumn, ProbeSpec, Sql } from "@dbmon/datastore";
 import { numericValue, probeTable, quoted } from "./catalogue.js";
 import { isoFromEpoch } from "./request.js";
 
 export type Aggregation = "avg" | "sum" | "min" | "max" | "last";
 
 export interface SeriesRequest {
-  probe: ProbeDefinition;
+  probe: ProbeSpec;
   metrics: readonly ProbeColumn[];
   connectionIds: readonly number[];
   rangeSeconds: number;
