@@ -4,6 +4,8 @@
 // hourly incremental update for a fleet (BENCH_BASELINE_FLEET connections, default 1,000) with a
 // week of hourly partials in place.
 
+import { readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { createLogger, loadConfig, startService } from "../apps/api/src/index.js";
 import { silentAlerterLogger, startAlerter } from "../packages/alerter/src/index.js";
 import { ensureMetricsTables, PartitionManager, probeRegistry } from "../packages/collector/src/index.js";
@@ -13,6 +15,8 @@ import { benchConfig } from "./datastore.js";
 const CONNECTIONS = (process.env.BENCH_BASELINE_CONNECTIONS ?? "1,10").split(",").map(Number);
 const FLEET = Number(process.env.BENCH_BASELINE_FLEET ?? 1000);
 const HOUR_MS = 3600_000;
+/** USER_HZ on Linux. */
+const CLOCK_TICKS_PER_SECOND = 100;
 const DAYS = 7;
 const DATABASES = 3;
 const TABLES = 100;
@@ -92,9 +96,10 @@ async function generateHistory(sql: Sql, ids: number[], now: Date, hours = DAYS 
 }
 
 export async function run(): Promise<void> {
+  const config = await benchConfig();
   const service = await startService(
     loadConfig({
-      ...(await benchConfig()),
+      ...config,
       DBMON_MONITOR_SELF: "false",
       DBMON_COLLECTOR: "false",
       DBMON_ALERTER: "false",
@@ -151,6 +156,7 @@ export async function run(): Promise<void> {
     await fleetUpdate(sql, datastore, total);
   } finally {
     await service.close();
+    await rm(config.DBMON_DATA_DIR as string, { recursive: true, force: true });
   }
 }
 
@@ -197,14 +203,64 @@ async function fleetUpdate(
   const [{ partials } = { partials: 0 }] = await sql<{ partials: number }[]>`
     select count(*)::int as partials from metric_baseline_hours`;
   now = new Date(hour + 120_000);
-  const update = await timed(() => alerter.calculateBaselines());
+  // The update's own alerter, logging each metric's time recomputing partials and merging them.
+  const steps = { partialsMs: 0, mergeMs: 0 };
+  const measured = startAlerter({
+    datastore,
+    logger: {
+      ...silentAlerterLogger,
+      debug: (entry: { partialsMs?: number; mergeMs?: number }) => {
+        steps.partialsMs += entry.partialsMs ?? 0;
+        steps.mergeMs += entry.mergeMs ?? 0;
+      },
+    },
+    secretKey: Buffer.alloc(32) as SecretKey,
+    clock: { now: () => now },
+    timers: false,
+  });
+  const cpu = process.cpuUsage();
+  const datastoreBefore = await datastoreCpuSeconds(sql);
+  const update = await timed(() => measured.calculateBaselines());
+  const { user, system } = process.cpuUsage(cpu);
+  const datastoreAfter = await datastoreCpuSeconds(sql);
+  const datastoreCpu = [...datastoreAfter].reduce(
+    (sum, [pid, seconds]) => sum + seconds - (datastoreBefore.get(pid) ?? 0),
+    0,
+  );
+  await measured.stop();
   const [{ count } = { count: 0 }] = await sql<{ count: number }[]>`
     select count(*)::int as count from metric_baselines`;
   await alerter.stop();
   console.log(`\n## Hourly incremental update, ${FLEET} connections (${existing} before removed)`);
-  console.log("| connections | partials (a week) | history generated s | update s | baselines |");
-  console.log("|---|---|---|---|---|");
   console.log(
-    `| ${FLEET} | ${partials} | ${(generation / 1000).toFixed(1)} | ${(update / 1000).toFixed(1)} | ${count} |`,
+    "| connections | partials (a week) | history generated s | update s (partials + merge) | alerter CPU s | datastore CPU s | baselines |",
   );
+  console.log("|---|---|---|---|---|---|---|");
+  console.log(
+    `| ${FLEET} | ${partials} | ${(generation / 1000).toFixed(1)} | ${(update / 1000).toFixed(1)} ` +
+      `(${(steps.partialsMs / 1000).toFixed(1)} + ${(steps.mergeMs / 1000).toFixed(1)}) | ` +
+      `${((user + system) / 1e6).toFixed(1)} | ${datastoreCpu.toFixed(1)} | ${count} |`,
+  );
+}
+
+/**
+ * CPU seconds used so far by each server process of the bench's database (from /proc, so only for a
+ * datastore on this machine): the update's cost in datastore core time, which on a loaded machine is
+ * well below its wall time.
+ */
+async function datastoreCpuSeconds(sql: Sql): Promise<Map<number, number>> {
+  const pids = await sql<
+    { pid: number }[]
+  >`select pid from pg_stat_activity where datname = current_database()`;
+  const seconds = new Map<number, number>();
+  for (const { pid } of pids) {
+    try {
+      // Fields 14 and 15 (utime, stime) in clock ticks, after the parenthesised command name.
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      seconds.set(pid, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND);
+    } catch {
+      // Not on this machine, or gone.
+    }
+  }
+  return seconds;
 }

@@ -1,10 +1,8 @@
 import { advisoryLocks, type Sql } from "@dbmon/datastore";
 import type { AnomalySettings } from "./anomaly.js";
+import { type HourPartial, type MergedBaseline, type MergeSettings, mergeSeries } from "./baseline-merge.js";
 import type { AlerterLogger } from "./logger.js";
 import { existingMetricTables, type MetricDefinition, metricDefinitions } from "./metrics.js";
-
-/** The interquartile range of normally distributed values is 1.349 standard deviations. */
-const IQR_PER_STDDEV = 1.349;
 
 const HOUR_MS = 3600 * 1000;
 
@@ -75,72 +73,173 @@ const pruneQuery = `
   from gone`;
 
 /**
- * Merges one metric's hourly partials of the window [$2, $6) into its baselines ($1: now, $3: the
- * metric, $4: the sensitivity, $5: the samples a period needs to be kept): per series, the whole
- * window, and the hours of the day ($7) and days of the week ($8) whose partials changed; the others
- * are as they were. The baselines of those periods that were not stored again are removed.
- *
- * Outliers (an incident in the window) must not widen the band they are judged by. The unit left out
- * is an hour: an hour whose mean lies further from the period's median hourly mean than sensitivity ×
- * the typical sample spread is not counted in mean and stddev (its samples are in `outlier_count`).
- * That spread combines how far hourly means differ (their IQR / 1.349, robust to a few abnormal
- * hours) and how far samples differ within an hour (the median hour's variance). Sample-level quartiles
- * of a week cannot be merged from partials, and sorting every sample of a week hourly was the cost this
- * replaces. When both are 0, nothing is left out; the variance floor keeps such series quiet.
+ * One metric's partials of the window [$2, $3) for some connections ($4), series after series: the
+ * PK's order, so an index scan hands them over without a sort. Times in epoch microseconds (exact in a double up to the year 2255).
  */
-export const mergeQuery = `
-  with hours as (
-    select * from metric_baseline_hours
-    where metric_name = $3 and hour_start >= $2::timestamptz and hour_start < $6::timestamptz
-  ),
-  periods as (
-    select connection_id, database_name, object_name, period, period_value, min(time_zone) as zone,
-      array_agg(sample_count) as counts, array_agg(mean) as means, array_agg(m2) as m2s,
-      min(min) as min, max(max) as max, sum(sample_count)::int as sample_count,
-      min(first_sample_at) as first_sample_at, max(last_sample_at) as last_sample_at
-    from (select *, 'all' as period, 0 as period_value from hours
-          union all
-          select *, 'hour_of_day', hour_of_day from hours where hour_of_day = any($7::int[])
-          union all
-          select *, 'day_of_week', day_of_week from hours where day_of_week = any($8::int[])) h
-    group by connection_id, database_name, object_name, period, period_value
-    having period = 'all' or sum(sample_count) >= $5
-  ),
-  stored as (
+const windowPartialsQuery = `
+  select connection_id, database_name, object_name, hour_of_day, day_of_week, time_zone, sample_count, mean, m2,
+    min, max, (extract(epoch from first_sample_at) * 1000000)::float8, (extract(epoch from last_sample_at) * 1000000)::float8
+  from metric_baseline_hours
+  where metric_name = $1 and hour_start >= $2::timestamptz and hour_start < $3::timestamptz
+    and connection_id = any($4::int[])
+  order by connection_id, database_name, object_name, hour_start, hour_of_day, day_of_week`;
+
+type PartialRow = [
+  number,
+  string,
+  string,
+  number,
+  number,
+  string,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+];
+
+/** Upserts merged baselines of one metric ($1: now, $2: the metric, then one array per column). */
+const storeBaselinesQuery = `
   insert into metric_baselines (connection_id, database_name, metric_name, object_name, period, period_value,
     time_zone, mean, stddev, min, max, sample_count, outlier_count, first_sample_at, last_sample_at, last_calculated)
-  select p.connection_id, p.database_name, $3, p.object_name, p.period, p.period_value, p.zone, k.mean, k.stddev,
-    p.min, p.max, p.sample_count, k.outlier_count, p.first_sample_at, p.last_sample_at, $1::timestamptz
-  from periods p
-  cross join lateral (
-    select percentile_cont(array[0.25, 0.5, 0.75]) within group (order by m) as q,
-      percentile_cont(0.5) within group (order by m2 / n) as within_variance
-    from unnest(p.counts, p.means, p.m2s) h(n, m, m2)) q
-  cross join lateral (select q.q[2] as median,
-    sqrt(power((q.q[3] - q.q[1]) / ${IQR_PER_STDDEV}, 2) + q.within_variance) as spread) r
-  -- One pass over the hours: sums shifted by the median (no cancellation in the sum of squares).
-  cross join lateral (
-    select sum(n) filter (where kept) as n, sum(n * (m - r.median)) filter (where kept) as s1,
-      sum(m2 + n * (m - r.median) * (m - r.median)) filter (where kept) as s2,
-      coalesce(sum(n) filter (where not kept), 0) as outliers
-    from (select n, m, m2, r.spread = 0 or abs(m - r.median) <= $4 * r.spread as kept
-          from unnest(p.counts, p.means, p.m2s) h(n, m, m2)) h) s
-  cross join lateral (select r.median + s.s1 / s.n as mean, sqrt(greatest(0, (s.s2 - s.s1 * s.s1 / s.n) / s.n)) as stddev,
-    s.outliers::int as outlier_count) k
+  select c, d, $2, o, p, v, z, mean, stddev, mn, mx, n, outliers,
+    timestamptz 'epoch' + f * interval '1 microsecond', timestamptz 'epoch' + l * interval '1 microsecond', $1::timestamptz
+  from unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::float8[], $10::float8[],
+    $11::float8[], $12::float8[], $13::int[], $14::int[], $15::float8[], $16::float8[])
+    as b(c, d, o, p, v, z, mean, stddev, mn, mx, n, outliers, f, l)
   on conflict (connection_id, database_name, metric_name, object_name, period, period_value) do update set
     time_zone = excluded.time_zone, mean = excluded.mean, stddev = excluded.stddev, min = excluded.min,
     max = excluded.max, sample_count = excluded.sample_count, outlier_count = excluded.outlier_count,
     first_sample_at = excluded.first_sample_at, last_sample_at = excluded.last_sample_at,
-    last_calculated = excluded.last_calculated
-  returning 1
-  ),
-  removed as (
-    delete from metric_baselines b
-    where b.metric_name = $3 and b.last_calculated <> $1::timestamptz
-      and (b.period = 'all' or (b.period = 'hour_of_day' and b.period_value = any($7::int[]))
-        or (b.period = 'day_of_week' and b.period_value = any($8::int[])))
-  )
-  select count(*)::int as stored from stored`;
+    last_calculated = excluded.last_calculated`;
+
+/** Removes one metric's baselines of the merged periods ($3, $4) that were not stored again at $2. */
+const removeUnmergedQuery = `
+  delete from metric_baselines b
+  where b.metric_name = $1 and b.last_calculated <> $2::timestamptz
+    and (b.period = 'all' or (b.period = 'hour_of_day' and b.period_value = any($3::int[]))
+      or (b.period = 'day_of_week' and b.period_value = any($4::int[])))`;
+
+/** Baselines written per statement: bounded parameters and memory whatever the fleet. */
+const STORE_BATCH = 10_000;
+/**
+ * Connections whose partials are read per round trip: a week of a statement metric is ~25,000
+ * partials per connection, so memory stays bounded whatever the fleet.
+ */
+const CONNECTIONS_PER_READ = 10;
+
+/** Column arrays of a batch of merged baselines, in the order of `storeBaselinesQuery`. */
+class BaselineBatch {
+  readonly columns: unknown[][] = Array.from({ length: 14 }, () => []);
+
+  get size(): number {
+    return (this.columns[0] as unknown[]).length;
+  }
+
+  addSeries(row: PartialRow, baselines: readonly MergedBaseline[]): void {
+    for (const baseline of baselines) {
+      this.add(row, baseline);
+    }
+  }
+
+  private add(row: PartialRow, baseline: MergedBaseline): void {
+    const values = [
+      row[0],
+      row[1],
+      row[2],
+      baseline.period,
+      baseline.periodValue,
+      baseline.timeZone,
+      baseline.mean,
+      baseline.stddev,
+      baseline.min,
+      baseline.max,
+      baseline.sampleCount,
+      baseline.outlierCount,
+      baseline.firstUs,
+      baseline.lastUs,
+    ];
+    values.forEach((value, index) => {
+      (this.columns[index] as unknown[]).push(value);
+    });
+  }
+}
+
+/**
+ * Merges one metric's hourly partials of the window into `metric_baselines`: per series, the whole
+ * window and the hours of the day and days of the week whose partials changed (see `mergeSeries`);
+ * the baselines of those periods that were not stored again are removed. The merge runs here, over
+ * plain arrays, rather than as grouped percentiles in SQL: one index-ordered read of the partials and
+ * batched upserts cost the datastore far less than sorting every period's hours in it.
+ */
+async function mergeBaselines(
+  sql: Sql,
+  metric: string,
+  now: string,
+  window: { start: string; end: string },
+  settings: AnomalySettings,
+  changed: Changed,
+): Promise<number> {
+  const merge: MergeSettings = {
+    sensitivity: settings.sensitivity,
+    periodSamples: settings.periodSamples,
+    hours: new Set(changed.hours),
+    days: new Set(changed.days),
+  };
+  let stored = 0;
+  let batch = new BaselineBatch();
+  const flush = async () => {
+    if (batch.size > 0) {
+      stored += batch.size;
+      const columns = batch.columns;
+      batch = new BaselineBatch();
+      await sql.unsafe(storeBaselinesQuery, [now, metric, ...columns] as never[]);
+    }
+  };
+  const ids = (await sql<{ id: number }[]>`select id from connections order by id`).map((row) => row.id);
+  for (let index = 0; index < ids.length; index += CONNECTIONS_PER_READ) {
+    const rows = await sql
+      .unsafe(windowPartialsQuery, [
+        metric,
+        window.start,
+        window.end,
+        ids.slice(index, index + CONNECTIONS_PER_READ),
+      ])
+      .values();
+    let key: PartialRow | undefined;
+    let hours: HourPartial[] = [];
+    for (const row of rows as unknown as PartialRow[]) {
+      if (key && (row[0] !== key[0] || row[1] !== key[1] || row[2] !== key[2])) {
+        batch.addSeries(key, mergeSeries(hours, merge));
+        hours = [];
+      }
+      key = row;
+      hours.push({
+        hourOfDay: row[3],
+        dayOfWeek: row[4],
+        timeZone: row[5],
+        count: row[6],
+        mean: row[7],
+        m2: row[8],
+        min: row[9],
+        max: row[10],
+        firstUs: row[11],
+        lastUs: row[12],
+      });
+    }
+    if (key) {
+      batch.addSeries(key, mergeSeries(hours, merge));
+    }
+    if (batch.size >= STORE_BATCH) {
+      await flush();
+    }
+  }
+  await flush();
+  await sql.unsafe(removeUnmergedQuery, [metric, now, changed.hours, changed.days]);
+  return stored;
+}
 
 /**
  * Each connection's time zone for hours and weekdays: its server's TimeZone setting, which is what
@@ -302,28 +401,29 @@ async function update(
         metric,
       ]);
       const merging = performance.now();
-      const [merged] = await sql.unsafe<{ stored: number }[]>(mergeQuery, [
-        iso,
-        windowStartIso,
+      const stored = await mergeBaselines(
+        sql,
         metric,
-        settings.sensitivity,
-        settings.periodSamples,
-        windowEndIso,
-        full ? EVERY_HOUR : union(pruned?.hours, recomputed?.hours),
-        full ? EVERY_DAY : union(pruned?.days, recomputed?.days),
-      ]);
+        iso,
+        { start: windowStartIso, end: windowEndIso },
+        settings,
+        {
+          hours: full ? EVERY_HOUR : union(pruned?.hours, recomputed?.hours),
+          days: full ? EVERY_DAY : union(pruned?.days, recomputed?.days),
+        },
+      );
       await sql`
         insert into metric_baseline_progress (metric_name, calculated_through, calculated_at)
         values (${metric}, ${windowEndIso}, ${iso})
         on conflict (metric_name) do update
         set calculated_through = excluded.calculated_through, calculated_at = excluded.calculated_at`;
       calculated.push(metric);
-      run.baselines += merged?.stored ?? 0;
+      run.baselines += stored;
       run.full += full ? 1 : 0;
       logger.debug(
         {
           metric,
-          baselines: merged?.stored ?? 0,
+          baselines: stored,
           full,
           partialsMs: Math.round(merging - started),
           mergeMs: Math.round(performance.now() - merging),
