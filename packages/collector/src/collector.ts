@@ -6,6 +6,8 @@ import {
   effectiveProbeConfigs,
   findProbeSpec,
   refreshClusterTopology,
+  rollUpMetrics,
+  rollupTables,
   type SecretKey,
   seedProbeConfigs,
 } from "@dbmon/datastore";
@@ -71,6 +73,11 @@ export interface CollectorOptions {
   topologySeconds?: number;
   /** Expired metrics partitions are dropped this often (the first time a minute after start). Default 3600. */
   retentionCheckSeconds?: number;
+  /**
+   * Settled buckets are rolled up (5-minute and hourly rollups, one process at a time over the
+   * datastore) this often. Default 60; 0 turns it off.
+   */
+  rollupSeconds?: number;
 }
 
 export interface RunningCollector {
@@ -100,7 +107,9 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const probes = options.probes ?? probeRegistry;
   const overrides = options.intervalOverrides ?? {};
 
-  await ensureMetricsTables(sql, probes);
+  // Rollup tables are kept like probe tables: created, partitioned by week and expired alike.
+  const tables = [...probes, ...rollupTables];
+  await ensureMetricsTables(sql, tables);
   await seedProbeConfigs(
     sql,
     probes.map((probe) => ({
@@ -112,7 +121,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   );
   // Probe settings per connection, reloaded with the connections on every sync.
   let configs = new Map<number, Map<string, EffectiveProbeConfig>>();
-  const partitions = new PartitionManager(sql, probes);
+  const partitions = new PartitionManager(sql, tables);
   await partitions.ensureAround(clock.now());
 
   const deps: MonitorDeps = {
@@ -272,7 +281,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   topologyTimer?.unref();
   const retentionMs = (options.retentionCheckSeconds ?? 3600) * 1000;
   const enforceRetention = () => {
-    dropExpiredPartitions(sql, probes, clock.now(), logger).catch((error: unknown) => {
+    dropExpiredPartitions(sql, tables, clock.now(), logger).catch((error: unknown) => {
       logger.error({ err: describeError(error) }, "dropping expired metrics partitions failed");
     });
   };
@@ -280,6 +289,18 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   firstRetentionTimer.unref();
   const retentionTimer = setInterval(enforceRetention, retentionMs);
   retentionTimer.unref();
+  const rollupSeconds = options.rollupSeconds ?? 60;
+  const rollupTimer =
+    rollupSeconds > 0
+      ? setInterval(() => {
+          rollUpMetrics(sql, probes, clock.now(), (table, at) => partitions.ensureFor(table, at)).catch(
+            (error: unknown) => {
+              logger.error({ err: describeError(error) }, "rolling up metrics failed");
+            },
+          );
+        }, rollupSeconds * 1000)
+      : undefined;
+  rollupTimer?.unref();
   logger.info({ instanceId, probes: probes.length }, "collector started");
 
   return {
@@ -297,6 +318,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       clearInterval(topologyTimer);
       clearTimeout(firstRetentionTimer);
       clearInterval(retentionTimer);
+      clearInterval(rollupTimer);
       clearTimeout(takeoverTimer);
       await cycle;
       await listener.unlisten().catch(() => {});

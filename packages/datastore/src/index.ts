@@ -16,6 +16,8 @@ export {
   type ColumnType,
   type DescribedProbeSpec,
   findProbeSpec,
+  metricColumns,
+  numericValue,
   type ProbeColumn,
   type ProbeScope,
   type ProbeSpec,
@@ -43,6 +45,17 @@ export {
   type ServerInfoSetting,
   type ServerInfoSystem,
 } from "./queries/server-info.js";
+export {
+  ROLLUP_SETTLING_SECONDS,
+  type RollupCoverage,
+  type RollupPass,
+  type RollupTable,
+  rolledUp,
+  rollUpMetrics,
+  rollupCoverage,
+  rollupDatabaseColumn,
+  rollupTables,
+} from "./rollups/index.js";
 export * as schema from "./schema/index.js";
 export {
   decryptSecret,

@@ -3,6 +3,7 @@ import { hostProbes } from "./host.js";
 import { serverProbes } from "./server.js";
 import type { DescribedProbeSpec } from "./types.js";
 
+export { metricColumns, numericValue } from "./metric-columns.js";
 export type { ColumnType, DescribedProbeSpec, ProbeColumn, ProbeScope, ProbeSpec } from "./types.js";
 
 /**
