@@ -14,9 +14,9 @@ const HOUR_MS = 3600 * 1000;
 const SETTLING_MS = 5 * 60 * 1000;
 
 /**
- * History read before the first hour recomputed: counter metrics are increases since the previous
- * collection, and that collection (at most 30 minutes earlier, see `increases` in metrics.ts) may lie
- * in the hour before.
+ * History read before the first hour recomputed by metrics that read the previous collection
+ * (`readsPreviousCollection`): counter increases, whose previous collection (at most 30 minutes
+ * earlier, see `increases` in metrics.ts) may lie in the hour before.
  */
 const PRECEDING_HISTORY_MS = HOUR_MS;
 
@@ -394,7 +394,9 @@ async function update(
       const [pruned] = await sql.unsafe<Changed[]>(pruneQuery, [metric, windowStartIso]);
       const [recomputed] = await sql.unsafe<Changed[]>(partialsQuery(definition), [
         windowEndIso,
-        new Date(from - PRECEDING_HISTORY_MS).toISOString(),
+        // A metric query's range ($2, $1] is open at its start: a millisecond earlier keeps a sample
+        // collected exactly on the hour.
+        new Date(from - (definition.readsPreviousCollection ? PRECEDING_HISTORY_MS : 1)).toISOString(),
         [...zones.keys()],
         [...zones.values()],
         new Date(from).toISOString(),

@@ -22,6 +22,12 @@ export interface MetricDefinition {
    * table's statistics was most of a recalculation's cost.
    */
   learnsBaselines?: false;
+  /**
+   * The query compares each collection with the one before (counter increases), which may lie before
+   * the range: the hourly partials read history from earlier than the hours they recompute. Other
+   * metrics need nothing before the range, and reading it would only cost time.
+   */
+  readsPreviousCollection?: true;
 }
 
 export interface MetricValue {
@@ -120,6 +126,7 @@ const increases = (table: string, columns: string[], seconds: number) => {
 const delta = (table: string, column: string, seconds: number): MetricDefinition => ({
   tables: [table],
   freshnessSeconds: seconds,
+  readsPreviousCollection: true,
   sql: `select connection_id, ${collectionKey(table) === "connection_id" ? "null::text as database_name" : "database_name"},
       null::text as object_name, collected_at, ${column} as value
     from ${increases(table, [column], seconds)} d where consecutive and ${column} >= 0`,
@@ -355,6 +362,7 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
   "pg_stat_database.cache_hit_ratio": {
     tables: ["pg_stat_database"],
     freshnessSeconds: THIRTY_MINUTES,
+    readsPreviousCollection: true,
     sql: `select connection_id, database_name, null::text as object_name, collected_at,
             blks_hit * 100 / (blks_hit + blks_read) as value
           from ${increases("pg_stat_database", ["blks_hit", "blks_read"], THIRTY_MINUTES)} d
