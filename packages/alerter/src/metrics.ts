@@ -151,34 +151,6 @@ const worstTablePerDatabase = (tables: MetricDefinition["tables"], rows: string)
   order by connection_id, database_name, collected_at, object_name`,
 });
 
-/**
- * Autovacuum's trigger for table statistics row `row` (dead tuples above it), from autovacuum's own
- * row estimate (negative: never estimated, counts as 0); rows collected before reltuples was fall back
- * to n_live_tup. The settings are those in force at the sample `a` being evaluated.
- */
-const overTrigger = (row: string) => `${row}.n_dead_tup > coalesce(vt.value, 50)
-  + coalesce(vs.value, 0.2) * coalesce(greatest(${row}.reltuples, 0), ${row}.n_live_tup)`;
-
-/**
- * \`crossed.at\`: when table sample \`a\` went over autovacuum's trigger without coming back under it,
- * from the per-collection history: the first collection of the table after its latest one at or
- * under the trigger (the table's first collection when there is none). A table never vacuumed is
- * overdue from then, not from the epoch. Two index-ordered lookups that stop at their first match,
- * run only for tables over the trigger.
- */
-const overTriggerSince = `cross join lateral (
-    select coalesce((
-      select h.collected_at from metrics.pg_stat_all_tables h
-      where h.connection_id = a.connection_id and h.database_name = a.database_name and h.schemaname = a.schemaname
-        and h.relname = a.relname and h.collected_at <= a.collected_at
-        and h.collected_at > coalesce((
-          select u.collected_at from metrics.pg_stat_all_tables u
-          where u.connection_id = a.connection_id and u.database_name = a.database_name
-            and u.schemaname = a.schemaname and u.relname = a.relname and u.collected_at < a.collected_at
-            and not (${overTrigger("u")})
-          order by u.collected_at desc limit 1), '-infinity')
-      order by h.collected_at limit 1), a.collected_at) as at) crossed`;
-
 const clientBackends = collected("pg_stat_activity", "backend_type = 'client backend'");
 
 const seconds = (expression: string) => `extract(epoch from ${expression})::float8`;
@@ -335,11 +307,13 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
     ["pg_stat_all_tables", "pg_settings"],
     `
       select a.connection_id, a.database_name, a.schemaname || '.' || a.relname as object_name, a.collected_at,
-        ${seconds("a.collected_at - greatest(coalesce(a.last_autovacuum, '-infinity'), crossed.at)")} / 3600 as value
+        ${seconds("a.collected_at - coalesce(a.last_autovacuum, 'epoch'::timestamptz)")} / 3600 as value
       from ${collected("pg_stat_all_tables")} a
       ${settingAt("autovacuum_vacuum_threshold", "vt")} ${settingAt("autovacuum_vacuum_scale_factor", "vs")}
-      ${overTriggerSince}
-      where ${overTrigger("a")}`,
+      -- Autovacuum's trigger, from its own row estimate (negative: never estimated, counts as 0);
+      -- rows collected before reltuples was, fall back to n_live_tup.
+      where a.n_dead_tup > coalesce(vt.value, 50)
+        + coalesce(vs.value, 0.2) * coalesce(greatest(a.reltuples, 0), a.n_live_tup)`,
   ),
   "pg_stat_all_tables.dead_tuple_percent": worstTablePerDatabase(
     ["pg_stat_all_tables"],

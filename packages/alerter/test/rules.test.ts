@@ -60,13 +60,8 @@ async function sample(at: Date, phase: "fire" | "clear"): Promise<void> {
     await sql`insert into metrics.pg_stat_checkpointer (connection_id, collected_at, num_requested) values (${c}, ${ts}, 60)`;
     await sql`insert into metrics.pg_stat_wal (connection_id, collected_at, failed_count) values (${c}, ${ts}, 4)`;
   }
-  // Firing: never vacuumed and past autovacuum's trigger since a collection two hours before.
   await sql`insert into metrics.pg_stat_all_tables (connection_id, database_name, collected_at, schemaname, relname, n_live_tup, n_dead_tup, last_autovacuum)
     values (${c}, 'app', ${ts}, 'public', 'orders', 2000, ${fire ? 1500 : 0}, null)`;
-  if (fire) {
-    await sql`insert into metrics.pg_stat_all_tables (connection_id, database_name, collected_at, schemaname, relname, n_live_tup, n_dead_tup, last_autovacuum)
-      values (${c}, 'app', ${new Date(at.getTime() - 2 * 3600_000).toISOString()}, 'public', 'orders', 2000, 1400, null)`;
-  }
   await sql`insert into metrics.pg_stat_statements (connection_id, database_name, collected_at, queryid, mean_exec_time)
     select ${c}, 'app', ${ts}::timestamptz, g::text, ${fire ? 2000 : 5} from generate_series(1, 12) g`;
   if (fire) {
@@ -185,55 +180,14 @@ describe("collected rows", () => {
     // A new database's catalog: statistics empty (n_live_tup 0), 200 dead tuples, but autovacuum
     // estimates 3,000 rows and waits for 50 + 0.2 × 3,000 = 650; a table never estimated (-1) waits
     // for 50 only.
-    const before = new Date(now.getTime() - 2 * 3600_000).toISOString();
     await sql`insert into metrics.pg_stat_all_tables (connection_id, database_name, collected_at, schemaname, relname,
         n_live_tup, n_dead_tup, last_autovacuum, reltuples)
-      values (${c}, 'app', ${before}, 'pg_catalog', 'pg_attribute', 0, 200, null, 3000),
-             (${c}, 'app', ${before}, 'public', 'fresh', 0, 60, null, -1),
-             (${c}, 'app', ${at}, 'pg_catalog', 'pg_attribute', 0, 200, null, 3000),
+      values (${c}, 'app', ${at}, 'pg_catalog', 'pg_attribute', 0, 200, null, 3000),
              (${c}, 'app', ${at}, 'public', 'fresh', 0, 60, null, -1)`;
     await alerter.evaluate();
     expect((await statusOf("autovacuum_not_running", c)).map(([status, object]) => [status, object])).toEqual(
       [["active", "public.fresh"]],
     );
-  });
-
-  it("autovacuum is overdue from when a never-vacuumed table crossed its trigger, not from the epoch", async () => {
-    const alerter = h.alerter();
-    const c = await addConnection(h.datastore, "never-vacuumed");
-    const sql = h.datastore.sql;
-    const now = new Date();
-    h.clock.set(now);
-    const ago = (minutes: number) => new Date(now.getTime() - minutes * 60_000 - 1000).toISOString();
-    // Trigger: 50 + 0.2 × 1,000 = 250 dead tuples. "crossed" went over it 150 minutes ago and stayed
-    // over; "recent" went over it 200 minutes ago, came back under 40 minutes ago (a manual VACUUM
-    // does not set last_autovacuum) and went over again 20 minutes ago; "quiet" was never over it.
-    const history: [string, number, number][] = [
-      ["crossed", 180, 100],
-      ["crossed", 150, 300],
-      ["crossed", 60, 400],
-      ["crossed", 0, 500],
-      ["recent", 200, 300],
-      ["recent", 40, 10],
-      ["recent", 20, 300],
-      ["recent", 0, 400],
-      ["quiet", 150, 100],
-      ["quiet", 0, 200],
-    ];
-    for (const [table, minutes, dead] of history) {
-      await sql`insert into metrics.pg_stat_all_tables (connection_id, database_name, collected_at, schemaname, relname,
-          n_live_tup, n_dead_tup, last_autovacuum, reltuples)
-        values (${c}, 'app', ${ago(minutes)}, 'public', ${table}, 1000, ${dead}, null, 1000)`;
-    }
-    await alerter.evaluate();
-    const [alert] = await statusOf("autovacuum_not_running", c);
-    expect(alert?.slice(0, 2)).toEqual(["active", "public.crossed"]);
-    expect(alert?.[2]).toBeCloseTo(2.5, 3);
-    // Once the worst table is vacuumed by hand, the other is the worst: 20 minutes are within the hour.
-    await sql`update metrics.pg_stat_all_tables set n_dead_tup = 0
-      where connection_id = ${c} and relname = 'crossed' and collected_at = ${ago(0)}`;
-    await alerter.evaluate();
-    expect((await statusOf("autovacuum_not_running", c)).map(([status]) => status)).toEqual(["cleared"]);
   });
 
   it("a later run that found nothing supersedes the rows of the run before it", async () => {
