@@ -1,7 +1,11 @@
-// The alerter's anomaly baselines recalculated from a week of collected history (every rule metric,
+// The alerter's anomaly baselines calculated from a week of collected history (every rule metric,
 // per series, hour of day and day of week), for N connections with each probe at its default
-// interval; next to one evaluation pass (every rule's current value, anomalies scored).
+// interval; next to one evaluation pass (every rule's current value, anomalies scored). Then the
+// hourly incremental update for a fleet (BENCH_BASELINE_FLEET connections, default 1,000) with a
+// week of hourly partials in place.
 
+import { readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { createLogger, loadConfig, startService } from "../apps/api/src/index.js";
 import { silentAlerterLogger, startAlerter } from "../packages/alerter/src/index.js";
 import { ensureMetricsTables, PartitionManager, probeRegistry } from "../packages/collector/src/index.js";
@@ -9,6 +13,10 @@ import type { SecretKey, Sql } from "../packages/datastore/src/index.js";
 import { benchConfig } from "./datastore.js";
 
 const CONNECTIONS = (process.env.BENCH_BASELINE_CONNECTIONS ?? "1,10").split(",").map(Number);
+const FLEET = Number(process.env.BENCH_BASELINE_FLEET ?? 1000);
+const HOUR_MS = 3600_000;
+/** USER_HZ on Linux. */
+const CLOCK_TICKS_PER_SECOND = 100;
 const DAYS = 7;
 const DATABASES = 3;
 const TABLES = 100;
@@ -25,15 +33,15 @@ async function timed(task: () => Promise<unknown>): Promise<number> {
  * A week of every table the rules read, for the connections `ids`: one row per session, database,
  * table or statement at each collection, at the probe's default interval.
  */
-async function generateHistory(sql: Sql, ids: number[], now: Date): Promise<void> {
+async function generateHistory(sql: Sql, ids: number[], now: Date, hours = DAYS * 24): Promise<void> {
   const interval = (name: string) =>
     probeRegistry.find((probe) => probe.name === name)?.intervalSeconds ?? 60;
   const times = (name: string) =>
-    `generate_series($2::timestamptz - interval '${DAYS} days', $2::timestamptz, make_interval(secs => ${interval(name)})) t`;
+    `generate_series($2::timestamptz - interval '${hours} hours', $2::timestamptz, make_interval(secs => ${interval(name)})) t`;
   const steps = (name: string) => `(extract(epoch from t) / ${interval(name)})::bigint`;
   const statements = [
     `insert into metrics.pg_settings (connection_id, collected_at, name, setting)
-     select c, $2::timestamptz - interval '${DAYS + 1} days', s.name, s.setting from unnest($1::int[]) c,
+     select c, $2::timestamptz - interval '${hours + 24} hours', s.name, s.setting from unnest($1::int[]) c,
        (values ('max_connections', '200'), ('autovacuum_freeze_max_age', '200000000'), ('autovacuum_vacuum_threshold', '50'),
          ('autovacuum_vacuum_scale_factor', '0.2'), ('TimeZone', 'Europe/Paris')) s(name, setting)`,
     `insert into metrics.pg_stat_activity (connection_id, collected_at, pid, backend_type, state, query_start, xact_start,
@@ -78,15 +86,20 @@ async function generateHistory(sql: Sql, ids: number[], now: Date): Promise<void
      from unnest($1::int[]) c, ${times("pg_stat_statements")}, generate_series(1, ${DATABASES}) d, generate_series(1, ${STATEMENTS}) q`,
   ];
   for (const statement of statements) {
+    // Worst-table metrics learn no baselines: a fleet's hours of table statistics would only cost time.
+    if (hours < DAYS * 24 && statement.includes("pg_stat_all_tables")) {
+      continue;
+    }
     await sql.unsafe(statement, [ids, now.toISOString()]);
   }
   await sql.unsafe("analyze");
 }
 
 export async function run(): Promise<void> {
+  const config = await benchConfig();
   const service = await startService(
     loadConfig({
-      ...(await benchConfig()),
+      ...config,
       DBMON_MONITOR_SELF: "false",
       DBMON_COLLECTOR: "false",
       DBMON_ALERTER: "false",
@@ -113,7 +126,7 @@ export async function run(): Promise<void> {
       `\n## Anomaly baselines from ${DAYS} days of history (${DATABASES} databases, ${TABLES} tables each)`,
     );
     console.log(
-      "| connections | rows of history | generated s | recalculation s | baselines | evaluation pass ms |",
+      "| connections | rows of history | generated s | full recalculation s | baselines | evaluation pass ms |",
     );
     console.log("|---|---|---|---|---|---|");
     let total = 0;
@@ -130,7 +143,7 @@ export async function run(): Promise<void> {
         `select sum(n_live_tup)::bigint::int as rows from pg_stat_user_tables where schemaname = 'metrics'`,
       );
       await alerter.calculateBaselines(); // warm the caches once
-      const recalculation = await timed(() => alerter.calculateBaselines());
+      const recalculation = await timed(() => alerter.calculateBaselines({ full: true }));
       const [{ count } = { count: 0 }] = await sql<
         { count: number }[]
       >`select count(*)::int as count from metric_baselines`;
@@ -140,7 +153,114 @@ export async function run(): Promise<void> {
       );
     }
     await alerter.stop();
+    await fleetUpdate(sql, datastore, total);
   } finally {
     await service.close();
+    await rm(config.DBMON_DATA_DIR as string, { recursive: true, force: true });
   }
+}
+
+/**
+ * The hourly update for a fleet: the last three hours of history of FLEET connections, hourly
+ * partials for the week before them (copies of real ones, their means moved a little), then one
+ * update at two minutes past the hour, timed. Its statements run one at a time in one datastore
+ * session, so its wall time is about its cost in datastore core time (parallel query aside).
+ */
+async function fleetUpdate(
+  sql: Sql,
+  datastore: Parameters<typeof startAlerter>[0]["datastore"],
+  existing: number,
+) {
+  const ids = (
+    await sql<{ id: number }[]>`
+      insert into connections (name, host, port, database_name, username, owner_username)
+      select 'fleet-' || g, '127.0.0.1', 5432, 'postgres', 'postgres', 'admin'
+      from generate_series(1, ${FLEET}::int) g returning id`
+  ).map((row) => row.id);
+  await sql`delete from connections where name like 'bench-%'`;
+  const hour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
+  const generation = await timed(() => generateHistory(sql, ids, new Date(hour + 60_000), 3));
+  let now = new Date(hour - HOUR_MS + 120_000);
+  const alerter = startAlerter({
+    datastore,
+    logger: silentAlerterLogger,
+    secretKey: Buffer.alloc(32) as SecretKey,
+    clock: { now: () => now },
+    timers: false,
+  });
+  await alerter.calculateBaselines({ full: true });
+  // A week of partials before the two hours just calculated, copies of the first one.
+  await sql`
+    insert into metric_baseline_hours
+    select h.metric_name, h.connection_id, h.database_name, h.object_name, h.hour_start - make_interval(hours => k),
+      extract(hour from (h.hour_start - make_interval(hours => k)) at time zone h.time_zone)::smallint,
+      extract(dow from (h.hour_start - make_interval(hours => k)) at time zone h.time_zone)::smallint,
+      h.time_zone, h.sample_count, h.mean * (0.9 + random() * 0.2), h.m2, h.min, h.max,
+      h.first_sample_at - make_interval(hours => k), h.last_sample_at - make_interval(hours => k)
+    from metric_baseline_hours h, generate_series(1, ${DAYS * 24 - 2}) k
+    where h.hour_start = ${new Date(hour - 3 * HOUR_MS).toISOString()}::timestamptz`;
+  await sql`analyze metric_baseline_hours`;
+  const [{ partials } = { partials: 0 }] = await sql<{ partials: number }[]>`
+    select count(*)::int as partials from metric_baseline_hours`;
+  now = new Date(hour + 120_000);
+  // The update's own alerter, logging each metric's time recomputing partials and merging them.
+  const steps = { partialsMs: 0, mergeMs: 0 };
+  const measured = startAlerter({
+    datastore,
+    logger: {
+      ...silentAlerterLogger,
+      debug: (entry: { partialsMs?: number; mergeMs?: number }) => {
+        steps.partialsMs += entry.partialsMs ?? 0;
+        steps.mergeMs += entry.mergeMs ?? 0;
+      },
+    },
+    secretKey: Buffer.alloc(32) as SecretKey,
+    clock: { now: () => now },
+    timers: false,
+  });
+  const cpu = process.cpuUsage();
+  const datastoreBefore = await datastoreCpuSeconds(sql);
+  const update = await timed(() => measured.calculateBaselines());
+  const { user, system } = process.cpuUsage(cpu);
+  const datastoreAfter = await datastoreCpuSeconds(sql);
+  const datastoreCpu = [...datastoreAfter].reduce(
+    (sum, [pid, seconds]) => sum + seconds - (datastoreBefore.get(pid) ?? 0),
+    0,
+  );
+  await measured.stop();
+  const [{ count } = { count: 0 }] = await sql<{ count: number }[]>`
+    select count(*)::int as count from metric_baselines`;
+  await alerter.stop();
+  console.log(`\n## Hourly incremental update, ${FLEET} connections (${existing} before removed)`);
+  console.log(
+    "| connections | partials (a week) | history generated s | update s (partials + merge) | alerter CPU s | datastore CPU s | baselines |",
+  );
+  console.log("|---|---|---|---|---|---|---|");
+  console.log(
+    `| ${FLEET} | ${partials} | ${(generation / 1000).toFixed(1)} | ${(update / 1000).toFixed(1)} ` +
+      `(${(steps.partialsMs / 1000).toFixed(1)} + ${(steps.mergeMs / 1000).toFixed(1)}) | ` +
+      `${((user + system) / 1e6).toFixed(1)} | ${datastoreCpu.toFixed(1)} | ${count} |`,
+  );
+}
+
+/**
+ * CPU seconds used so far by each server process of the bench's database (from /proc, so only for a
+ * datastore on this machine): the update's cost in datastore core time, which on a loaded machine is
+ * well below its wall time.
+ */
+async function datastoreCpuSeconds(sql: Sql): Promise<Map<number, number>> {
+  const pids = await sql<
+    { pid: number }[]
+  >`select pid from pg_stat_activity where datname = current_database()`;
+  const seconds = new Map<number, number>();
+  for (const { pid } of pids) {
+    try {
+      // Fields 14 and 15 (utime, stime) in clock ticks, after the parenthesised command name.
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      seconds.set(pid, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND);
+    } catch {
+      // Not on this machine, or gone.
+    }
+  }
+  return seconds;
 }

@@ -1,5 +1,5 @@
-import { ensureMetricsTables, PartitionManager, probeDescriptions, probeRegistry } from "@dbmon/collector";
-import { seedProbeConfigs } from "@dbmon/datastore";
+import { ensureMetricsTables, PartitionManager, probeRegistry } from "@dbmon/collector";
+import { findProbeSpec, seedProbeConfigs } from "@dbmon/datastore";
 import type { TestApp } from "./support.js";
 
 /**
@@ -34,7 +34,7 @@ export async function seedProbeDefaults(t: TestApp): Promise<void> {
     t.datastore.sql,
     probeRegistry.map((probe) => ({
       name: probe.name,
-      description: probeDescriptions[probe.name] ?? "",
+      description: findProbeSpec(probe.name)?.description ?? "",
       intervalSeconds: probe.intervalSeconds,
       retentionDays: probe.retentionDays,
     })),

@@ -1,8 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { probeRegistry } from "@dbmon/collector";
-import { createOutboundHostPolicy, type Datastore, type HostPolicy, type SecretKey } from "@dbmon/datastore";
+import {
+  createOutboundHostPolicy,
+  type Datastore,
+  type HostPolicy,
+  probeCatalogue,
+  type SecretKey,
+} from "@dbmon/datastore";
 import { type AnomalySettings, defaultAnomalySettings, evaluateAnomalies } from "./anomaly.js";
-import { calculateBaselines } from "./baselines.js";
+import { type BaselineOptions, calculateBaselines } from "./baselines.js";
 import { EvaluationContext } from "./context.js";
 import { evaluateConnections, evaluateThresholds } from "./evaluate.js";
 import type { AlerterLogger } from "./logger.js";
@@ -48,10 +53,11 @@ export interface RunningAlerter {
   /** Queues due reminders. */
   remind(): Promise<number>;
   /**
-   * Recalculates the anomaly baselines from the collected history now; false when another alerter is
-   * recalculating them (or anomaly detection is off).
+   * Updates the anomaly baselines from the collected history now (the hours since the last update;
+   * with `full`, every hour of the window); false when another alerter is updating them (or anomaly
+   * detection is off).
    */
-  calculateBaselines(): Promise<boolean>;
+  calculateBaselines(calculation?: { full?: boolean }): Promise<boolean>;
   stop(): Promise<void>;
 }
 
@@ -70,7 +76,7 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
   const instanceId = `alerter-${randomUUID()}`;
   const settings = {
     cooldownSeconds: options.cooldownSeconds ?? 300,
-    probeIntervals: new Map(probeRegistry.map((probe) => [probe.name, probe.intervalSeconds])),
+    probeIntervals: new Map(probeCatalogue.map((probe) => [probe.name, probe.intervalSeconds])),
   };
   const timers: NodeJS.Timeout[] = [];
   const running = new Set<Promise<unknown>>();
@@ -89,12 +95,12 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
       await evaluateAnomalies(sql, context, values, anomaly, logger);
     }
   };
-  const recalculate = async (unlessWithinSeconds?: number) => {
+  const recalculate = async (options?: BaselineOptions) => {
     if (!anomaly) {
       return false;
     }
     const started = performance.now();
-    const run = await calculateBaselines(sql, clock.now(), anomaly, logger, unlessWithinSeconds);
+    const run = await calculateBaselines(sql, clock.now(), anomaly, logger, options);
     if (run) {
       logger.info({ ...run, ms: Math.round(performance.now() - started) }, "anomaly baselines calculated");
     }
@@ -136,7 +142,7 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
     if (anomaly) {
       // At start and then periodically; alerters sharing the datastore skip baselines another one
       // has just calculated.
-      every(baselineSeconds, () => recalculate(baselineSeconds), "baselines");
+      every(baselineSeconds, () => recalculate({ unlessWithinSeconds: baselineSeconds }), "baselines");
     }
   }
   logger.info({ instanceId }, "alerter started");
@@ -145,7 +151,7 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
     evaluate,
     dispatch,
     remind,
-    calculateBaselines: () => recalculate(),
+    calculateBaselines: (calculation?: { full?: boolean }) => recalculate(calculation),
     async stop() {
       stopped = true;
       for (const timer of timers) {

@@ -1,5 +1,5 @@
-import { findProbe } from "@dbmon/collector";
 import type { Sql } from "@dbmon/datastore";
+import { findProbeSpec } from "@dbmon/datastore";
 
 /**
  * How each rule metric is computed from collected data. A definition's query gives the metric's value
@@ -22,6 +22,12 @@ export interface MetricDefinition {
    * table's statistics was most of a recalculation's cost.
    */
   learnsBaselines?: false;
+  /**
+   * The query compares each collection with the one before (counter increases), which may lie before
+   * the range: the hourly partials read history from earlier than the hours they recompute. Other
+   * metrics need nothing before the range, and reading it would only cost time.
+   */
+  readsPreviousCollection?: true;
 }
 
 export interface MetricValue {
@@ -45,7 +51,7 @@ const THIRTY_MINUTES = 1800;
 
 /** Columns that identify one collection of a table: database-scoped probes collect per database. */
 const collectionKey = (table: string) =>
-  findProbe(table)?.scope === "database" ? "connection_id, database_name" : "connection_id";
+  findProbeSpec(table)?.scope === "database" ? "connection_id, database_name" : "connection_id";
 
 /**
  * Rows of a metrics table collected in the range, reached through each connection: the tables' index
@@ -72,7 +78,7 @@ export function currentValues(sql: Sql, definition: MetricDefinition, now: Date)
     `select s.connection_id, s.database_name, s.object_name, s.value from (${definition.sql}) s
      join (select ${key}, max(collected_at) as collected_at from ${collected(table)} a group by ${key}) latest
        using (${key}, collected_at)
-     ${findProbe(table)?.snapshot ? "" : `where not ${superseded(table)}`}`,
+     ${findProbeSpec(table)?.snapshot ? "" : `where not ${superseded(table)}`}`,
     [now.toISOString(), oldest],
   );
 }
@@ -120,6 +126,7 @@ const increases = (table: string, columns: string[], seconds: number) => {
 const delta = (table: string, column: string, seconds: number): MetricDefinition => ({
   tables: [table],
   freshnessSeconds: seconds,
+  readsPreviousCollection: true,
   sql: `select connection_id, ${collectionKey(table) === "connection_id" ? "null::text as database_name" : "database_name"},
       null::text as object_name, collected_at, ${column} as value
     from ${increases(table, [column], seconds)} d where consecutive and ${column} >= 0`,
@@ -329,6 +336,7 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
   "pg_stat_database.cache_hit_ratio": {
     tables: ["pg_stat_database"],
     freshnessSeconds: THIRTY_MINUTES,
+    readsPreviousCollection: true,
     sql: `select connection_id, database_name, null::text as object_name, collected_at,
             blks_hit * 100 / (blks_hit + blks_read) as value
           from ${increases("pg_stat_database", ["blks_hit", "blks_read"], THIRTY_MINUTES)} d

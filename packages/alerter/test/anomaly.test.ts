@@ -78,5 +78,5 @@ describe("tier-1 anomaly detection", () => {
     await load(noisy, 2.1);
     await step(alerter);
     expect((await anomalies(noisy))[0]?.status).toBe("cleared");
-  });
+  }, 120_000); // 41 baseline updates of four statements per metric each
 });

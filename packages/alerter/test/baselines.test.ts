@@ -87,9 +87,11 @@ describe("baselines from the collected history", () => {
       ["2026-04-08T10:00:00Z", 1], // Wednesday
       ["2026-04-08T10:20:00Z", 2],
       ["2026-04-08T10:40:00Z", 3],
-      ["2026-04-09T10:00:00Z", 2], // Thursday
-      ["2026-04-09T10:20:00Z", 3],
-      ["2026-04-09T10:40:00Z", 4],
+      ...[10, 11, 12].flatMap((hour): [string, number][] => [
+        [`2026-04-09T${hour}:00:00Z`, 2], // Thursday
+        [`2026-04-09T${hour}:20:00Z`, 3],
+        [`2026-04-09T${hour}:40:00Z`, 4],
+      ]),
       ["2026-04-09T15:00:00Z", 40], // an incident
     ]);
     // Counters: increases between samples, not across a reset (00:20) or a gap of hours (03:00).
@@ -123,17 +125,31 @@ describe("baselines from the collected history", () => {
       time_zone: "UTC",
       last_calculated: "2026-04-10T12:00:00.000Z",
     };
-    // All eight days' samples but the first: quartiles 2, 3, 3.5, so 40 (> 3 × 1.5 / 1.349 from 3) is left out.
+    // Hourly means 2 (Wednesday), 3, 3, 3 and 40: their median is 3, their IQR 0 on the whole window
+    // and 9.25 on Thursday, each hour's stddev 0.82, so the incident's hour is left out of both.
+    const hour = (period_value: number, first: string, last: string) => ({
+      ...common,
+      period: "hour_of_day",
+      period_value,
+      mean: 3,
+      stddev: expect.closeTo(Math.sqrt(2 / 3), 12),
+      min: 2,
+      max: 4,
+      sample_count: 3,
+      outlier_count: 0,
+      first_sample_at: first,
+      last_sample_at: last,
+    });
     expect(load).toEqual([
       {
         ...common,
         period: "all",
         period_value: 0,
-        mean: 2.5,
-        stddev: expect.closeTo(Math.sqrt(5.5 / 6), 12),
+        mean: 2.75,
+        stddev: expect.closeTo(Math.sqrt(10.25 / 12), 12),
         min: 1,
         max: 40,
-        sample_count: 7,
+        sample_count: 13,
         outlier_count: 1,
         first_sample_at: "2026-04-08T10:00:00.000Z",
         last_sample_at: "2026-04-09T15:00:00.000Z",
@@ -159,7 +175,7 @@ describe("baselines from the collected history", () => {
         stddev: expect.closeTo(Math.sqrt(2 / 3), 12),
         min: 2,
         max: 40,
-        sample_count: 4,
+        sample_count: 10,
         outlier_count: 1,
         first_sample_at: "2026-04-09T10:00:00.000Z",
         last_sample_at: "2026-04-09T15:00:00.000Z",
@@ -178,6 +194,8 @@ describe("baselines from the collected history", () => {
         first_sample_at: "2026-04-08T10:00:00.000Z",
         last_sample_at: "2026-04-09T10:40:00.000Z",
       },
+      hour(11, "2026-04-09T11:00:00.000Z", "2026-04-09T11:40:00.000Z"),
+      hour(12, "2026-04-09T12:00:00.000Z", "2026-04-09T12:40:00.000Z"),
     ]);
 
     // Increases 1, 2, 0 and (03:05) 1; the reset and the increase over the gap are not samples.
@@ -225,10 +243,11 @@ describe("baselines from the collected history", () => {
     const stored = await baselines(c, LOAD);
     const overall = stored.find((b) => b.period === "all");
     const night = stored.find((b) => b.period === "hour_of_day" && b.period_value === 2);
-    expect(night).toMatchObject({ time_zone: "America/New_York", sample_count: 19 });
+    // Complete hours only: the sample of 06:29 (this hour) is not in it.
+    expect(night).toMatchObject({ time_zone: "America/New_York", sample_count: 18 });
     expect(night?.mean).toBeCloseTo(3.5, 1);
     // Against the whole window (where the batch's samples are outliers) the same value is far out.
-    expect(overall?.outlier_count).toBe(19);
+    expect(overall?.outlier_count).toBe(18);
     expect((3.5 - (overall?.mean ?? 0)) / (overall?.stddev ?? 1) > 3).toBe(true);
 
     h.clock.set(new Date("2026-04-09T16:30:00Z")); // 12:30 in New York
@@ -244,22 +263,22 @@ describe("baselines from the collected history", () => {
   it("need an hour on two days to make it a pattern: an incident's first hour stays anomalous", async () => {
     const alerter = h.alerter();
     const c = await addConnection(h.datastore, "incident");
-    // Since midnight 1 ± 0.1, and from noon 3.5: the hour's samples so far are all the incident's.
+    // Since midnight 1 ± 0.1, and from noon 3.5: the noon hour's samples are all the incident's.
     await collectLoad(
       c,
-      every(10, "2026-04-20T00:00:00Z", "2026-04-20T12:50:00Z", (at, i) =>
-        at.getUTCHours() === 12 ? 3.5 : 1 + (i % 2 === 0 ? 0.1 : -0.1),
+      every(10, "2026-04-20T00:00:00Z", "2026-04-20T13:50:00Z", (at, i) =>
+        at.getUTCHours() >= 12 ? 3.5 : 1 + (i % 2 === 0 ? 0.1 : -0.1),
       ),
     );
-    h.clock.set(new Date("2026-04-20T12:50:00Z"));
+    h.clock.set(new Date("2026-04-20T13:50:00Z"));
     await alerter.calculateBaselines();
     expect(
       (await baselines(c, LOAD)).find((b) => b.period === "hour_of_day" && b.period_value === 12),
     ).toMatchObject({
       mean: 3.5,
-      sample_count: 5,
+      sample_count: 6,
     });
-    await collectLoad(c, [["2026-04-20T12:50:00Z", 3.5]]);
+    await collectLoad(c, [["2026-04-20T13:50:00Z", 3.5]]);
     await alerter.evaluate();
     expect(await anomalies(c)).toMatchObject([
       { status: "active", anomaly_details: { baseline_period: "all" } },

@@ -4,14 +4,17 @@ import {
   type Datastore,
   type EffectiveProbeConfig,
   effectiveProbeConfigs,
+  findProbeSpec,
   refreshClusterTopology,
+  rollUpMetrics,
+  rollupTables,
   type SecretKey,
   seedProbeConfigs,
 } from "@dbmon/datastore";
 import { cycleLeases, releaseLeases } from "./leases.js";
 import { type Clock, type CollectorLogger, systemClock } from "./logger.js";
 import { ConnectionMonitor, type MonitorDeps } from "./monitor.js";
-import { probeDescriptions, probeRegistry } from "./probes/registry.js";
+import { probeRegistry } from "./probes/registry.js";
 import type { ProbeDefinition } from "./probes/types.js";
 import { dropExpiredPartitions } from "./retention.js";
 import { describeError } from "./sessions.js";
@@ -70,6 +73,11 @@ export interface CollectorOptions {
   topologySeconds?: number;
   /** Expired metrics partitions are dropped this often (the first time a minute after start). Default 3600. */
   retentionCheckSeconds?: number;
+  /**
+   * Settled buckets are rolled up (5-minute and hourly rollups, one process at a time over the
+   * datastore) this often. Default 60; 0 turns it off.
+   */
+  rollupSeconds?: number;
 }
 
 export interface RunningCollector {
@@ -99,19 +107,21 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const probes = options.probes ?? probeRegistry;
   const overrides = options.intervalOverrides ?? {};
 
-  await ensureMetricsTables(sql, probes);
+  // Rollup tables are kept like probe tables: created, partitioned by week and expired alike.
+  const tables = [...probes, ...rollupTables];
+  await ensureMetricsTables(sql, tables);
   await seedProbeConfigs(
     sql,
     probes.map((probe) => ({
       name: probe.name,
-      description: probeDescriptions[probe.name] ?? "",
+      description: findProbeSpec(probe.name)?.description ?? "",
       intervalSeconds: probe.intervalSeconds,
       retentionDays: probe.retentionDays,
     })),
   );
   // Probe settings per connection, reloaded with the connections on every sync.
   let configs = new Map<number, Map<string, EffectiveProbeConfig>>();
-  const partitions = new PartitionManager(sql, probes);
+  const partitions = new PartitionManager(sql, tables);
   await partitions.ensureAround(clock.now());
 
   const deps: MonitorDeps = {
@@ -271,7 +281,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   topologyTimer?.unref();
   const retentionMs = (options.retentionCheckSeconds ?? 3600) * 1000;
   const enforceRetention = () => {
-    dropExpiredPartitions(sql, probes, clock.now(), logger).catch((error: unknown) => {
+    dropExpiredPartitions(sql, tables, clock.now(), logger).catch((error: unknown) => {
       logger.error({ err: describeError(error) }, "dropping expired metrics partitions failed");
     });
   };
@@ -279,6 +289,18 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   firstRetentionTimer.unref();
   const retentionTimer = setInterval(enforceRetention, retentionMs);
   retentionTimer.unref();
+  const rollupSeconds = options.rollupSeconds ?? 60;
+  const rollupTimer =
+    rollupSeconds > 0
+      ? setInterval(() => {
+          rollUpMetrics(sql, probes, clock.now(), (table, at) => partitions.ensureFor(table, at)).catch(
+            (error: unknown) => {
+              logger.error({ err: describeError(error) }, "rolling up metrics failed");
+            },
+          );
+        }, rollupSeconds * 1000)
+      : undefined;
+  rollupTimer?.unref();
   logger.info({ instanceId, probes: probes.length }, "collector started");
 
   return {
@@ -296,6 +318,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       clearInterval(topologyTimer);
       clearTimeout(firstRetentionTimer);
       clearInterval(retentionTimer);
+      clearInterval(rollupTimer);
       clearTimeout(takeoverTimer);
       await cycle;
       await listener.unlisten().catch(() => {});

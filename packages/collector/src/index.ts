@@ -6,14 +6,16 @@ export {
   startCollector,
 } from "./collector.js";
 export type { Clock, CollectorLogger } from "./logger.js";
-export { findProbe, probeDescriptions, probeRegistry } from "./probes/registry.js";
+export { findProbe, probeRegistry } from "./probes/registry.js";
 export type {
   ColumnType,
+  ProbeCollection,
   ProbeColumn,
   ProbeContext,
   ProbeDefinition,
   ProbeRow,
   ProbeScope,
+  ProbeSpec,
   VersionedQuery,
 } from "./probes/types.js";
 export { dropExpiredPartitions } from "./retention.js";

@@ -1,6 +1,6 @@
 import { advisoryLocks, longestRetentionDays, type Sql } from "@dbmon/datastore";
 import type { CollectorLogger } from "./logger.js";
-import type { ProbeDefinition } from "./probes/types.js";
+import type { ProbeSpec } from "./probes/types.js";
 import { METRICS_SCHEMA } from "./storage.js";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -26,7 +26,7 @@ export function partitionWeek(probe: string, partition: string): Date | null {
  */
 export async function dropExpiredPartitions(
   sql: Sql,
-  probes: readonly ProbeDefinition[],
+  probes: readonly ProbeSpec[],
   now: Date,
   logger: CollectorLogger,
 ): Promise<string[]> {

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { advisoryLocks, type Sql } from "@dbmon/datastore";
 import type { ParameterOrJSON } from "postgres";
 import type { CollectorLogger } from "./logger.js";
-import type { ProbeDefinition, ProbeRow } from "./probes/types.js";
+import type { ProbeRow, ProbeSpec } from "./probes/types.js";
 
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 const INSERT_CHUNK_ROWS = 500;
@@ -13,12 +13,12 @@ function ident(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-function tableName(probe: ProbeDefinition): string {
+function tableName(probe: ProbeSpec): string {
   return `${ident(METRICS_SCHEMA)}.${ident(probe.name)}`;
 }
 
 /** Key columns every probe table starts with. */
-function keyColumns(probe: ProbeDefinition): string[] {
+function keyColumns(probe: ProbeSpec): string[] {
   return probe.scope === "database"
     ? ["connection_id", "database_name", "collected_at"]
     : ["connection_id", "collected_at"];
@@ -28,7 +28,7 @@ function keyColumns(probe: ProbeDefinition): string[] {
  * Creates the `metrics` schema and one table per probe, range-partitioned by `collected_at`, and adds
  * columns a newer registry declares. Idempotent; safe when several collectors start at once.
  */
-export async function ensureMetricsTables(sql: Sql, probes: readonly ProbeDefinition[]): Promise<void> {
+export async function ensureMetricsTables(sql: Sql, probes: readonly ProbeSpec[]): Promise<void> {
   await sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${advisoryLocks.metricsDdl})`;
     await tx.unsafe(`create schema if not exists ${ident(METRICS_SCHEMA)}`);
@@ -61,7 +61,7 @@ export function weekStart(at: Date): Date {
   return new Date(day.getTime() - sinceMonday * 24 * 3600 * 1000);
 }
 
-function partitionName(probe: ProbeDefinition, start: Date): string {
+function partitionName(probe: ProbeSpec, start: Date): string {
   return `${probe.name}_${start.toISOString().slice(0, 10).replaceAll("-", "")}`;
 }
 
@@ -74,7 +74,7 @@ export class PartitionManager {
 
   constructor(
     private readonly sql: Sql,
-    private readonly probes: readonly ProbeDefinition[],
+    private readonly probes: readonly ProbeSpec[],
   ) {}
 
   /** The partitions of the week holding `at` and of the following week, for every probe. */
@@ -83,14 +83,14 @@ export class PartitionManager {
     await this.ensureWeeks([start, new Date(start.getTime() + WEEK_MS)], this.probes);
   }
 
-  async ensureFor(probe: ProbeDefinition, at: Date): Promise<void> {
+  async ensureFor(probe: ProbeSpec, at: Date): Promise<void> {
     const start = weekStart(at);
     if (!this.known.has(partitionName(probe, start))) {
       await this.ensureWeeks([start], [probe]);
     }
   }
 
-  private async ensureWeeks(starts: Date[], probes: readonly ProbeDefinition[]): Promise<void> {
+  private async ensureWeeks(starts: Date[], probes: readonly ProbeSpec[]): Promise<void> {
     const missing = probes.flatMap((probe) =>
       starts
         .filter((start) => !this.known.has(partitionName(probe, start)))
@@ -141,7 +141,7 @@ export interface StoreResult {
 export async function storeProbeRun(
   sql: Sql,
   logger: CollectorLogger,
-  probe: ProbeDefinition,
+  probe: ProbeSpec,
   connectionId: number,
   collectedAt: Date,
   rows: readonly ProbeRow[] | null,

@@ -12,6 +12,8 @@ export const advisoryLocks = {
   baselineRecalculation: 7_239_184_563,
   /** Transaction lock around group membership changes (cycle checks see committed memberships). */
   groupMembership: 7_239_184_564,
+  /** One metrics rollup pass at a time over all collectors. */
+  metricRollups: 7_239_184_565,
   /** One cluster topology refresh at a time over all collectors ("dbmn"). */
   topologyRefresh: 0x64626d6e,
 } as const;

@@ -12,6 +12,17 @@ export {
 } from "./host-policy.js";
 export { type DatastoreLogger, silentLogger } from "./logger.js";
 export { migrateDatastore, migrationsFolder } from "./migrate.js";
+export {
+  type ColumnType,
+  type DescribedProbeSpec,
+  findProbeSpec,
+  metricColumns,
+  numericValue,
+  type ProbeColumn,
+  type ProbeScope,
+  type ProbeSpec,
+  probeCatalogue,
+} from "./probe-catalogue/index.js";
 export { type BlackoutScheduleRow, enabledBlackoutSchedules } from "./queries/blackout-schedules.js";
 export { drizzleOf } from "./queries/drizzle.js";
 export {
@@ -42,6 +53,17 @@ export {
   type ServerInfoSetting,
   type ServerInfoSystem,
 } from "./queries/server-info.js";
+export {
+  ROLLUP_SETTLING_SECONDS,
+  type RollupCoverage,
+  type RollupPass,
+  type RollupTable,
+  rolledUp,
+  rollUpMetrics,
+  rollupCoverage,
+  rollupDatabaseColumn,
+  rollupTables,
+} from "./rollups/index.js";
 export * as schema from "./schema/index.js";
 export {
   decryptSecret,

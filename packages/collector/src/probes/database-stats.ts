@@ -1,21 +1,24 @@
-import { collectRelation, column, columns, type RelationQuery, relationProbe } from "./relation-probe.js";
-import type { ProbeDefinition, ProbeRow } from "./types.js";
+import {
+  catalogueColumnTypes,
+  collectRelation,
+  column,
+  columns,
+  type RelationQuery,
+  relationProbe,
+} from "./relation-probe.js";
+import type { ProbeCollection, ProbeRow } from "./types.js";
 
 // Per-database statistics probes, run in every connectable database (PostgreSQL 14 to 18).
 
 export const pgStatDatabase = relationProbe({
   name: "pg_stat_database",
-  scope: "database",
-  intervalSeconds: 300,
-  retentionDays: 7,
   relations: { d: "pg_stat_database" },
   main: "d",
   columns: [
-    column("datid", "bigint", "d.datid::int8", ["d.datid"]),
-    column("datname", "text"),
-    column("numbackends", "integer"),
+    column("datid", "d.datid::int8", ["d.datid"]),
+    column("datname"),
+    column("numbackends"),
     ...columns(
-      "bigint",
       "xact_commit",
       "xact_rollback",
       "blks_read",
@@ -31,11 +34,11 @@ export const pgStatDatabase = relationProbe({
       "deadlocks",
       "checksum_failures",
     ),
-    column("checksum_last_failure", "timestamptz"),
-    ...columns("double precision", "blk_read_time", "blk_write_time", "session_time", "active_time"),
-    column("idle_in_transaction_time", "double precision"),
-    ...columns("bigint", "sessions", "sessions_abandoned", "sessions_fatal", "sessions_killed"),
-    column("stats_reset", "timestamptz"),
+    column("checksum_last_failure"),
+    ...columns("blk_read_time", "blk_write_time", "session_time", "active_time"),
+    column("idle_in_transaction_time"),
+    ...columns("sessions", "sessions_abandoned", "sessions_fatal", "sessions_killed"),
+    column("stats_reset"),
   ],
   from: () => "pg_catalog.pg_stat_database d",
   tail: "where d.datname = current_database()",
@@ -43,16 +46,12 @@ export const pgStatDatabase = relationProbe({
 
 export const pgStatDatabaseConflicts = relationProbe({
   name: "pg_stat_database_conflicts",
-  scope: "database",
-  intervalSeconds: 300,
-  retentionDays: 7,
   relations: { d: "pg_stat_database_conflicts" },
   main: "d",
   columns: [
-    column("datid", "bigint", "d.datid::int8", ["d.datid"]),
-    column("datname", "text"),
+    column("datid", "d.datid::int8", ["d.datid"]),
+    column("datname"),
     ...columns(
-      "bigint",
       "confl_tablespace",
       "confl_lock",
       "confl_snapshot",
@@ -66,30 +65,27 @@ export const pgStatDatabaseConflicts = relationProbe({
 });
 
 function statio(name: string) {
-  return column(name, "bigint", `io.${name}`, [`io.${name}`]);
+  return column(name, `io.${name}`, [`io.${name}`]);
 }
 
 export const pgStatAllTables = relationProbe({
   name: "pg_stat_all_tables",
-  scope: "database",
-  intervalSeconds: 300,
-  retentionDays: 7,
   relations: { t: "pg_stat_all_tables", io: "pg_statio_all_tables" },
   main: "t",
   columns: [
-    ...columns("text", "schemaname", "relname"),
-    ...columns("bigint", "seq_scan", "seq_tup_read", "idx_scan", "idx_tup_fetch"),
-    ...columns("bigint", "n_tup_ins", "n_tup_upd", "n_tup_del", "n_tup_hot_upd", "n_live_tup", "n_dead_tup"),
-    column("n_mod_since_analyze", "bigint"),
-    ...columns("timestamptz", "last_vacuum", "last_autovacuum", "last_analyze", "last_autoanalyze"),
-    ...columns("bigint", "vacuum_count", "autovacuum_count", "analyze_count", "autoanalyze_count"),
+    ...columns("schemaname", "relname"),
+    ...columns("seq_scan", "seq_tup_read", "idx_scan", "idx_tup_fetch"),
+    ...columns("n_tup_ins", "n_tup_upd", "n_tup_del", "n_tup_hot_upd", "n_live_tup", "n_dead_tup"),
+    column("n_mod_since_analyze"),
+    ...columns("last_vacuum", "last_autovacuum", "last_analyze", "last_autoanalyze"),
+    ...columns("vacuum_count", "autovacuum_count", "analyze_count", "autoanalyze_count"),
     ...["heap", "idx", "toast", "tidx"].flatMap((kind) => [
       statio(`${kind}_blks_read`),
       statio(`${kind}_blks_hit`),
     ]),
     // Autovacuum's own row estimate (-1 before the first vacuum or analyze): its trigger is computed
     // from it, not from n_live_tup, which is 0 in a new database's catalogs until they are analyzed.
-    column("reltuples", "double precision", "c.reltuples", []),
+    column("reltuples", "c.reltuples", []),
   ],
   from: (has) =>
     `${
@@ -102,18 +98,15 @@ export const pgStatAllTables = relationProbe({
 
 export const pgStatAllIndexes = relationProbe({
   name: "pg_stat_all_indexes",
-  scope: "database",
-  intervalSeconds: 300,
-  retentionDays: 7,
   relations: { i: "pg_stat_all_indexes", io: "pg_statio_all_indexes" },
   main: "i",
   columns: [
-    column("relid", "bigint", "i.relid::int8", ["i.relid"]),
-    column("indexrelid", "bigint", "i.indexrelid::int8", ["i.indexrelid"]),
-    ...columns("text", "schemaname", "relname", "indexrelname"),
-    column("idx_scan", "bigint"),
-    column("last_idx_scan", "timestamptz"),
-    ...columns("bigint", "idx_tup_read", "idx_tup_fetch"),
+    column("relid", "i.relid::int8", ["i.relid"]),
+    column("indexrelid", "i.indexrelid::int8", ["i.indexrelid"]),
+    ...columns("schemaname", "relname", "indexrelname"),
+    column("idx_scan"),
+    column("last_idx_scan"),
+    ...columns("idx_tup_read", "idx_tup_fetch"),
     statio("idx_blks_read"),
     statio("idx_blks_hit"),
   ],
@@ -126,15 +119,12 @@ export const pgStatAllIndexes = relationProbe({
 
 export const pgStatioAllSequences = relationProbe({
   name: "pg_statio_all_sequences",
-  scope: "database",
-  intervalSeconds: 300,
-  retentionDays: 7,
   relations: { s: "pg_statio_all_sequences" },
   main: "s",
   columns: [
-    column("relid", "bigint", "s.relid::int8", ["s.relid"]),
-    ...columns("text", "schemaname", "relname"),
-    ...columns("bigint", "blks_read", "blks_hit"),
+    column("relid", "s.relid::int8", ["s.relid"]),
+    ...columns("schemaname", "relname"),
+    ...columns("blks_read", "blks_hit"),
   ],
   from: () => "pg_catalog.pg_statio_all_sequences s",
   tail: "order by s.schemaname, s.relname",
@@ -142,16 +132,13 @@ export const pgStatioAllSequences = relationProbe({
 
 export const pgStatUserFunctions = relationProbe({
   name: "pg_stat_user_functions",
-  scope: "database",
-  intervalSeconds: 300,
-  retentionDays: 7,
   relations: { f: "pg_stat_user_functions" },
   main: "f",
   columns: [
-    column("funcid", "bigint", "f.funcid::int8", ["f.funcid"]),
-    ...columns("text", "schemaname", "funcname"),
-    column("calls", "bigint"),
-    ...columns("double precision", "total_time", "self_time"),
+    column("funcid", "f.funcid::int8", ["f.funcid"]),
+    ...columns("schemaname", "funcname"),
+    column("calls"),
+    ...columns("total_time", "self_time"),
   ],
   from: () => "pg_catalog.pg_stat_user_functions f",
   tail: "order by f.schemaname, f.funcname",
@@ -168,28 +155,22 @@ function statementsQuery(schema: string): RelationQuery {
     relations: { s: relation },
     main: "s",
     columns: [
-      column("userid", "bigint", "s.userid::int8", ["s.userid"]),
-      column("dbid", "bigint", "s.dbid::int8", ["s.dbid"]),
-      column("queryid", "bigint"),
-      column("toplevel", "boolean", (has) => (has("s.toplevel") ? "s.toplevel" : "true")),
-      column("query", "text"),
-      column("calls", "bigint"),
-      ...columns("double precision", "total_exec_time", "mean_exec_time", "min_exec_time", "max_exec_time"),
-      column("stddev_exec_time", "double precision"),
-      column("rows", "bigint"),
-      ...columns(
-        "bigint",
-        "shared_blks_hit",
-        "shared_blks_read",
-        "shared_blks_dirtied",
-        "shared_blks_written",
-      ),
-      ...columns("bigint", "local_blks_hit", "local_blks_read", "local_blks_dirtied", "local_blks_written"),
-      ...columns("bigint", "temp_blks_read", "temp_blks_written"),
-      column("shared_blk_read_time", "double precision", renamed("shared_blk_read_time", "blk_read_time")),
-      column("shared_blk_write_time", "double precision", renamed("shared_blk_write_time", "blk_write_time")),
-      column("local_blk_read_time", "double precision", renamed("local_blk_read_time", null)),
-      column("local_blk_write_time", "double precision", renamed("local_blk_write_time", null)),
+      column("userid", "s.userid::int8", ["s.userid"]),
+      column("dbid", "s.dbid::int8", ["s.dbid"]),
+      column("queryid"),
+      column("toplevel", (has) => (has("s.toplevel") ? "s.toplevel" : "true")),
+      column("query"),
+      column("calls"),
+      ...columns("total_exec_time", "mean_exec_time", "min_exec_time", "max_exec_time"),
+      column("stddev_exec_time"),
+      column("rows"),
+      ...columns("shared_blks_hit", "shared_blks_read", "shared_blks_dirtied", "shared_blks_written"),
+      ...columns("local_blks_hit", "local_blks_read", "local_blks_dirtied", "local_blks_written"),
+      ...columns("temp_blks_read", "temp_blks_written"),
+      column("shared_blk_read_time", renamed("shared_blk_read_time", "blk_read_time")),
+      column("shared_blk_write_time", renamed("shared_blk_write_time", "blk_write_time")),
+      column("local_blk_read_time", renamed("local_blk_read_time", null)),
+      column("local_blk_write_time", renamed("local_blk_write_time", null)),
     ],
     from: () => `${relation} s`,
     // The view is server-wide: each database stores its own statements only.
@@ -200,13 +181,10 @@ function statementsQuery(schema: string): RelationQuery {
 }
 
 /** Top statements of this database by total time, when the extension is installed and loaded. */
-export const pgStatStatements: ProbeDefinition = {
+const statementTypes = catalogueColumnTypes("pg_stat_statements", statementsQuery("public"));
+
+export const pgStatStatements: ProbeCollection = {
   name: "pg_stat_statements",
-  scope: "database",
-  intervalSeconds: 300,
-  retentionDays: 7,
-  snapshot: false,
-  columns: statementsQuery("public").columns.map(({ name, type }) => ({ name, type })),
   async collect(context) {
     const [extension] = await context.query(
       `select n.nspname::text as schema from pg_catalog.pg_extension e
@@ -215,7 +193,11 @@ export const pgStatStatements: ProbeDefinition = {
     if (!extension) {
       return null;
     }
-    const rows = await collectRelation(statementsQuery(String(extension.schema)), context).catch(
+    const rows = await collectRelation(
+      statementsQuery(String(extension.schema)),
+      statementTypes,
+      context,
+    ).catch(
       // Installed but not in shared_preload_libraries: the view refuses to be read.
       (): null => null,
     );
@@ -238,22 +220,19 @@ function dropDuplicateStatements(rows: ProbeRow[]): ProbeRow[] {
 
 export const spockExceptionLog = relationProbe({
   name: "spock_exception_log",
-  scope: "database",
-  intervalSeconds: 60,
-  retentionDays: 7,
   relations: { e: "spock.exception_log" },
   main: "e",
   columns: [
-    column("remote_origin", "bigint", "e.remote_origin::int8", ["e.remote_origin"]),
-    column("remote_commit_ts", "timestamptz"),
-    column("command_counter", "integer"),
-    column("retry_errored_at", "timestamptz"),
-    column("remote_xid", "bigint", "e.remote_xid::text::int8", ["e.remote_xid"]),
-    column("local_origin", "bigint", "e.local_origin::int8", ["e.local_origin"]),
-    column("local_commit_ts", "timestamptz"),
-    ...columns("text", "table_schema", "table_name", "operation"),
-    ...columns("jsonb", "local_tup", "remote_old_tup", "remote_new_tup"),
-    ...columns("text", "ddl_statement", "ddl_user", "error_message"),
+    column("remote_origin", "e.remote_origin::int8", ["e.remote_origin"]),
+    column("remote_commit_ts"),
+    column("command_counter"),
+    column("retry_errored_at"),
+    column("remote_xid", "e.remote_xid::text::int8", ["e.remote_xid"]),
+    column("local_origin", "e.local_origin::int8", ["e.local_origin"]),
+    column("local_commit_ts"),
+    ...columns("table_schema", "table_name", "operation"),
+    ...columns("local_tup", "remote_old_tup", "remote_new_tup"),
+    ...columns("ddl_statement", "ddl_user", "error_message"),
   ],
   from: () => "spock.exception_log e",
   // A rolling window: the same rows come back on the next runs.
@@ -263,25 +242,22 @@ export const spockExceptionLog = relationProbe({
 
 export const spockResolutions = relationProbe({
   name: "spock_resolutions",
-  scope: "database",
-  intervalSeconds: 60,
-  retentionDays: 7,
   relations: { r: "spock.resolutions" },
   main: "r",
   columns: [
-    column("id", "bigint"),
-    ...columns("text", "node_name"),
-    column("log_time", "timestamptz"),
-    ...columns("text", "relname", "idxname", "conflict_type", "conflict_resolution"),
-    column("local_origin", "integer"),
-    column("local_tuple", "text"),
-    column("local_xid", "text"),
-    column("local_timestamp", "timestamptz"),
-    column("remote_origin", "integer"),
-    column("remote_tuple", "text"),
-    column("remote_xid", "text"),
-    column("remote_timestamp", "timestamptz"),
-    column("remote_lsn", "text"),
+    column("id"),
+    ...columns("node_name"),
+    column("log_time"),
+    ...columns("relname", "idxname", "conflict_type", "conflict_resolution"),
+    column("local_origin"),
+    column("local_tuple"),
+    column("local_xid"),
+    column("local_timestamp"),
+    column("remote_origin"),
+    column("remote_tuple"),
+    column("remote_xid"),
+    column("remote_timestamp"),
+    column("remote_lsn"),
   ],
   from: () => "spock.resolutions r",
   tail: (has) => (has("r.log_time") ? "where r.log_time > now() - interval '15 minutes'" : "where false"),

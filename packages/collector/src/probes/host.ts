@@ -11,7 +11,7 @@ import {
   processes,
   time,
 } from "systeminformation";
-import type { ProbeColumn, ProbeContext, ProbeDefinition, ProbeRow } from "./types.js";
+import type { ProbeCollection, ProbeContext, ProbeRow } from "./types.js";
 
 /**
  * How long one reading of the collector's own host serves every connection on that host. Without
@@ -45,21 +45,14 @@ export function sharedReading(read: () => Promise<ProbeRow[]>): () => Promise<Pr
  */
 function hostProbe(options: {
   name: string;
-  snapshot: boolean;
-  columns: readonly ProbeColumn[];
   /** Select list over the system_stats function of the probe's name, casting to storable types. */
   systemStatsSelect: string;
   order?: string;
   local(): Promise<ProbeRow[]>;
-}): ProbeDefinition {
+}): ProbeCollection {
   const local = sharedReading(options.local);
   return {
     name: options.name,
-    scope: "host",
-    intervalSeconds: 600,
-    retentionDays: 7,
-    snapshot: options.snapshot,
-    columns: options.columns,
     async collect(context: ProbeContext) {
       if (context.systemStatsSchema !== null) {
         const schema = `"${context.systemStatsSchema.replaceAll('"', '""')}"`;
@@ -78,20 +71,6 @@ function positiveOrNull(value: number | null | undefined): number | null {
 
 export const pgSysOsInfo = hostProbe({
   name: "pg_sys_os_info",
-  // Process counts and uptime change on every run: a plain time series.
-  snapshot: false,
-  columns: [
-    { name: "name", type: "text" },
-    { name: "version", type: "text" },
-    { name: "host_name", type: "text" },
-    { name: "domain_name", type: "text" },
-    { name: "handle_count", type: "bigint" },
-    { name: "process_count", type: "bigint" },
-    { name: "thread_count", type: "bigint" },
-    { name: "architecture", type: "text" },
-    { name: "last_bootup_time", type: "text" },
-    { name: "os_up_since_seconds", type: "bigint" },
-  ],
   systemStatsSelect: `name::text, version::text, host_name::text, domain_name::text,
   handle_count::float8, process_count::float8, thread_count::float8, architecture::text,
   last_bootup_time::text, os_up_since_seconds::float8`,
@@ -118,25 +97,6 @@ export const pgSysOsInfo = hostProbe({
 
 export const pgSysCpuInfo = hostProbe({
   name: "pg_sys_cpu_info",
-  snapshot: true,
-  columns: [
-    { name: "vendor", type: "text" },
-    { name: "description", type: "text" },
-    { name: "model_name", type: "text" },
-    { name: "processor_type", type: "text" },
-    { name: "logical_processor", type: "integer" },
-    { name: "physical_processor", type: "integer" },
-    { name: "no_of_cores", type: "integer" },
-    { name: "architecture", type: "text" },
-    { name: "clock_speed_hz", type: "bigint" },
-    { name: "cpu_type", type: "text" },
-    { name: "cpu_family", type: "text" },
-    { name: "byte_order", type: "text" },
-    { name: "l1dcache_size", type: "bigint" },
-    { name: "l1icache_size", type: "bigint" },
-    { name: "l2cache_size", type: "bigint" },
-    { name: "l3cache_size", type: "bigint" },
-  ],
   systemStatsSelect: `vendor::text, description::text, model_name::text, processor_type::text,
   logical_processor::int, physical_processor::int, no_of_cores::int, architecture::text,
   clock_speed_hz::float8, cpu_type::text, cpu_family::text, byte_order::text,
@@ -169,21 +129,6 @@ export const pgSysCpuInfo = hostProbe({
 
 export const pgSysMemoryInfo = hostProbe({
   name: "pg_sys_memory_info",
-  snapshot: false,
-  columns: [
-    { name: "total_memory", type: "bigint" },
-    { name: "used_memory", type: "bigint" },
-    { name: "free_memory", type: "bigint" },
-    { name: "swap_total", type: "bigint" },
-    { name: "swap_used", type: "bigint" },
-    { name: "swap_free", type: "bigint" },
-    { name: "cache_total", type: "bigint" },
-    { name: "kernel_total", type: "bigint" },
-    { name: "kernel_paged", type: "bigint" },
-    { name: "kernel_non_paged", type: "bigint" },
-    { name: "total_page_file", type: "bigint" },
-    { name: "avail_page_file", type: "bigint" },
-  ],
   systemStatsSelect: `total_memory::float8, used_memory::float8, free_memory::float8, swap_total::float8,
   swap_used::float8, swap_free::float8, cache_total::float8, kernel_total::float8, kernel_paged::float8,
   kernel_non_paged::float8, total_page_file::float8, avail_page_file::float8`,
@@ -210,20 +155,6 @@ export const pgSysMemoryInfo = hostProbe({
 
 export const pgSysDiskInfo = hostProbe({
   name: "pg_sys_disk_info",
-  snapshot: false,
-  columns: [
-    { name: "mount_point", type: "text" },
-    { name: "file_system", type: "text" },
-    { name: "drive_letter", type: "text" },
-    { name: "drive_type", type: "text" },
-    { name: "file_system_type", type: "text" },
-    { name: "total_space", type: "bigint" },
-    { name: "used_space", type: "bigint" },
-    { name: "free_space", type: "bigint" },
-    { name: "total_inodes", type: "bigint" },
-    { name: "used_inodes", type: "bigint" },
-    { name: "free_inodes", type: "bigint" },
-  ],
   systemStatsSelect: `mount_point::text, file_system::text, drive_letter::text, drive_type::text,
   file_system_type::text, total_space::float8, used_space::float8, free_space::float8,
   total_inodes::float8, used_inodes::float8, free_inodes::float8`,
@@ -272,20 +203,6 @@ const readLoad = sharedRead(() => currentLoad());
 
 export const pgSysCpuUsageInfo = hostProbe({
   name: "pg_sys_cpu_usage_info",
-  snapshot: false,
-  columns: [
-    "usermode_normal_process_percent",
-    "usermode_niced_process_percent",
-    "kernelmode_process_percent",
-    "idle_mode_percent",
-    "io_completion_percent",
-    "servicing_irq_percent",
-    "servicing_softirq_percent",
-    "user_time_percent",
-    "processor_time_percent",
-    "privileged_time_percent",
-    "interrupt_time_percent",
-  ].map((name) => ({ name, type: "double precision" as const })),
   systemStatsSelect: `usermode_normal_process_percent::float8, usermode_niced_process_percent::float8,
   kernelmode_process_percent::float8, idle_mode_percent::float8, io_completion_percent::float8,
   servicing_irq_percent::float8, servicing_softirq_percent::float8, user_time_percent::float8,
@@ -312,16 +229,6 @@ export const pgSysCpuUsageInfo = hostProbe({
 
 export const pgSysIoAnalysisInfo = hostProbe({
   name: "pg_sys_io_analysis_info",
-  snapshot: false,
-  columns: [
-    { name: "device_name", type: "text" },
-    { name: "total_reads", type: "bigint" },
-    { name: "total_writes", type: "bigint" },
-    { name: "read_bytes", type: "bigint" },
-    { name: "write_bytes", type: "bigint" },
-    { name: "read_time_ms", type: "bigint" },
-    { name: "write_time_ms", type: "bigint" },
-  ],
   systemStatsSelect: `device_name::text, total_reads::float8, total_writes::float8, read_bytes::float8,
   write_bytes::float8, read_time_ms::float8, write_time_ms::float8`,
   order: "device_name",
@@ -346,13 +253,6 @@ export const pgSysIoAnalysisInfo = hostProbe({
 
 export const pgSysLoadAvgInfo = hostProbe({
   name: "pg_sys_load_avg_info",
-  snapshot: false,
-  columns: [
-    "load_avg_one_minute",
-    "load_avg_five_minutes",
-    "load_avg_ten_minutes",
-    "load_avg_fifteen_minutes",
-  ].map((name) => ({ name, type: "double precision" as const })),
   systemStatsSelect: `load_avg_one_minute::float8, load_avg_five_minutes::float8, load_avg_ten_minutes::float8,
   load_avg_fifteen_minutes::float8`,
   async local() {
@@ -370,14 +270,6 @@ export const pgSysLoadAvgInfo = hostProbe({
 
 export const pgSysProcessInfo = hostProbe({
   name: "pg_sys_process_info",
-  snapshot: false,
-  columns: [
-    "total_processes",
-    "running_processes",
-    "sleeping_processes",
-    "stopped_processes",
-    "zombie_processes",
-  ].map((name) => ({ name, type: "integer" as const })),
   systemStatsSelect: `total_processes::int, running_processes::int, sleeping_processes::int,
   stopped_processes::int, zombie_processes::int`,
   async local() {
@@ -397,22 +289,6 @@ export const pgSysProcessInfo = hostProbe({
 
 export const pgSysNetworkInfo = hostProbe({
   name: "pg_sys_network_info",
-  snapshot: false,
-  columns: [
-    { name: "interface_name", type: "text" },
-    { name: "ip_address", type: "text" },
-    ...[
-      "tx_bytes",
-      "tx_packets",
-      "tx_errors",
-      "tx_dropped",
-      "rx_bytes",
-      "rx_packets",
-      "rx_errors",
-      "rx_dropped",
-    ].map((name) => ({ name, type: "bigint" as const })),
-    { name: "link_speed_mbps", type: "integer" },
-  ],
   systemStatsSelect: `interface_name::text, ip_address::text, tx_bytes::float8, tx_packets::float8,
   tx_errors::float8, tx_dropped::float8, rx_bytes::float8, rx_packets::float8, rx_errors::float8,
   rx_dropped::float8, link_speed_mbps::int`,
@@ -446,15 +322,6 @@ const PROCESS_ROWS = 100;
 
 export const pgSysCpuMemoryByProcess = hostProbe({
   name: "pg_sys_cpu_memory_by_process",
-  snapshot: false,
-  columns: [
-    { name: "pid", type: "integer" },
-    { name: "name", type: "text" },
-    { name: "running_since_seconds", type: "bigint" },
-    { name: "cpu_usage", type: "double precision" },
-    { name: "memory_usage", type: "double precision" },
-    { name: "memory_bytes", type: "bigint" },
-  ],
   systemStatsSelect: `pid::int, name::text, running_since_seconds::float8, cpu_usage::float8,
   memory_usage::float8, memory_bytes::float8`,
   order: "pid",

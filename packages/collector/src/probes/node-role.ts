@@ -1,4 +1,4 @@
-import type { ProbeContext, ProbeDefinition, ProbeRow } from "./types.js";
+import type { ProbeCollection, ProbeContext, ProbeRow } from "./types.js";
 
 /** Where a replication connection string points: its first host and its port (5432 by default). */
 export function conninfoTarget(conninfo: string | null): { host: string | null; port: number | null } {
@@ -198,37 +198,7 @@ async function collectNodeRole(context: ProbeContext): Promise<ProbeRow[]> {
  * publications and subscriptions, and its Spock node when the spock catalog exists. Topology
  * auto-detection reads the latest row of each connection.
  */
-export const pgNodeRole: ProbeDefinition = {
+export const pgNodeRole: ProbeCollection = {
   name: "pg_node_role",
-  scope: "server",
-  intervalSeconds: 300,
-  retentionDays: 30,
-  snapshot: false,
-  columns: [
-    { name: "is_in_recovery", type: "boolean" },
-    { name: "timeline_id", type: "integer" },
-    { name: "postmaster_start_time", type: "timestamptz" },
-    { name: "has_binary_standbys", type: "boolean" },
-    { name: "binary_standby_count", type: "integer" },
-    { name: "is_streaming_standby", type: "boolean" },
-    { name: "upstream_host", type: "text" },
-    { name: "upstream_port", type: "integer" },
-    { name: "received_lsn", type: "text" },
-    { name: "replayed_lsn", type: "text" },
-    { name: "publication_count", type: "integer" },
-    { name: "subscription_count", type: "integer" },
-    { name: "active_subscription_count", type: "integer" },
-    { name: "has_active_logical_slots", type: "boolean" },
-    { name: "active_logical_slot_count", type: "integer" },
-    { name: "publisher_host", type: "text" },
-    { name: "publisher_port", type: "integer" },
-    { name: "has_spock", type: "boolean" },
-    { name: "spock_node_id", type: "bigint" },
-    { name: "spock_node_name", type: "text" },
-    { name: "spock_subscription_count", type: "integer" },
-    { name: "primary_role", type: "text" },
-    { name: "role_flags", type: "text[]" },
-    { name: "role_details", type: "jsonb" },
-  ],
   collect: collectNodeRole,
 };

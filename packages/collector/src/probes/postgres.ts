@@ -1,26 +1,11 @@
 import { performance } from "node:perf_hooks";
-import type { ProbeDefinition } from "./types.js";
+import type { ProbeCollection } from "./types.js";
 
 // int8 and numeric values are cast to float8 (or text when they may exceed 2^53) so that the
 // driver returns numbers.
 
-export const pgServerInfo: ProbeDefinition = {
+export const pgServerInfo: ProbeCollection = {
   name: "pg_server_info",
-  scope: "server",
-  intervalSeconds: 3600,
-  retentionDays: 365,
-  snapshot: true,
-  columns: [
-    { name: "server_version", type: "text" },
-    { name: "server_version_num", type: "integer" },
-    { name: "system_identifier", type: "text" },
-    { name: "cluster_name", type: "text" },
-    { name: "data_directory", type: "text" },
-    { name: "max_connections", type: "integer" },
-    { name: "max_wal_senders", type: "integer" },
-    { name: "max_replication_slots", type: "integer" },
-    { name: "installed_extensions", type: "text[]" },
-  ],
   queries: [
     {
       minVersion: 0,
@@ -57,27 +42,8 @@ const pgDatabaseColumns = `d.datname::text as datname,
 from pg_database d
 order by d.datname`;
 
-export const pgDatabase: ProbeDefinition = {
+export const pgDatabase: ProbeCollection = {
   name: "pg_database",
-  scope: "server",
-  intervalSeconds: 300,
-  retentionDays: 7,
-  snapshot: false,
-  columns: [
-    { name: "datname", type: "text" },
-    { name: "datdba", type: "bigint" },
-    { name: "encoding", type: "text" },
-    { name: "datlocprovider", type: "text" },
-    { name: "datistemplate", type: "boolean" },
-    { name: "datallowconn", type: "boolean" },
-    { name: "datconnlimit", type: "integer" },
-    { name: "datfrozenxid", type: "bigint" },
-    { name: "datminmxid", type: "bigint" },
-    { name: "dattablespace", type: "bigint" },
-    { name: "age_datfrozenxid", type: "integer" },
-    { name: "age_datminmxid", type: "integer" },
-    { name: "database_size_bytes", type: "bigint" },
-  ],
   queries: [
     { minVersion: 0, sql: `select ${pgDatabaseColumns.replace("%LOCPROVIDER%", "null::text")}` },
     {
@@ -87,31 +53,8 @@ export const pgDatabase: ProbeDefinition = {
   ],
 };
 
-export const pgSettings: ProbeDefinition = {
+export const pgSettings: ProbeCollection = {
   name: "pg_settings",
-  scope: "server",
-  intervalSeconds: 3600,
-  retentionDays: 365,
-  snapshot: true,
-  columns: [
-    { name: "name", type: "text" },
-    { name: "setting", type: "text" },
-    { name: "unit", type: "text" },
-    { name: "category", type: "text" },
-    { name: "short_desc", type: "text" },
-    { name: "extra_desc", type: "text" },
-    { name: "context", type: "text" },
-    { name: "vartype", type: "text" },
-    { name: "source", type: "text" },
-    { name: "min_val", type: "text" },
-    { name: "max_val", type: "text" },
-    { name: "enumvals", type: "text[]" },
-    { name: "boot_val", type: "text" },
-    { name: "reset_val", type: "text" },
-    { name: "sourcefile", type: "text" },
-    { name: "sourceline", type: "integer" },
-    { name: "pending_restart", type: "boolean" },
-  ],
   queries: [
     {
       minVersion: 0,
@@ -123,13 +66,8 @@ order by name`,
   ],
 };
 
-export const pgConnectivity: ProbeDefinition = {
+export const pgConnectivity: ProbeCollection = {
   name: "pg_connectivity",
-  scope: "server",
-  intervalSeconds: 30,
-  retentionDays: 7,
-  snapshot: false,
-  columns: [{ name: "response_time_ms", type: "double precision" }],
   async collect(context) {
     const started = performance.now();
     await context.query("select 1");
@@ -137,18 +75,8 @@ export const pgConnectivity: ProbeDefinition = {
   },
 };
 
-export const pgExtension: ProbeDefinition = {
+export const pgExtension: ProbeCollection = {
   name: "pg_extension",
-  scope: "database",
-  intervalSeconds: 3600,
-  retentionDays: 30,
-  snapshot: true,
-  columns: [
-    { name: "extname", type: "text" },
-    { name: "extversion", type: "text" },
-    { name: "extrelocatable", type: "boolean" },
-    { name: "schema_name", type: "text" },
-  ],
   queries: [
     {
       minVersion: 0,

@@ -1,3 +1,4 @@
+import { probeCatalogue } from "@dbmon/datastore";
 import {
   pgStatAllIndexes,
   pgStatAllTables,
@@ -36,10 +37,9 @@ import {
   pgStatSubscription,
   pgStatWal,
 } from "./server-stats.js";
-import type { ProbeDefinition } from "./types.js";
+import type { ProbeCollection, ProbeDefinition } from "./types.js";
 
-/** Every probe the collector runs (the catalogue: 16 server-wide, 10 per database, 10 host). */
-export const probeRegistry: readonly ProbeDefinition[] = [
+const collections: readonly ProbeCollection[] = [
   pgStatActivity,
   pgStatReplication,
   pgReplicationSlots,
@@ -78,47 +78,27 @@ export const probeRegistry: readonly ProbeDefinition[] = [
   pgSysCpuMemoryByProcess,
 ];
 
-/** A probe of the catalogue by name. */
+/** Each catalogue probe with its collection; a probe without one (or the reverse) fails at load. */
+function attachCollections(): ProbeDefinition[] {
+  const byName = new Map(collections.map((collection) => [collection.name, collection]));
+  const probes = probeCatalogue.map(({ description: _description, ...spec }) => {
+    const collection = byName.get(spec.name);
+    if (!collection) {
+      throw new Error(`probe ${spec.name} has no collection`);
+    }
+    byName.delete(spec.name);
+    return { ...spec, queries: collection.queries, collect: collection.collect };
+  });
+  if (byName.size > 0) {
+    throw new Error(`collections without a catalogue probe: ${[...byName.keys()].join(", ")}`);
+  }
+  return probes;
+}
+
+/** Every probe the collector runs, in the catalogue's order. */
+export const probeRegistry: readonly ProbeDefinition[] = attachCollections();
+
+/** A probe of the registry by name. */
 export function findProbe(name: string): ProbeDefinition | undefined {
   return probeRegistry.find((probe) => probe.name === name);
 }
-
-/** What each probe collects, as the probe configuration shows it. */
-export const probeDescriptions: Readonly<Record<string, string>> = {
-  pg_stat_activity: "Sessions and what they are doing (pg_stat_activity)",
-  pg_stat_replication: "Streaming replication: senders on a primary, the WAL receiver on a standby",
-  pg_replication_slots: "Replication slots, their retained WAL and statistics",
-  pg_stat_recovery_prefetch: "WAL prefetching during recovery (PostgreSQL 15 and later)",
-  pg_stat_subscription: "Logical replication subscription workers and their error counts",
-  pg_stat_connection_security: "SSL and GSSAPI use of each session",
-  pg_stat_io: "I/O by backend type, object and context (PostgreSQL 16 and later) and SLRU caches",
-  pg_stat_checkpointer: "Checkpointer and background writer activity",
-  pg_stat_wal: "WAL generation and archiver statistics",
-  pg_settings: "Server configuration settings (stored when they change)",
-  pg_hba_file_rules: "Client authentication rules of pg_hba.conf (stored when they change)",
-  pg_ident_file_mappings: "User name maps of pg_ident.conf (stored when they change)",
-  pg_server_info: "Server version, identity and capacity settings (stored when they change)",
-  pg_node_role: "Replication role of the node: primary, standby, logical or spock",
-  pg_connectivity: "Response time of a trivial query: whether the server answers",
-  pg_database: "Databases with their size and transaction ID age",
-  pg_stat_database: "Per-database transaction, block and tuple statistics",
-  pg_stat_database_conflicts: "Queries cancelled on a standby by recovery conflicts, per database",
-  pg_stat_all_tables: "Table access, tuple and vacuum statistics with block I/O",
-  pg_stat_all_indexes: "Index usage statistics with block I/O",
-  pg_statio_all_sequences: "Sequence block I/O",
-  pg_stat_user_functions: "Calls and time of user functions (with track_functions)",
-  pg_stat_statements: "Top statements by total time (pg_stat_statements extension)",
-  pg_extension: "Installed extensions per database (stored when they change)",
-  spock_exception_log: "Recent spock apply exceptions (spock extension)",
-  spock_resolutions: "Recent spock conflict resolutions (spock extension)",
-  pg_sys_os_info: "Operating system of the host",
-  pg_sys_cpu_info: "Processors of the host",
-  pg_sys_cpu_usage_info: "CPU time by mode on the host",
-  pg_sys_memory_info: "Memory and swap of the host",
-  pg_sys_io_analysis_info: "Block device I/O of the host",
-  pg_sys_disk_info: "File systems of the host and their use",
-  pg_sys_load_avg_info: "Load averages of the host",
-  pg_sys_process_info: "Process counts of the host by state",
-  pg_sys_network_info: "Network interfaces of the host and their traffic",
-  pg_sys_cpu_memory_by_process: "CPU and memory use of the host's busiest processes",
-};

@@ -1,46 +1,29 @@
-import type {
-  ColumnType,
-  ProbeColumn,
-  ProbeContext,
-  ProbeDefinition,
-  ProbeRow,
-  ProbeScope,
-} from "./types.js";
+import { type ColumnType, findProbeSpec } from "@dbmon/datastore";
+import type { ProbeCollection, ProbeContext, ProbeRow } from "./types.js";
 
 /**
- * A stored column read from a system view. `expr` defaults to `<main alias>.<name>`; `needs` lists
- * the `alias.column` pairs the expression reads (defaults to that one column). When any of them is
- * missing on the monitored server's version, the column is stored as NULL instead of failing.
+ * A stored column read from a system view; its type is the catalogue's. `expr` defaults to
+ * `<main alias>.<name>`; `needs` lists the `alias.column` pairs the expression reads (defaults to that
+ * one column). When any of them is missing on the monitored server's version, the column is stored
+ * as NULL instead of failing.
  */
-export interface SourcedColumn extends ProbeColumn {
+export interface SourcedColumn {
+  name: string;
   /** An expression, or a function of what exists giving one (null: store NULL). */
   expr?: string | ((catalogue: Catalogue) => string | null);
   needs?: readonly string[];
 }
 
-export function columns(type: ColumnType, ...names: string[]): SourcedColumn[] {
-  return names.map((name) => ({ name, type }));
+export function columns(...names: string[]): SourcedColumn[] {
+  return names.map((name) => ({ name }));
 }
 
-export function column(
-  name: string,
-  type: ColumnType,
-  expr?: SourcedColumn["expr"],
-  needs?: readonly string[],
-): SourcedColumn {
-  return { name, type, expr, needs };
+export function column(name: string, expr?: SourcedColumn["expr"], needs?: readonly string[]): SourcedColumn {
+  return { name, expr, needs };
 }
 
 /** What exists on the monitored server: relations (by alias) and their columns. */
 export type Catalogue = (aliasOrColumn: string) => boolean;
-
-export interface RelationProbeOptions extends RelationQuery {
-  name: string;
-  scope: ProbeScope;
-  intervalSeconds: number;
-  retentionDays: number;
-  snapshot?: boolean;
-}
 
 /** A SELECT over system relations, adapted to what exists on the monitored server. */
 export interface RelationQuery {
@@ -55,6 +38,26 @@ export interface RelationQuery {
   tail?: string | ((catalogue: Catalogue) => string);
   /** Rows to store besides, or instead of, the query's (e.g. a sentinel row). */
   finish?(rows: ProbeRow[], context: ProbeContext, catalogue: Catalogue): Promise<ProbeRow[]>;
+}
+
+/** Column name → type of a catalogue probe. */
+export type ColumnTypes = ReadonlyMap<string, ColumnType>;
+
+/**
+ * The catalogue's column types of a probe, checked against the columns a query selects: a query
+ * that drifts from the catalogue fails when the collector loads, not when a run is stored.
+ */
+export function catalogueColumnTypes(probe: string, query: RelationQuery): ColumnTypes {
+  const spec = findProbeSpec(probe);
+  if (!spec) {
+    throw new Error(`probe ${probe} is not in the catalogue`);
+  }
+  const selected = query.columns.map((col) => col.name).join(",");
+  const stored = spec.columns.map((col) => col.name).join(",");
+  if (selected !== stored) {
+    throw new Error(`probe ${probe} selects (${selected}) but the catalogue stores (${stored})`);
+  }
+  return new Map(spec.columns.map((col) => [col.name, col.type]));
 }
 
 function quoteLiteral(text: string): string {
@@ -109,8 +112,9 @@ function storable(expr: string, type: ColumnType): string {
 }
 
 /** Builds the SELECT of a relation probe for what the monitored server has. */
-export function relationSelect(options: RelationQuery, catalogue: Catalogue): string {
+export function relationSelect(options: RelationQuery, catalogue: Catalogue, types: ColumnTypes): string {
   const list = options.columns.map((col) => {
+    const type = types.get(col.name) as ColumnType;
     let source: string | null;
     if (typeof col.expr === "function") {
       source = col.expr(catalogue);
@@ -118,8 +122,8 @@ export function relationSelect(options: RelationQuery, catalogue: Catalogue): st
       const needs = col.needs ?? (col.expr === undefined ? [`${options.main}.${col.name}`] : []);
       source = needs.every((need) => catalogue(need)) ? (col.expr ?? `${options.main}.${col.name}`) : null;
     }
-    const expr = source === null ? "null" : storable(source, col.type);
-    return `${expr}::${sqlType(col.type)} as "${col.name}"`;
+    const expr = source === null ? "null" : storable(source, type);
+    return `${expr}::${sqlType(type)} as "${col.name}"`;
   });
   const tail = typeof options.tail === "function" ? options.tail(catalogue) : (options.tail ?? "");
   return `select ${list.join(",\n  ")}\nfrom ${options.from(catalogue)} ${tail}`;
@@ -140,21 +144,18 @@ function sqlType(type: ColumnType): string {
  * A probe over system views that adapts to the server version by looking at which relations and
  * columns exist, so that a view or column missing on an older (or newer) release never fails it.
  */
-export function relationProbe(options: RelationProbeOptions): ProbeDefinition {
-  return {
-    name: options.name,
-    scope: options.scope,
-    intervalSeconds: options.intervalSeconds,
-    retentionDays: options.retentionDays,
-    snapshot: options.snapshot ?? false,
-    columns: options.columns.map(({ name, type }) => ({ name, type })),
-    collect: (context) => collectRelation(options, context),
-  };
+export function relationProbe(options: RelationQuery & { name: string }): ProbeCollection {
+  const types = catalogueColumnTypes(options.name, options);
+  return { name: options.name, collect: (context) => collectRelation(options, types, context) };
 }
 
-/** One run of a relation probe: empty when its main relation does not exist on the server. */
-export async function collectRelation(options: RelationQuery, context: ProbeContext): Promise<ProbeRow[]> {
+/** One run of a relation query: empty when its main relation does not exist on the server. */
+export async function collectRelation(
+  options: RelationQuery,
+  types: ColumnTypes,
+  context: ProbeContext,
+): Promise<ProbeRow[]> {
   const catalogue = await readCatalogue(context, options.relations);
-  const rows = catalogue(options.main) ? await context.query(relationSelect(options, catalogue)) : [];
+  const rows = catalogue(options.main) ? await context.query(relationSelect(options, catalogue, types)) : [];
   return options.finish ? options.finish(rows, context, catalogue) : rows;
 }

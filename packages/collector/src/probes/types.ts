@@ -1,27 +1,6 @@
-/** Column types a probe table may use (PostgreSQL type names). */
-export type ColumnType =
-  | "text"
-  | "integer"
-  | "bigint"
-  | "numeric"
-  | "double precision"
-  | "interval"
-  | "inet"
-  | "boolean"
-  | "timestamptz"
-  | "text[]"
-  | "jsonb";
+import type { ProbeSpec } from "@dbmon/datastore";
 
-export interface ProbeColumn {
-  name: string;
-  type: ColumnType;
-}
-
-/**
- * `server`: once per run on the connection's own database. `database`: in every connectable,
- * non-template database; rows carry `database_name`. `host`: the machine the server runs on.
- */
-export type ProbeScope = "server" | "database" | "host";
+export type { ColumnType, ProbeColumn, ProbeScope, ProbeSpec } from "@dbmon/datastore";
 
 export type ProbeRow = Record<string, unknown>;
 
@@ -42,21 +21,17 @@ export interface ProbeContext {
   isLocalHost: boolean;
 }
 
-export interface ProbeDefinition {
-  /** Also the name of its table in the `metrics` schema. */
+/** How the collector gathers one catalogue probe's rows; attached to the catalogue entry by name. */
+export interface ProbeCollection {
   name: string;
-  scope: ProbeScope;
-  intervalSeconds: number;
-  retentionDays: number;
-  /** Configuration-like: a snapshot is stored only when its content changed. */
-  snapshot: boolean;
-  /** Stored columns besides connection_id, collected_at (and database_name for database scope). */
-  columns: readonly ProbeColumn[];
   /** SQL per server version range, newest last; used unless `collect` is given. */
   queries?: readonly VersionedQuery[];
   /** Custom collection; returns null when the probe cannot run on this server (nothing is stored). */
   collect?(context: ProbeContext): Promise<ProbeRow[] | null>;
 }
+
+/** A catalogue probe (`@dbmon/datastore`) with its collection. */
+export interface ProbeDefinition extends ProbeSpec, Omit<ProbeCollection, "name"> {}
 
 /** The query of `queries` that applies to a server version. */
 export function queryForVersion(queries: readonly VersionedQuery[], versionNum: number): string | undefined {

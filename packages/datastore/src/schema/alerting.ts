@@ -467,3 +467,59 @@ export const anomalyCandidates = pgTable(
       .where(sql`not ${table.processed}`),
   ],
 );
+
+/**
+ * Hourly partial aggregates of each rule metric's series, from which `metric_baselines` are merged:
+ * an hourly update recomputes only the last hours instead of a week of history. One row per series,
+ * UTC hour and local hour of day / day of week (a zone with a half-hour offset splits a UTC hour in
+ * two). `mean` and `m2` (sum of squared deviations from `mean`) merge exactly (Chan et al.).
+ */
+export const metricBaselineHours = pgTable(
+  "metric_baseline_hours",
+  {
+    metricName: text().notNull(),
+    connectionId: integer()
+      .notNull()
+      .references(() => connections.id, { onDelete: "cascade" }),
+    databaseName: text().notNull().default(""),
+    objectName: text().notNull().default(""),
+    hourStart: timestamp({ withTimezone: true }).notNull(),
+    hourOfDay: smallint().notNull(),
+    dayOfWeek: smallint().notNull(),
+    timeZone: text().notNull(),
+    sampleCount: integer().notNull(),
+    mean: doublePrecision().notNull(),
+    m2: doublePrecision().notNull(),
+    min: doublePrecision().notNull(),
+    max: doublePrecision().notNull(),
+    firstSampleAt: timestamp({ withTimezone: true }).notNull(),
+    lastSampleAt: timestamp({ withTimezone: true }).notNull(),
+  },
+  (table) => [
+    primaryKey({
+      name: "metric_baseline_hours_key",
+      columns: [
+        table.metricName,
+        table.connectionId,
+        table.databaseName,
+        table.objectName,
+        table.hourStart,
+        table.hourOfDay,
+        table.dayOfWeek,
+      ],
+    }),
+    index("metric_baseline_hours_metric_hour_idx").on(table.metricName, table.hourStart),
+    index("metric_baseline_hours_connection_idx").on(table.connectionId),
+  ],
+);
+
+/**
+ * How far each metric's hourly partials are up to date (`calculated_through`, an hour's start) and
+ * when that update ran: the next update recomputes from there, and the hour before too when the
+ * update ran so soon after the hour that some of its collections may not have been stored yet.
+ */
+export const metricBaselineProgress = pgTable("metric_baseline_progress", {
+  metricName: text().primaryKey(),
+  calculatedThrough: timestamp({ withTimezone: true }).notNull(),
+  calculatedAt: timestamp({ withTimezone: true }).notNull(),
+});

@@ -42,3 +42,17 @@ export const probeRuns = pgTable(
   },
   (table) => [primaryKey({ columns: [table.connectionId, table.probeName] })],
 );
+
+/**
+ * How far each probe's rollups (`metrics.metric_rollups_<resolution>`) are complete: buckets before
+ * `rolled_through` are stored once and never again, so rollups are written exactly once per bucket.
+ */
+export const metricRollupProgress = pgTable(
+  "metric_rollup_progress",
+  {
+    probeName: text().notNull(),
+    resolutionSeconds: integer().notNull(),
+    rolledThrough: timestamp({ withTimezone: true }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.probeName, table.resolutionSeconds] })],
+);

@@ -1,0 +1,25 @@
+import { databaseProbes } from "./database.js";
+import { hostProbes } from "./host.js";
+import { serverProbes } from "./server.js";
+import type { DescribedProbeSpec } from "./types.js";
+
+export { metricColumns, numericValue } from "./metric-columns.js";
+export type { ColumnType, DescribedProbeSpec, ProbeColumn, ProbeScope, ProbeSpec } from "./types.js";
+
+/**
+ * Every probe's metric table (16 server-wide, 10 per database, 10 host): what the collector stores
+ * and the alerter and the API read. Kept in the datastore, which owns the `metrics` tables, so that
+ * no reader imports the collector.
+ */
+export const probeCatalogue: readonly DescribedProbeSpec[] = [
+  ...serverProbes,
+  ...databaseProbes,
+  ...hostProbes,
+];
+
+const byName = new Map(probeCatalogue.map((spec) => [spec.name, spec]));
+
+/** A probe of the catalogue by name. */
+export function findProbeSpec(name: string): DescribedProbeSpec | undefined {
+  return byName.get(name);
+}

@@ -1,0 +1,59 @@
+/** Column types a probe table may use (PostgreSQL type names). */
+export type ColumnType =
+  | "text"
+  | "integer"
+  | "bigint"
+  | "numeric"
+  | "double precision"
+  | "interval"
+  | "inet"
+  | "boolean"
+  | "timestamptz"
+  | "text[]"
+  | "jsonb";
+
+export interface ProbeColumn {
+  name: string;
+  type: ColumnType;
+}
+
+/**
+ * `server`: once per run on the connection's own database. `database`: in every connectable,
+ * non-template database; rows carry `database_name`. `host`: the machine the server runs on.
+ */
+export type ProbeScope = "server" | "database" | "host";
+
+/**
+ * What a probe stores and how often, without how it collects: the collector attaches its queries by
+ * name, while the alerter and the API read the metric tables from this alone.
+ */
+export interface ProbeSpec {
+  /** Also the name of its table in the `metrics` schema. */
+  name: string;
+  scope: ProbeScope;
+  intervalSeconds: number;
+  retentionDays: number;
+  /** Configuration-like: a snapshot is stored only when its content changed. */
+  snapshot: boolean;
+  /** Stored columns besides connection_id, collected_at (and database_name for database scope). */
+  columns: readonly ProbeColumn[];
+}
+
+/** A catalogue entry as written in the scope files: columns as [name, type] pairs. */
+export interface ProbeEntry extends Omit<ProbeSpec, "scope" | "columns"> {
+  description: string;
+  columns: ReadonlyArray<readonly [string, ColumnType]>;
+}
+
+export interface DescribedProbeSpec extends ProbeSpec {
+  /** What the probe collects, as the probe configuration shows it. */
+  description: string;
+}
+
+export function probesOfScope(scope: ProbeScope, entries: readonly ProbeEntry[]): DescribedProbeSpec[] {
+  return entries.map((entry) => ({
+    ...entry,
+    scope,
+    columns: entry.columns.map(([name, type]) => ({ name, type })),
+  }));
+}
