@@ -219,6 +219,9 @@ export const executeExplain = defineTool({
       return error;
     }
     const [result] = results as [StatementResult];
+    if (result.rows.length === 0) {
+      return failure("The server returned no plan");
+    }
     return text(result.rows.map((row) => row[0] ?? "").join("\n"));
   },
 });
@@ -283,7 +286,7 @@ export const testQuery = defineTool({
     if (!result || result.error) {
       return failure(`Query is not valid: ${(result?.error ?? "no result").replace(/^Query error: /, "")}`);
     }
-    return text(`Query is valid\n${result.rows.map((row) => row[0] ?? "").join("\n")}`);
+    return text(["Query is valid", ...result.rows.map((row) => row[0] ?? "")].join("\n"));
   },
 });
 
