@@ -25,6 +25,8 @@ import { ConnectionStore } from "./connections/store.js";
 import { ConversationStore } from "./conversations/store.js";
 import { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
+import { ToolCatalogue } from "./mcp/catalogue.js";
+import { MemoryStore } from "./memories/store.js";
 import { MetricsReader } from "./metrics/service.js";
 import { ProbeSettings } from "./probes/service.js";
 import { ServerAnalysis } from "./server-info/analysis/service.js";
@@ -70,6 +72,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     logger,
   });
   const llm = new LlmProviders(config.llm);
+  const memories = new MemoryStore({ datastore, clock, logger, embedder: llm.embedder });
   return {
     config,
     datastore,
@@ -96,7 +99,9 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     notificationChannels,
     channelOverrides: new ChannelOverrideService(datastore, notificationChannels),
     serverAnalysis: new ServerAnalysis({ datastore, llm: llm.defaultChat, clock, logger }),
-    llmProxy: new LlmProxy({ llm, logger, clock }),
+    llmProxy: new LlmProxy({ llm, logger, clock, memories }),
+    memories,
+    mcpTools: new ToolCatalogue({ logger }),
     conversations: new ConversationStore(datastore, clock),
     chatCompaction: new ChatCompaction({ llm: llm.defaultChat, logger }),
   };

@@ -17,6 +17,8 @@ import type { ConnectionStore } from "./connections/store.js";
 import type { ConversationStore } from "./conversations/store.js";
 import type { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
+import type { ToolCatalogue } from "./mcp/catalogue.js";
+import type { MemoryStore } from "./memories/store.js";
 import type { MetricsReader } from "./metrics/service.js";
 import type { ProbeSettings } from "./probes/service.js";
 import type { ServerAnalysis } from "./server-info/analysis/service.js";
@@ -80,6 +82,10 @@ export interface Services {
   channelOverrides: ChannelOverrideService;
   /** The LLM proxy: providers, models, health, chat, embeddings and reranking. */
   llmProxy: LlmProxy;
+  /** Memories stored through the MCP tools; pinned ones join every chat's system prompt. */
+  memories: MemoryStore;
+  /** The MCP tool catalogue, served at /mcp/v1 and through the REST bridge. */
+  mcpTools: ToolCatalogue;
   /** Each user's stored chat conversations. */
   conversations: ConversationStore;
   /** Compaction of chat histories (POST /chat/compact). */

@@ -13,6 +13,8 @@ export * from "./connections/index.js";
 export * from "./conversations/index.js";
 export * from "./document.js";
 export * from "./llm/index.js";
+export * from "./mcp/index.js";
+export * from "./memories/index.js";
 export * from "./metrics/index.js";
 export * from "./notifications/index.js";
 export * from "./operation.js";

@@ -10,6 +10,8 @@ import { clusterOperations } from "./clusters/index.js";
 import { connectionOperations } from "./connections/index.js";
 import { conversationOperations } from "./conversations/index.js";
 import { llmOperations } from "./llm/index.js";
+import { mcpOperations } from "./mcp/index.js";
+import { memoriesOperations } from "./memories/index.js";
 import { metricsOperations } from "./metrics/index.js";
 import { notificationsOperations } from "./notifications/index.js";
 import type { Operation } from "./operation.js";
@@ -46,4 +48,6 @@ export const allOperations: readonly Operation[] = [
   ...timelineOperations,
   ...conversationOperations,
   ...llmOperations,
+  ...memoriesOperations,
+  ...mcpOperations,
 ];

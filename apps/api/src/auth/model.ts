@@ -111,6 +111,12 @@ export const mcpItems: readonly McpItem[] = [
     isPublic: false,
   },
   {
+    identifier: "get_blackouts",
+    itemType: "tool",
+    description: "Blackout windows and schedules",
+    isPublic: false,
+  },
+  {
     identifier: "get_timeline_events",
     itemType: "tool",
     description: "Events of the estate's timeline",

@@ -14,6 +14,7 @@ export interface AdHocQuery {
 /**
  * POST /connections/{id}/query: the statements run on the execution core, read-only unless the body
  * holds writes, which need the caller's confirmation and read-write access to the connection.
+ * The MCP tool query_database runs through here too, with its own row limit.
  */
 export async function runAdHocQuery(
   connections: ConnectionStore,
@@ -21,6 +22,7 @@ export async function runAdHocQuery(
   id: number,
   body: AdHocQuery,
   signal: AbortSignal,
+  limits: { maxRows?: number } = {},
 ) {
   const statements = parseOrRefuse(body.query);
   if (statements.length === 0) {
@@ -48,6 +50,7 @@ export async function runAdHocQuery(
     sql: statements,
     mode: writes.length > 0 ? "read_write" : "read_only",
     signal,
+    ...limits,
   });
   // The notice is for MCP tools; on this endpoint `truncated` says that a limit cut the result.
   const results = run.results.map(({ notice: _, ...result }) => result);

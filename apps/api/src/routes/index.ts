@@ -13,6 +13,8 @@ import { clusterHandlers } from "./clusters/index.js";
 import { connectionHandlers } from "./connections/index.js";
 import { conversationHandlers } from "./conversations/index.js";
 import { llmHandlers } from "./llm/index.js";
+import { mcpHandlers } from "./mcp/index.js";
+import { memoriesHandlers } from "./memories/index.js";
 import { metricsHandlers } from "./metrics/index.js";
 import { notificationsHandlers } from "./notifications/index.js";
 import { probeHandlers } from "./probes/index.js";
@@ -48,6 +50,8 @@ export const implementations = [
   ...timelineHandlers,
   ...conversationHandlers,
   ...llmHandlers,
+  ...memoriesHandlers,
+  ...mcpHandlers,
 ];
 
 /** Every operation of the contract, registered explicitly. */

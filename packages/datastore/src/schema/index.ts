@@ -5,5 +5,6 @@ export * from "./clusters.js";
 export * from "./collector.js";
 export * from "./connections.js";
 export * from "./conversations.js";
+export * from "./memories.js";
 export * from "./probes.js";
 export * from "./system.js";

@@ -1,0 +1,118 @@
+import { z } from "zod";
+import type { RequestAccess } from "../auth/access.js";
+import { messages } from "../auth/access.js";
+import { DomainError, OperationFailed } from "../errors.js";
+import type { Logger } from "../logger.js";
+import { failure, type Tool, type ToolContext, type ToolResult } from "./tool.js";
+import { alertingTools } from "./tools/alerting.js";
+import { llmTools } from "./tools/llm.js";
+import { memoryTools } from "./tools/memories.js";
+import { monitoringTools } from "./tools/monitoring.js";
+import { resourceTools } from "./tools/resources.js";
+import { sqlTools } from "./tools/sql.js";
+
+/** Every tool dbmon serves, over /mcp/v1 and the REST bridge alike. */
+export const allTools: readonly Tool[] = [
+  ...sqlTools,
+  ...monitoringTools,
+  ...alertingTools,
+  ...memoryTools,
+  ...llmTools,
+  ...resourceTools,
+];
+
+export interface ToolDescriptor {
+  name: string;
+  description: string;
+  compactDescription: string;
+  inputSchema: { type: "object"; properties: Record<string, unknown>; required?: string[] };
+}
+
+export const TOOL_EXECUTION_FAILED = "Tool execution failed";
+
+/**
+ * The MCP tool catalogue: what a caller may list and call. Both transports (/mcp/v1 and the REST
+ * bridge) go through `list` and `call`, so the checks are the same everywhere: the caller's MCP
+ * privileges and the token's scope on every call (superusers' tokens included), then the tool's own
+ * connection check for tools bound to a connection.
+ */
+export class ToolCatalogue {
+  private readonly descriptors: ReadonlyMap<string, ToolDescriptor>;
+
+  constructor(
+    private readonly deps: { logger: Logger; tools?: readonly Tool[] },
+    private readonly tools: readonly Tool[] = deps.tools ?? allTools,
+  ) {
+    this.descriptors = new Map(this.tools.map((tool) => [tool.name, describe(tool)]));
+  }
+
+  /** The tools the caller may use, with their input schemas. */
+  async list(access: RequestAccess): Promise<ToolDescriptor[]> {
+    await access.requireCaller();
+    const allowed = await Promise.all(this.tools.map((tool) => this.mayUse(access, tool)));
+    return this.tools
+      .filter((_, at) => allowed[at])
+      .map((tool) => this.descriptors.get(tool.name) as ToolDescriptor);
+  }
+
+  /**
+   * Runs a tool for the caller. Refusals and the tool's own errors are results with `isError`; an
+   * unexpected failure is logged and becomes OperationFailed("Tool execution failed").
+   */
+  async call(context: ToolContext, name: string, args: unknown): Promise<ToolResult> {
+    await context.access.requireCaller();
+    const tool = this.tools.find((candidate) => candidate.name === name);
+    if (!tool) {
+      return failure(`Tool not found: ${name}`);
+    }
+    if (!(await this.mayUse(context.access, tool))) {
+      return failure(messages.mcp(name));
+    }
+    const parsed = z
+      .object(tool.input)
+      .strict()
+      .safeParse(args ?? {});
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map(
+        (issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`,
+      );
+      return failure(`Invalid arguments for ${name}: ${problems.join("; ")}`);
+    }
+    try {
+      return await tool.run(context, parsed.data);
+    } catch (error) {
+      if (error instanceof DomainError) {
+        return failure(error.message);
+      }
+      this.deps.logger.error(
+        { tool: name, err: error instanceof Error ? error.message : String(error) },
+        "MCP tool failed",
+      );
+      throw new OperationFailed(TOOL_EXECUTION_FAILED);
+    }
+  }
+
+  private async mayUse(access: RequestAccess, tool: Tool): Promise<boolean> {
+    return tool.privilege === null || access.mayUseMcp(tool.privilege);
+  }
+}
+
+function describe(tool: Tool): ToolDescriptor {
+  const {
+    $schema: _,
+    additionalProperties: __,
+    ...schema
+  } = z.toJSONSchema(z.object(tool.input), {
+    io: "input",
+  }) as Record<string, unknown>;
+  return {
+    name: tool.name,
+    description: tool.description,
+    compactDescription: tool.compactDescription,
+    inputSchema: {
+      ...schema,
+      type: "object",
+      properties: (schema.properties ?? {}) as Record<string, unknown>,
+    },
+  };
+}

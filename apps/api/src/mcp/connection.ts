@@ -1,0 +1,46 @@
+import type { AccessLevel } from "../auth/model.js";
+import type { ConnectionRow } from "../connections/store.js";
+import { Forbidden, NotFound } from "../errors.js";
+import type { ToolContext } from "./tool.js";
+
+export interface BoundConnection {
+  row: ConnectionRow;
+  /** The database to use: the argument, else the selection's, else the connection's own. */
+  databaseName: string | undefined;
+}
+
+/**
+ * The connection a tool acts on: `connection_id`, or the connection the caller's credential
+ * selected (PUT /connections/current). The caller needs at least `level` access to it.
+ */
+export async function boundConnection(
+  context: ToolContext,
+  args: { connection_id?: number | undefined; database_name?: string | undefined },
+  level: AccessLevel = "read",
+): Promise<BoundConnection> {
+  const { access, services } = context;
+  let connectionId = args.connection_id;
+  let databaseName = args.database_name;
+  if (connectionId === undefined) {
+    const current = await services.connections.current(access).catch((error: unknown) => {
+      if (error instanceof NotFound) {
+        throw new NotFound("No connection selected: pass connection_id, or select a connection first");
+      }
+      throw error;
+    });
+    connectionId = current.connection_id;
+    databaseName ??= current.database_name ?? undefined;
+  }
+  const row = await services.connections.get(connectionId);
+  if (!row) {
+    throw new NotFound(`Connection ${connectionId} not found`);
+  }
+  const granted = await access.connectionLevel(connectionId);
+  if (!granted) {
+    throw new Forbidden(`Access denied: you do not have access to connection ${connectionId}`);
+  }
+  if (level === "read_write" && granted !== "read_write") {
+    throw new Forbidden(`Access denied: you do not have write access to connection ${connectionId}`);
+  }
+  return { row, databaseName };
+}

@@ -1,0 +1,203 @@
+import { z } from "zod";
+import { boundConnection } from "../connection.js";
+import { pointInTime } from "../time.js";
+import { defineTool, type ToolContext, text, tsvOfObjects } from "../tool.js";
+
+const RULE_CATEGORIES = [
+  "connections",
+  "replication",
+  "storage",
+  "performance",
+  "transactions",
+  "locks",
+  "wal",
+  "maintenance",
+  "queries",
+  "errors",
+] as const;
+
+const optionalConnection = z
+  .number()
+  .int()
+  .positive()
+  .optional()
+  .describe("Only this connection; default every connection you can see");
+
+/** A named connection must be one the caller can see, as for every connection-bound tool. */
+async function checkConnection(context: ToolContext, connectionId: number | undefined): Promise<void> {
+  if (connectionId !== undefined) {
+    await boundConnection(context, { connection_id: connectionId });
+  }
+}
+
+export const getAlertHistory = defineTool({
+  name: "get_alert_history",
+  privilege: "get_alert_history",
+  description:
+    'Alerts raised on the connections you can see, newest first, as TSV: id, rule, metric, value and threshold, severity, status (active, acknowledged, cleared), when it fired and cleared, and the acknowledgement. Filter by connection, status, rule or metric; `time_start` (default "7d") bounds the history and is ignored for status active. Use it to answer what went wrong and when.',
+  compactDescription: "Alert history across visible connections.",
+  input: {
+    connection_id: optionalConnection,
+    status: z.enum(["active", "cleared", "acknowledged", "all"]).default("all"),
+    rule_id: z.number().int().positive().optional(),
+    metric_name: z.string().min(1).optional(),
+    time_start: z.string().default("7d").describe('"24h", "7d" or an ISO time'),
+    limit: z.number().int().min(1).max(100).default(50),
+    offset: z.number().int().min(0).default(0),
+  },
+  async run(context, args) {
+    await checkConnection(context, args.connection_id);
+    const now = context.services.clock.now();
+    // Filters the alert listing lacks are applied here, over a wider page.
+    const filtered = args.rule_id !== undefined || args.metric_name !== undefined;
+    const { alerts, total } = await context.services.alerts.list(context.access, {
+      connection_id: args.connection_id,
+      connection_ids: undefined,
+      status: args.status === "all" ? undefined : args.status,
+      exclude_cleared: undefined,
+      severity: undefined,
+      alert_type: undefined,
+      start_time:
+        args.status === "active" ? undefined : pointInTime(args.time_start, now, "time_start").toISOString(),
+      end_time: undefined,
+      limit: filtered ? 1000 : args.limit,
+      offset: filtered ? 0 : args.offset,
+    });
+    const matching = alerts.filter(
+      (alert) =>
+        (args.rule_id === undefined || alert.rule_id === args.rule_id) &&
+        (args.metric_name === undefined || alert.metric_name === args.metric_name),
+    );
+    const page = filtered ? matching.slice(args.offset, args.offset + args.limit) : matching;
+    const rows = page.map((alert) => ({
+      id: alert.id,
+      connection_id: alert.connection_id,
+      server_name: alert.server_name,
+      rule_id: alert.rule_id,
+      title: alert.title,
+      metric_name: alert.metric_name,
+      metric_value: alert.metric_value,
+      operator: alert.operator,
+      threshold_value: alert.threshold_value,
+      severity: alert.severity,
+      status: alert.status,
+      triggered_at: alert.triggered_at,
+      cleared_at: alert.cleared_at,
+      acknowledged_by: alert.acknowledged_by,
+      ack_message: alert.ack_message,
+    }));
+    const count = filtered ? matching.length : total;
+    return text(`${count} alert(s)\n${tsvOfObjects(rows, "No alerts")}`);
+  },
+});
+
+export const getAlertRules = defineTool({
+  name: "get_alert_rules",
+  privilege: "get_alert_rules",
+  description:
+    "Alert rules with their thresholds, as TSV: metric, operator, threshold, severity, duration and whether enabled. With `connection_id`, the values in effect on that connection (its overrides applied). Use it to explain why an alert fired or did not.",
+  compactDescription: "Alert rules and effective thresholds.",
+  input: {
+    connection_id: z.number().int().positive().optional().describe("Apply this connection's overrides"),
+    category: z.enum(RULE_CATEGORIES).optional(),
+    enabled_only: z.boolean().default(true),
+  },
+  async run(context, args) {
+    await checkConnection(context, args.connection_id);
+    const rules =
+      args.connection_id === undefined
+        ? (await context.services.alertRules.list()).map((rule) => ({
+            id: rule.id,
+            name: rule.name,
+            category: rule.category,
+            metric_name: rule.metric_name,
+            operator: rule.default_operator,
+            threshold: rule.default_threshold,
+            severity: rule.default_severity,
+            duration_seconds: rule.default_duration_seconds,
+            enabled: rule.default_enabled,
+          }))
+        : (await context.services.alertOverrides.list(context.access, "server", args.connection_id)).map(
+            (rule) => ({
+              id: rule.rule_id,
+              name: rule.name,
+              category: rule.category,
+              metric_name: rule.metric_name,
+              operator: rule.override_operator ?? rule.default_operator,
+              threshold: rule.override_threshold ?? rule.default_threshold,
+              severity: rule.override_severity ?? rule.default_severity,
+              duration_seconds: rule.override_duration_seconds ?? rule.default_duration_seconds,
+              enabled: rule.override_enabled ?? rule.default_enabled,
+              overridden: rule.has_override,
+            }),
+          );
+    const shown = rules.filter(
+      (rule) => (!args.category || rule.category === args.category) && (!args.enabled_only || rule.enabled),
+    );
+    return text(tsvOfObjects(shown, "No alert rules match"));
+  },
+});
+
+export const getBlackouts = defineTool({
+  name: "get_blackouts",
+  privilege: "get_blackouts",
+  description:
+    "Blackout windows (periods when alerts are suppressed) on the scopes you can see, newest first, as TSV: scope, target, start, end, reason and whether active now. `include_schedules` adds the recurring schedules. Use it to tell whether an alert was muted or maintenance is under way.",
+  compactDescription: "Blackout windows and schedules.",
+  input: {
+    connection_id: z.number().int().positive().optional(),
+    active_only: z.boolean().default(false),
+    include_schedules: z.boolean().default(false),
+    limit: z.number().int().min(1).max(50).default(20),
+  },
+  async run(context, args) {
+    await checkConnection(context, args.connection_id);
+    const { blackouts, total_count } = await context.services.blackouts.list(context.access, {
+      connection_id: args.connection_id,
+      limit: args.limit,
+      ...(args.active_only ? { active: true } : {}),
+    });
+    const parts = [`${total_count} blackout(s)\n${tsvOfObjects(blackouts, "No blackouts")}`];
+    if (args.include_schedules) {
+      const { schedules } = (await context.services.blackoutSchedules.list(context.access, {
+        connection_id: args.connection_id,
+        limit: args.limit,
+      })) as { schedules: Record<string, unknown>[] };
+      parts.push(`Schedules\n${tsvOfObjects(schedules, "No schedules")}`);
+    }
+    return text(parts.join("\n\n"));
+  },
+});
+
+export const getTimelineEvents = defineTool({
+  name: "get_timeline_events",
+  privilege: "get_timeline_events",
+  description:
+    'Events on the estate\'s timeline, newest first, as TSV: alerts fired and cleared, configuration and setting changes, restarts, blackouts and more, with connection, time, severity, title and summary. Bound it with `start_time` (default "24h") and `end_time`; `event_types` is a comma-separated list. Use it to correlate a problem with what changed.',
+  compactDescription: "Timeline of events (changes, restarts, alerts).",
+  input: {
+    connection_id: z.number().int().positive().optional(),
+    start_time: z.string().default("24h").describe('"24h", "7d" or an ISO time'),
+    end_time: z.string().default("now").describe('"now" or an ISO time'),
+    event_types: z.string().optional().describe("Comma-separated event types"),
+    limit: z.number().int().min(1).max(500).default(100),
+  },
+  async run(context, args) {
+    await checkConnection(context, args.connection_id);
+    const now = context.services.clock.now();
+    const page = await context.services.timeline.list(context.access, {
+      start_time: pointInTime(args.start_time, now, "start_time"),
+      end_time: pointInTime(args.end_time, now, "end_time"),
+      connection_id: args.connection_id,
+      event_types: args.event_types
+        ?.split(",")
+        .map((type) => type.trim())
+        .filter(Boolean),
+      limit: args.limit,
+    });
+    const rows = page.events.map(({ details: _, ...event }) => event);
+    return text(`${page.total_count} event(s)\n${tsvOfObjects(rows, "No events")}`);
+  },
+});
+
+export const alertingTools = [getAlertHistory, getAlertRules, getBlackouts, getTimelineEvents];

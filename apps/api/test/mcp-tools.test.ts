@@ -1,0 +1,411 @@
+import { callMcpTool, listMcpTools } from "@dbmon/contract";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertMetrics, prepareMetrics, seedProbeDefaults } from "./monitoring-support.js";
+import {
+  buildTestApp,
+  createUser,
+  requestJson,
+  type TestApp,
+  type TestUser,
+  typedClient,
+} from "./support.js";
+
+const ALL_TOOLS = [
+  "query_database",
+  "get_schema_info",
+  "execute_explain",
+  "count_rows",
+  "test_query",
+  "list_connections",
+  "list_probes",
+  "describe_probe",
+  "query_metrics",
+  "get_metric_baselines",
+  "get_alert_history",
+  "get_alert_rules",
+  "get_blackouts",
+  "get_timeline_events",
+  "store_memory",
+  "recall_memories",
+  "delete_memory",
+  "generate_embedding",
+  "read_resource",
+];
+
+type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
+
+describe("MCP tools over the REST bridge", () => {
+  let t: TestApp;
+  let root: TestUser;
+  let plain: TestUser;
+  let granted: TestUser;
+  let connectionId: number;
+  let hiddenId: number;
+
+  const call = async (token: string, name: string, args: Record<string, unknown> = {}) => {
+    const res = await requestJson(t.app, "/api/v1/mcp/tools/call", {
+      method: "POST",
+      token,
+      body: { name, arguments: args },
+    });
+    expect(res.status).toBe(200);
+    return (await res.json()) as ToolResult;
+  };
+  const textOf = (result: ToolResult) => result.content.map((c) => c.text).join("\n");
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    root = await createUser(t, "root", { superuser: true });
+    plain = await createUser(t, "plain");
+    granted = await createUser(t, "granted");
+    // The test server stands in for a monitored server.
+    const url = new URL(t.database.url);
+    const created = await requestJson(t.app, "/api/v1/connections", {
+      method: "POST",
+      token: root.token,
+      body: {
+        name: "primary",
+        host: url.hostname,
+        port: Number(url.port),
+        database_name: t.database.name,
+        username: decodeURIComponent(url.username),
+        password: decodeURIComponent(url.password) || "unused-with-trust-auth",
+        is_shared: false,
+      },
+    });
+    expect(created.status).toBe(201);
+    connectionId = ((await created.json()) as { id: number }).id;
+    const [hidden] = await t.datastore.sql<{ id: number }[]>`
+      insert into connections (name, host, port, database_name, username, owner_username, is_shared, is_monitored)
+      values ('hidden', '127.0.0.1', 5432, 'postgres', 'postgres', 'root', false, false) returning id`;
+    hiddenId = hidden?.id as number;
+    // "granted" may use every MCP tool and reads the primary connection only.
+    const group = await t.services.auth.groups.create("mcp-users", "");
+    await t.services.auth.groups.addMember(group.id, { userId: granted.id });
+    await t.datastore.sql`insert into group_mcp_privileges (group_id, privilege_identifier_id)
+      select ${group.id}, id from mcp_privilege_identifiers where identifier = 'query_database'`.catch(
+      () => {},
+    );
+    await requestJson(t.app, `/api/v1/rbac/groups/${group.id}/privileges/mcp`, {
+      method: "PUT",
+      token: root.token,
+      body: { privileges: ["*"] },
+    });
+    await requestJson(t.app, `/api/v1/rbac/groups/${group.id}/privileges/connections`, {
+      method: "PUT",
+      token: root.token,
+      body: { connections: [{ connection_id: connectionId, access_level: "read" }] },
+    });
+    await t.datastore.sql`create table mcp_orders (id int primary key, note text)`;
+    await t.datastore.sql`insert into mcp_orders select g, 'note ' || g from generate_series(1, 25) g`;
+    await seedProbeDefaults(t);
+    const now = new Date();
+    await prepareMetrics(t, now);
+    await insertMetrics(
+      t,
+      "pg_connectivity",
+      [1, 2, 3].map((minutes) => ({
+        connection_id: connectionId,
+        collected_at: new Date(now.getTime() - minutes * 60_000),
+        response_time_ms: 10 * minutes,
+      })),
+    );
+    await t.datastore.sql`
+      insert into alerts (alert_type, connection_id, severity, title, description, status, metric_name)
+      values ('threshold', ${connectionId}, 'warning', 'Too many connections', 'x', 'active', 'pg_stat_activity.count')`;
+  });
+  afterAll(() => t.close());
+
+  it("lists every tool to a superuser, with JSON Schema inputs", async () => {
+    const body = await typedClient(t, root.token).call(listMcpTools);
+    expect(body.tools.map((tool) => tool.name).sort()).toEqual([...ALL_TOOLS].sort());
+    const query = body.tools.find((tool) => tool.name === "query_database");
+    expect(query?.inputSchema).toMatchObject({
+      type: "object",
+      required: ["query"],
+      properties: { query: { type: "string" }, limit: { type: "integer", default: 100, maximum: 1000 } },
+    });
+    expect(query?.compactDescription).toBeTruthy();
+  });
+
+  it("lists only public tools and test_query to a user without MCP privileges", async () => {
+    const body = await typedClient(t, plain.token).call(listMcpTools);
+    expect(body.tools.map((tool) => tool.name).sort()).toEqual(
+      ["delete_memory", "recall_memories", "store_memory", "test_query"].sort(),
+    );
+  });
+
+  it("answers 400 without a tool name, 401 without a token", async () => {
+    const res = await requestJson(t.app, "/api/v1/mcp/tools/call", {
+      method: "POST",
+      token: root.token,
+      body: { arguments: {} },
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: "Tool name is required" });
+    const anonymous = await requestJson(t.app, "/api/v1/mcp/tools/call", {
+      method: "POST",
+      body: { name: "x" },
+    });
+    expect(anonymous.status).toBe(401);
+    expect((await requestJson(t.app, "/api/v1/mcp/tools/call", { token: root.token })).status).toBe(405);
+  });
+
+  it("refuses, as isError results, unknown tools, denied tools, bad arguments and hidden connections", async () => {
+    expect(await call(root.token, "nope")).toEqual({
+      content: [{ type: "text", text: "Tool not found: nope" }],
+      isError: true,
+    });
+    expect(
+      await call(plain.token, "query_database", { query: "select 1", connection_id: connectionId }),
+    ).toEqual({
+      content: [
+        { type: "text", text: "Access denied: you do not have permission to use tool 'query_database'" },
+      ],
+      isError: true,
+    });
+    const bad = await call(root.token, "query_database", { query: 1 });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/^Invalid arguments for query_database: query: /);
+    const hidden = await call(granted.token, "query_database", {
+      query: "select 1",
+      connection_id: hiddenId,
+    });
+    expect(hidden).toEqual({
+      content: [{ type: "text", text: `Access denied: you do not have access to connection ${hiddenId}` }],
+      isError: true,
+    });
+    const unselected = await call(granted.token, "query_database", { query: "select 1" });
+    expect(textOf(unselected)).toMatch(/^No connection selected/);
+    // test_query needs no MCP privilege, but still access to the connection.
+    expect(
+      (await call(plain.token, "test_query", { query: "select 1", connection_id: connectionId })).isError,
+    ).toBe(true);
+  });
+
+  it("narrows a superuser's scoped token to its MCP privileges", async () => {
+    const issued = await requestJson(t.app, "/api/v1/rbac/tokens", {
+      method: "POST",
+      token: root.token,
+      body: { owner_username: "root", annotation: "mcp" },
+    });
+    const token = (await issued.json()) as { id: number; token: string };
+    const scope = await requestJson(t.app, `/api/v1/rbac/tokens/${token.id}/scope`, {
+      method: "PUT",
+      token: root.token,
+      body: {
+        mcp_privileges: ["list_connections"],
+        connections: [{ connection_id: 0, access_level: "read" }],
+      },
+    });
+    expect(scope.status).toBe(204);
+    const listed = await typedClient(t, token.token).call(listMcpTools);
+    expect(listed.tools.map((tool) => tool.name).sort()).toEqual(["list_connections", "test_query"]);
+    expect(
+      textOf(await call(token.token, "query_database", { query: "select 1", connection_id: connectionId })),
+    ).toBe("Access denied: you do not have permission to use tool 'query_database'");
+    expect(textOf(await call(token.token, "list_connections"))).toContain("primary");
+  });
+
+  it("runs the SQL tools on the execution core", async () => {
+    const client = typedClient(t, granted.token);
+    const rows = await client.call(callMcpTool, {
+      body: {
+        name: "query_database",
+        arguments: {
+          query: "select id, note from mcp_orders order by id",
+          connection_id: connectionId,
+          limit: 2,
+          offset: 1,
+        },
+      },
+    });
+    expect(rows).toEqual({
+      content: [
+        {
+          type: "text",
+          text: "id\tnote\n2\tnote 2\n3\tnote 3\n(2 rows from offset 1; more rows exist: raise offset or limit)",
+        },
+      ],
+    });
+    const tabs = await call(granted.token, "query_database", {
+      query: "select E'a\\tb' as x, null as y",
+      connection_id: connectionId,
+    });
+    expect(textOf(tabs)).toBe("x\ty\na\\tb\tNULL\n(1 row)");
+    const write = await call(root.token, "query_database", {
+      query: "delete from mcp_orders",
+      connection_id: connectionId,
+    });
+    expect(write.isError).toBe(true);
+    expect(textOf(write)).toContain('"confirmed": true');
+    const readOnly = await call(granted.token, "query_database", {
+      query: "delete from mcp_orders",
+      connection_id: connectionId,
+      confirmed: true,
+    });
+    expect(readOnly).toEqual({
+      content: [{ type: "text", text: "Permission denied: you do not have write access to this connection" }],
+      isError: true,
+    });
+    const sideEffect = await call(granted.token, "query_database", {
+      query: "select pg_terminate_backend(1)",
+      connection_id: connectionId,
+    });
+    expect(textOf(sideEffect)).toBe("Refused: a read-only query may not use pg_terminate_backend");
+    const confirmed = await call(root.token, "query_database", {
+      query: "delete from mcp_orders where id = 25",
+      connection_id: connectionId,
+      confirmed: true,
+    });
+    expect(confirmed.isError).toBeUndefined();
+
+    const schema = await call(granted.token, "get_schema_info", {
+      connection_id: connectionId,
+      schema_name: "public",
+      table_name: "mcp_orders",
+    });
+    expect(textOf(schema).split("\n").slice(0, 3)).toEqual([
+      "table_schema\ttable_name\tcolumn_name\tdata_type\tis_nullable\tcolumn_default\tconstraints",
+      "public\tmcp_orders\tid\tinteger\tNO\tNULL\tPRIMARY KEY",
+      "public\tmcp_orders\tnote\ttext\tYES\tNULL\tNULL",
+    ]);
+    expect(
+      (
+        await call(granted.token, "execute_explain", {
+          query: "delete from mcp_orders",
+          connection_id: connectionId,
+        })
+      ).isError,
+    ).toBe(true);
+    expect(
+      textOf(await call(granted.token, "count_rows", { table: "mcp_orders", connection_id: connectionId })),
+    ).toBe("24 rows in public.mcp_orders");
+    expect(
+      textOf(
+        await call(granted.token, "count_rows", {
+          table: "mcp_orders",
+          where: "id <= 3",
+          connection_id: connectionId,
+        }),
+      ),
+    ).toBe("3 rows in public.mcp_orders where id <= 3");
+    expect(
+      (
+        await call(granted.token, "count_rows", {
+          table: "mcp_orders",
+          where: "true; drop table mcp_orders",
+          connection_id: connectionId,
+        })
+      ).isError,
+    ).toBe(true);
+    expect(
+      textOf(await call(plain.token, "test_query", { query: "select 1", connection_id: hiddenId })),
+    ).toMatch(/^Access denied/);
+    expect(
+      textOf(
+        await call(granted.token, "test_query", {
+          query: "select * from mcp_orders",
+          connection_id: connectionId,
+        }),
+      ),
+    ).toMatch(/^Query is valid/);
+    expect(
+      textOf(
+        await call(granted.token, "test_query", {
+          query: "select nope from mcp_orders",
+          connection_id: connectionId,
+        }),
+      ),
+    ).toMatch(/^Query is not valid: column "nope" does not exist/);
+  });
+
+  // Known defect of the execution core: EXPLAIN with ANALYZE or an option list comes back with no
+  // rows through its cursor (so test_query shows no plan either). Expected to pass once fixed.
+  it.fails("execute_explain returns the plan with actual times", async () => {
+    const explain = await call(granted.token, "execute_explain", {
+      query: "select * from mcp_orders where id = 3",
+      connection_id: connectionId,
+    });
+    expect(textOf(explain)).toMatch(/actual time/);
+    const json = await call(granted.token, "execute_explain", {
+      query: "select 1",
+      connection_id: connectionId,
+      analyze: false,
+      format: "json",
+    });
+    expect(JSON.parse(textOf(json))[0].Plan).toBeDefined();
+  });
+
+  it("reads monitoring data through the same services as the REST API", async () => {
+    expect(textOf(await call(granted.token, "list_connections"))).toMatch(
+      new RegExp(`^id\tname\thost\tport\tdatabase_name\tis_monitored\tstatus\n${connectionId}\tprimary\t`),
+    );
+    expect(textOf(await call(granted.token, "list_connections"))).not.toContain("hidden");
+    expect(textOf(await call(granted.token, "list_probes"))).toMatch(
+      /^name\tscope\tinterval_seconds\tdescription\n/,
+    );
+    expect(textOf(await call(granted.token, "describe_probe", { probe_name: "pg_connectivity" }))).toContain(
+      "response_time_ms\t",
+    );
+    expect((await call(granted.token, "describe_probe", { probe_name: "nope" })).isError).toBe(true);
+    const metrics = await call(granted.token, "query_metrics", {
+      probe_name: "pg_connectivity",
+      connection_id: connectionId,
+      time_start: "1h",
+      buckets: 60,
+    });
+    expect(metrics.isError).toBeUndefined();
+    expect(textOf(metrics).split("\n")[1]).toBe("time\tresponse_time_ms");
+    expect(textOf(metrics).split("\n").length).toBeGreaterThan(2);
+    const baselines = await call(granted.token, "get_metric_baselines", {
+      connection_id: connectionId,
+      metric_name: "pg_connectivity.response_time_ms",
+    });
+    expect(textOf(baselines)).toMatch(/^metric\tmean\tstddev/);
+    expect(textOf(await call(granted.token, "get_alert_history", { status: "active" }))).toContain(
+      "Too many connections",
+    );
+    expect(textOf(await call(granted.token, "get_alert_history", { metric_name: "nope" }))).toBe(
+      "0 alert(s)\nNo alerts",
+    );
+    expect(textOf(await call(granted.token, "get_alert_rules", { connection_id: connectionId }))).toMatch(
+      /^id\tname\tcategory/,
+    );
+    expect(textOf(await call(granted.token, "get_alert_rules", { connection_id: hiddenId }))).toMatch(
+      /^Access denied/,
+    );
+    expect(textOf(await call(granted.token, "get_blackouts", { include_schedules: true }))).toBe(
+      "0 blackout(s)\nNo blackouts\n\nSchedules\nNo schedules",
+    );
+    const timeline = await call(granted.token, "get_timeline_events", { start_time: "7d" });
+    expect(timeline.isError).toBeUndefined();
+    expect(textOf(timeline)).toMatch(/^\d+ event\(s\)/);
+  });
+
+  it("reads resources through read_resource, for the selected connection", async () => {
+    expect(textOf(await call(root.token, "read_resource", { list: true }))).toContain("pg://connection_info");
+    const selected = await requestJson(t.app, "/api/v1/connections/current", {
+      method: "POST",
+      token: granted.token,
+      body: { connection_id: connectionId },
+    });
+    expect(selected.status).toBe(200);
+    const info = JSON.parse(
+      textOf(await call(granted.token, "read_resource", { uri: "pg://connection_info" })),
+    );
+    expect(info).toMatchObject({ id: connectionId, name: "primary" });
+    expect(textOf(await call(granted.token, "read_resource", { uri: "pg://system_info" }))).toContain(
+      '"connection"',
+    );
+    // With a connection selected, connection-bound tools need no connection_id.
+    expect(textOf(await call(granted.token, "query_database", { query: "select 42 as answer" }))).toBe(
+      "answer\n42\n(1 row)",
+    );
+  });
+
+  it("reports a missing embedding provider as a tool error", async () => {
+    const result = await call(root.token, "generate_embedding", { text: "hello" });
+    expect(result.isError).toBe(true);
+  });
+});
