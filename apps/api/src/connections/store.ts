@@ -95,6 +95,22 @@ function columnsOf(input: ConnectionInput, key: SecretKey) {
   ) as Partial<typeof connections.$inferInsert>;
 }
 
+/**
+ * The stored password never follows a change of destination: whoever may edit a connection but not
+ * read its password could otherwise point it at a server of their own that asks for it in clear.
+ */
+function requireReenteredPassword(stored: ConnectionRow, input: ConnectionInput): void {
+  const moved =
+    (input.host !== undefined && input.host !== stored.host) ||
+    (input.hostaddr !== undefined && input.hostaddr !== (stored.hostaddr ?? "")) ||
+    (input.port !== undefined && input.port !== stored.port);
+  if (moved && stored.passwordEncrypted !== null && input.password === undefined) {
+    throw new InvalidInput(
+      "Changing host, hostaddr or port requires re-entering the password (send password with the change)",
+    );
+  }
+}
+
 /** SHA-256 of a raw token: how a credential's selection is keyed without storing the token. */
 export function credentialHash(token: string): string {
   return createHash("sha256").update(token).digest("hex");
@@ -193,6 +209,8 @@ export class ConnectionStore {
       throw new InvalidInput(SELF_CONNECTION_SHARING_REFUSED);
     }
     await this.checkReachable(input);
+    const stored = await this.require(id);
+    requireReenteredPassword(stored, input);
     const row = await this.update(id, input);
     if (!row) {
       throw new NotFound("Connection not found");
