@@ -199,7 +199,7 @@ describe("a logout that ends no session", () => {
     try {
       expect(await status(t, "/api/v1/capabilities", admin.token)).toBe(200);
       const kept = t.services.auth.cache.credentials.size;
-      const logouts = [
+      const logouts: Record<string, string>[] = [
         {},
         { authorization: "Bearer not-a-session-token" },
         { cookie: "session_token=not-a-session-either" },
