@@ -29,6 +29,8 @@ export interface CollectorOptions {
   logger: CollectorLogger;
   /** Decrypts connection passwords (`loadSecretKey` from @dbmon/datastore). */
   secretKey: SecretKey;
+  /** DBMON_SSL_DIR: the only directory connections' certificate and key files are read from. */
+  sslDirectory?: string | undefined;
   clock?: Clock;
   /** Identifies this process in `collector_leases`; unique by default. */
   instanceId?: string;
@@ -174,7 +176,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       }
       let target: ServerTarget;
       try {
-        target = serverTarget(row, secretKey);
+        target = await serverTarget(row, { key: secretKey, sslDirectory: options.sslDirectory });
       } catch (error) {
         // A password encrypted under another key, or a missing TLS file: nothing to connect with.
         await recordUnusable(row, `connection error: ${describeError(error)}`);

@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import type { ConnectionOptions } from "node:tls";
 import { decryptSecret, type SecretKey } from "@dbmon/datastore";
+import { readSslFile } from "./ssl-files.js";
 
 /** The columns of a `connections` row the collector needs. */
 export interface ConnectionRow {
@@ -62,12 +62,26 @@ export function isLoopbackAddress(host: string): boolean {
   return bare === "::1" || bare.startsWith("::ffff:127.");
 }
 
-function sslOptions(row: ConnectionRow): ServerTarget["ssl"] {
-  const files = {
-    ...(row.sslrootcert ? { ca: readFileSync(row.sslrootcert) } : {}),
-    ...(row.sslcert ? { cert: readFileSync(row.sslcert) } : {}),
-    ...(row.sslkey ? { key: readFileSync(row.sslkey) } : {}),
-  };
+/** How to reach a connection's server beyond its row. */
+export interface TargetOptions {
+  /** Decrypts the stored password. */
+  key: SecretKey;
+  /** DBMON_SSL_DIR: the only directory `ssl_*_path` files are read from (unset: none are). */
+  sslDirectory: string | undefined;
+}
+
+async function sslFiles(row: ConnectionRow, directory: string | undefined) {
+  const read = (field: string, path: string | null) =>
+    path ? readSslFile(field, path, directory) : undefined;
+  const [ca, cert, key] = await Promise.all([
+    read("ssl_root_cert_path", row.sslrootcert),
+    read("ssl_cert_path", row.sslcert),
+    read("ssl_key_path", row.sslkey),
+  ]);
+  return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
+}
+
+function sslOptions(row: ConnectionRow, files: Awaited<ReturnType<typeof sslFiles>>): ServerTarget["ssl"] {
   switch (row.sslmode) {
     case "disable":
       return false;
@@ -84,7 +98,11 @@ function sslOptions(row: ConnectionRow): ServerTarget["ssl"] {
   }
 }
 
-export function serverTarget(row: ConnectionRow, key: SecretKey): ServerTarget {
+/**
+ * Where and how to connect to a connection's server. Throws (SslFileError among others) when it
+ * cannot be reached as configured: a password under another key, an unusable certificate file.
+ */
+export async function serverTarget(row: ConnectionRow, options: TargetOptions): Promise<ServerTarget> {
   const address = row.hostaddr || row.host;
   const socketDirectory = address.startsWith("/") ? address : undefined;
   return {
@@ -92,8 +110,8 @@ export function serverTarget(row: ConnectionRow, key: SecretKey): ServerTarget {
     path: socketDirectory ? `${socketDirectory.replace(/\/$/, "")}/.s.PGSQL.${row.port}` : undefined,
     port: row.port,
     username: row.username,
-    password: row.password_encrypted ? decryptSecret(key, row.password_encrypted) : undefined,
-    ssl: socketDirectory ? false : sslOptions(row),
+    password: row.password_encrypted ? decryptSecret(options.key, row.password_encrypted) : undefined,
+    ssl: socketDirectory ? false : sslOptions(row, await sslFiles(row, options.sslDirectory)),
     isLocalHost: row.is_local || isLoopbackAddress(address),
   };
 }

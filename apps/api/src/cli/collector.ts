@@ -13,7 +13,12 @@ export function registerCollectorCommand(program: Command): void {
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
       const { datastore, secretKey } = await openWorker(config, logger);
-      const collector = await startCollector({ datastore, logger, secretKey });
+      const collector = await startCollector({
+        datastore,
+        logger,
+        secretKey,
+        sslDirectory: config.sslDirectory,
+      });
       logger.info({ instanceId: collector.instanceId }, "dbmon collector running");
       closeOnSignals(logger, async () => {
         await collector.stop();
