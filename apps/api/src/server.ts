@@ -62,6 +62,7 @@ export async function startService(
         logger,
         secretKey: services.secretKey,
         sslDirectory: config.sslDirectory,
+        hostPolicy: services.hostPolicy,
       });
     }
     // Unless DBMON_ALERTER=false (then `dbmon alerter` runs elsewhere).

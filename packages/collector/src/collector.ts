@@ -4,6 +4,7 @@ import {
   type Datastore,
   type EffectiveProbeConfig,
   effectiveProbeConfigs,
+  type HostPolicy,
   refreshClusterTopology,
   type SecretKey,
   seedProbeConfigs,
@@ -31,6 +32,8 @@ export interface CollectorOptions {
   secretKey: SecretKey;
   /** DBMON_SSL_DIR: the only directory connections' certificate and key files are read from. */
   sslDirectory?: string | undefined;
+  /** Where monitored servers may be, checked at every connect (DBMON_ALLOWED_HOSTS, DBMON_BLOCKED_HOSTS). */
+  hostPolicy?: HostPolicy | undefined;
   clock?: Clock;
   /** Identifies this process in `collector_leases`; unique by default. */
   instanceId?: string;
@@ -176,7 +179,11 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       }
       let target: ServerTarget;
       try {
-        target = await serverTarget(row, { key: secretKey, sslDirectory: options.sslDirectory });
+        target = await serverTarget(row, {
+          key: secretKey,
+          sslDirectory: options.sslDirectory,
+          hostPolicy: options.hostPolicy,
+        });
       } catch (error) {
         // A password encrypted under another key, or a missing TLS file: nothing to connect with.
         await recordUnusable(row, `connection error: ${describeError(error)}`);

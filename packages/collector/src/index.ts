@@ -22,6 +22,7 @@ export { MAX_SSL_FILE_BYTES, readSslFile, SslFileError } from "./ssl-files.js";
 export { ensureMetricsTables, PartitionManager, storeProbeRun } from "./storage.js";
 export {
   type ConnectionRow as TargetConnection,
+  HostRefusedError,
   type ServerTarget,
   serverTarget,
   type TargetOptions,

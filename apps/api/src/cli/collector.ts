@@ -1,4 +1,5 @@
 import { startCollector } from "@dbmon/collector";
+import { createHostPolicy } from "@dbmon/datastore";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
 import { createLogger } from "../logger.js";
@@ -18,6 +19,7 @@ export function registerCollectorCommand(program: Command): void {
         logger,
         secretKey,
         sslDirectory: config.sslDirectory,
+        hostPolicy: createHostPolicy({ allowed: config.allowedHosts, blocked: config.blockedHosts }),
       });
       logger.info({ instanceId: collector.instanceId }, "dbmon collector running");
       closeOnSignals(logger, async () => {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readSslFile, SslFileError, serverTarget } from "@dbmon/collector";
+import { HostRefusedError, readSslFile, SslFileError, serverTarget } from "@dbmon/collector";
 import {
   type Datastore,
   encryptSecret,
@@ -111,11 +111,17 @@ function requireReenteredPassword(stored: ConnectionRow, input: ConnectionInput)
   }
 }
 
-/** Runs `read`, turning an unusable certificate or key file into a 400 that names the field. */
+/**
+ * Runs `read`, turning an unusable certificate or key file (naming the field) or a host the policy
+ * refuses at connect time into a 400.
+ */
 async function asInvalidInput<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {
+    if (error instanceof HostRefusedError) {
+      throw new InvalidInput("Invalid host");
+    }
     throw error instanceof SslFileError ? new InvalidInput(error.message) : error;
   }
 }
@@ -302,7 +308,11 @@ export class ConnectionStore {
     row: ConnectionRow,
     database?: string,
   ): Promise<postgres.Options<Record<string, never>>> {
-    const { isLocalHost: _, ...target } = await asInvalidInput(() =>
+    const {
+      isLocalHost: _,
+      address,
+      ...target
+    } = await asInvalidInput(() =>
       serverTarget(
         {
           id: row.id,
@@ -320,10 +330,12 @@ export class ConnectionStore {
           is_local: row.isLocal,
           connection_error: row.connectionError,
         },
-        { key: this.key, sslDirectory: this.sslDirectory },
+        { key: this.key, sslDirectory: this.sslDirectory, hostPolicy: this.hostPolicy },
       ),
     );
-    return { ...target, database: database ?? row.databaseName };
+    // Resolved and vetted now, and connected to by address: the name cannot lead elsewhere later.
+    const host = await asInvalidInput(address);
+    return { ...target, host, database: database ?? row.databaseName };
   }
 
   /** The databases of the connection's server, read live; template databases excluded. */
