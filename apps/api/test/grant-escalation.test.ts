@@ -194,4 +194,24 @@ describe("delegated administration grants only what the caller holds", () => {
     expect((await call(holder.token, path, "PUT", { admin_permissions: ["manage_users"] })).status).toBe(204);
     expect((await call(root.token, path, "DELETE")).status).toBe(204);
   });
+
+  it("manage_token_scopes issues tokens only for users holding no more than the caller", async () => {
+    const holder = await createUser(t, "token-issuer", { permissions: ["manage_token_scopes"] });
+    const admin = await createUser(t, "almost-root", { permissions: ["*"] });
+    const reader = await createUser(t, "reader-of-b");
+    const readers = await group("readers-of-b", {
+      connections: [{ connection_id: connectionB, access_level: "read" }],
+    });
+    await join(root.token, readers, { user_id: reader.id });
+    const issue = (owner: string) =>
+      call(holder.token, "/api/v1/rbac/tokens", "POST", { owner_username: owner, annotation: "x" });
+    const forAdmin = await issue(admin.username);
+    expect(forAdmin.status).toBe(403);
+    expect(await forAdmin.json()).toEqual(refusal("admin permission manage_connections"));
+    expect(await (await issue(reader.username)).json()).toEqual(refusal(`read on connection ${connectionB}`));
+    expect((await issue(holder.username)).status).toBe(201);
+    expect(
+      (await call(root.token, "/api/v1/rbac/tokens", "POST", { owner_username: admin.username })).status,
+    ).toBe(201);
+  });
 });

@@ -50,7 +50,7 @@ export class TokenAdministration {
 
   /**
    * Issues a token to an existing, enabled user. A token of a superuser is a superuser credential:
-   * only superusers hand those out.
+   * only superusers hand those out; a token of anyone else only a caller holding all its owner holds.
    */
   async create(
     access: RequestAccess,
@@ -70,6 +70,14 @@ export class TokenAdministration {
     if (owner.isSuperuser) {
       await access.require({ superuser: true });
     }
+    // A token acts with its owner's privileges: issuing one hands them to the caller.
+    const owned = await this.privilegesOf({
+      userId: owner.id,
+      username: owner.username,
+      isSuperuser: owner.isSuperuser,
+      credential: { kind: "session" },
+    });
+    await access.requireHoldsGain({ ...nothingHeld, grantedById: owned.grantedById }, owned);
     const issued = await this.credentials.issueServiceToken(owner, request.annotation, expiry.expiresAt);
     return { issued, owner };
   }
@@ -144,6 +152,18 @@ export class TokenAdministration {
     return new Map((await this.scopes.mcpItems()).map((item) => [item.identifier, item.id]));
   }
 }
+
+/** What a credential standing for no one holds: the start of a new token's gain. */
+const nothingHeld: EffectivePrivileges = {
+  username: "",
+  isSuperuser: false,
+  groups: [],
+  permissions: new Set(),
+  mcp: new Set(),
+  connections: new Map(),
+  scope: null,
+  grantedById: new Set(),
+};
 
 function resolveScope(scope: TokenScope | undefined, mcpIds: Map<string, number>): ResolvedScope | null {
   if (!scope || !isScoped(scope)) {
