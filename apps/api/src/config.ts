@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { isValidHostEntry } from "@dbmon/datastore";
 import { type LlmConfig, LlmConfigError, loadLlmConfig } from "@dbmon/llm";
 import { z } from "zod";
@@ -76,6 +77,10 @@ const environment = z.object({
   DBMON_ALLOWED_HOSTS: hostList.optional(),
   DBMON_BLOCKED_HOSTS: hostList.optional(),
   DBMON_NOTIFICATION_ALLOWED_HOSTS: hostList.optional(),
+  DBMON_SSL_DIR: z
+    .string()
+    .refine((value) => isAbsolute(value), { error: "must be an absolute directory path" })
+    .optional(),
   DBMON_ALERTER: boolean.default(true),
   DBMON_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   DBMON_SECRET: z.string().min(16, { error: "must be at least 16 characters" }).optional(),
@@ -107,6 +112,8 @@ export interface Config {
   blockedHosts: string | undefined;
   /** Passphrase of the key that encrypts secrets at rest; unset: a generated key file in dataDir. */
   secret: string | undefined;
+  /** The only directory connections' `ssl_*_path` files may be in; unset: no such file may be used. */
+  sslDirectory: string | undefined;
   /** Run the collector inside `dbmon serve`. */
   runCollector: boolean;
   /** Register the embedded datastore as the monitored connection `local`. */
@@ -163,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedHosts: e.DBMON_ALLOWED_HOSTS,
     blockedHosts: e.DBMON_BLOCKED_HOSTS,
     secret: e.DBMON_SECRET,
+    sslDirectory: e.DBMON_SSL_DIR,
     runCollector: e.DBMON_COLLECTOR,
     monitorSelf: e.DBMON_MONITOR_SELF,
     llm: loadLlm(env),

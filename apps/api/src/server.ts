@@ -57,7 +57,13 @@ export async function startService(
       logger.info({ connectionId: id }, "monitoring the embedded datastore as connection 'local'");
     }
     if (config.runCollector) {
-      collector = await startCollector({ datastore, logger, secretKey: services.secretKey });
+      collector = await startCollector({
+        datastore,
+        logger,
+        secretKey: services.secretKey,
+        sslDirectory: config.sslDirectory,
+        hostPolicy: services.hostPolicy,
+      });
     }
     // Unless DBMON_ALERTER=false (then `dbmon alerter` runs elsewhere).
     if (config.alerter) {

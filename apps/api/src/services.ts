@@ -102,5 +102,7 @@ export interface AppEnv {
     requestId: string;
     /** The caller of this request and what it may do (looked up on first use). */
     access: RequestAccess;
+    /** Set by a state-changing request that succeeded without changing anything access depends on. */
+    accessUnchanged: boolean;
   };
 }

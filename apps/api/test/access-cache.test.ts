@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { buildTestApp, createUser, login, requestJson, type TestApp, type TestUser } from "./support.js";
 
 // Who may do what is kept in memory (AccessCache): these tests show that no change is ever missed.
 
@@ -188,5 +188,40 @@ describe("what is kept", () => {
     // Had the bad login announced an access change, the notification would have arrived by now.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(t.services.auth.cache.credentials.size).toBe(kept);
+  });
+});
+
+describe("a logout that ends no session", () => {
+  it("neither notifies other processes nor clears this one's cache; a real logout does both", async () => {
+    const notified: string[] = [];
+    const listening = await t.datastore.sql.listen("dbmon_access", (table) => notified.push(table));
+    const cleared = vi.spyOn(t.services.auth.cache, "clear");
+    try {
+      expect(await status(t, "/api/v1/capabilities", admin.token)).toBe(200);
+      const kept = t.services.auth.cache.credentials.size;
+      const logouts: Record<string, string>[] = [
+        {},
+        { authorization: "Bearer not-a-session-token" },
+        { cookie: "session_token=not-a-session-either" },
+      ];
+      for (const headers of logouts) {
+        const res = await requestJson(t.app, "/api/v1/auth/logout", { method: "POST", headers });
+        expect(res.status).toBe(200);
+      }
+      // A notification sent by the logouts would have arrived by now.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(notified).toEqual([]);
+      expect(cleared).not.toHaveBeenCalled();
+      expect(t.services.auth.cache.credentials.size).toBe(kept);
+
+      const session = await login(t, "root");
+      const res = await requestJson(t.app, "/api/v1/auth/logout", { method: "POST", token: session });
+      expect(res.status).toBe(200);
+      expect(cleared).toHaveBeenCalled();
+      await expect.poll(() => notified).toContain("sessions");
+    } finally {
+      cleared.mockRestore();
+      await listening.unlisten();
+    }
   });
 });

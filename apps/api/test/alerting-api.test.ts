@@ -264,12 +264,25 @@ describe("alert rules and overrides", () => {
         })
       ).status,
     ).toBe(400);
-    const saved = await call(
+    // Writes check the scope's visibility like reads: ruleManager cannot see visibleId (plain's).
+    const unseen = await call(
       `/api/v1/alert-overrides/server/${visibleId}/${ruleId}`,
       ruleManager,
       "PUT",
       body,
     );
+    expect(unseen.status).toBe(404);
+    expect(await unseen.json()).toEqual({ error: "Alert override scope not found" });
+    expect(
+      (await call(`/api/v1/alert-overrides/server/${visibleId}/${ruleId}`, ruleManager, "DELETE")).status,
+    ).toBe(404);
+    const ownId = await addConnection("rules-own", "rules", false);
+    const own = await call(`/api/v1/alert-overrides/server/${ownId}/${ruleId}`, ruleManager, "PUT", body);
+    expect(await own.json()).toEqual({ status: "ok" });
+    expect(
+      await (await call(`/api/v1/alert-overrides/server/${ownId}/${ruleId}`, ruleManager, "DELETE")).json(),
+    ).toEqual({ status: "ok" });
+    const saved = await call(`/api/v1/alert-overrides/server/${visibleId}/${ruleId}`, admin, "PUT", body);
     expect(await saved.json()).toEqual({ status: "ok" });
     const list = (await (await call(`/api/v1/alert-overrides/server/${visibleId}`, plain)).json()) as Record<
       string,
@@ -307,11 +320,7 @@ describe("alert rules and overrides", () => {
       },
     });
     expect((await call(`/api/v1/alert-overrides/context/${visibleId}/${ruleId}`, plain)).status).toBe(403);
-    const deleted = await call(
-      `/api/v1/alert-overrides/server/${visibleId}/${ruleId}`,
-      ruleManager,
-      "DELETE",
-    );
+    const deleted = await call(`/api/v1/alert-overrides/server/${visibleId}/${ruleId}`, admin, "DELETE");
     expect(await deleted.json()).toEqual({ status: "ok" });
   });
 });
@@ -597,9 +606,14 @@ describe("notification channels", () => {
     ).toEqual({
       error: "Request failed",
     });
-    expect(
-      await (await call(`${overrides}/${slack.id}`, channelManager, "PUT", { enabled: false })).json(),
-    ).toEqual({ status: "ok" });
+    // Writes check the scope's visibility like reads: channelManager cannot see visibleId (plain's).
+    const unseen = await call(`${overrides}/${slack.id}`, channelManager, "PUT", { enabled: false });
+    expect(unseen.status).toBe(404);
+    expect(await unseen.json()).toEqual({ error: "Channel override scope not found" });
+    expect((await call(`${overrides}/${slack.id}`, channelManager, "DELETE")).status).toBe(404);
+    expect(await (await call(`${overrides}/${slack.id}`, admin, "PUT", { enabled: false })).json()).toEqual({
+      status: "ok",
+    });
     const listed = (await (await call(overrides, admin)).json()) as Record<string, unknown>[];
     expect(listed.find((row) => row.channel_id === slack.id)).toEqual({
       channel_id: slack.id,
@@ -613,7 +627,7 @@ describe("notification channels", () => {
     expect(await (await call("/api/v1/channel-overrides/region/1", channelManager)).json()).toEqual({
       error: "Invalid scope: must be server, cluster, or group",
     });
-    expect(await (await call(`${overrides}/${slack.id}`, channelManager, "DELETE")).json()).toEqual({
+    expect(await (await call(`${overrides}/${slack.id}`, admin, "DELETE")).json()).toEqual({
       status: "ok",
     });
     expect(

@@ -12,6 +12,14 @@ describe("RBAC groups", () => {
     root = await createUser(t, "root", { superuser: true });
     groupAdmin = await createUser(t, "groupadmin", { permissions: ["manage_groups"] });
     permAdmin = await createUser(t, "permadmin", { permissions: ["manage_permissions"] });
+    // A caller grants only what it holds itself (docs/auth.md): this one holds every MCP item and
+    // read_write on every connection.
+    const holdings = await t.services.auth.groups.create("permadmin-holdings", "");
+    await t.services.auth.groups.setMcpGrants(holdings.id, ["*"]);
+    await t.services.auth.groups.setConnectionGrants(holdings.id, [
+      { connectionId: 0, accessLevel: "read_write" },
+    ]);
+    await t.services.auth.groups.addMember(holdings.id, { userId: permAdmin.id });
     plain = await createUser(t, "plain");
   });
   afterAll(() => t.close());

@@ -222,6 +222,13 @@ describe("timeline events", () => {
     expect((await errorOf("start_time=2026-11-22T00:00:00Z&end_time=2026-11-21T00:00:00Z")).body).toEqual({
       error: "end_time must be after start_time",
     });
+    // The window is bounded (31 days, in the operation's description): events are derived per request.
+    expect((await errorOf("start_time=2026-10-01T00:00:00Z&end_time=2026-11-01T00:00:00Z")).status).toBe(200);
+    expect(await errorOf("start_time=2026-10-01T00:00:00Z&end_time=2026-11-01T00:00:01Z")).toEqual({
+      status: 400,
+      body: { error: "The window from start_time to end_time may span at most 31 days" },
+    });
+    expect((await errorOf("start_time=1970-01-01T00:00:00Z&end_time=2999-01-01T00:00:00Z")).status).toBe(400);
     expect((await errorOf(`${window()}&event_types=foo`)).body).toEqual({ error: "Invalid event_type: foo" });
     expect((await errorOf(`${window()}&connection_id=abc`)).body).toEqual({ error: "Invalid connection_id" });
     expect((await errorOf(`${window()}&connection_ids=1,abc`)).body).toEqual({

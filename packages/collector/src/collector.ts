@@ -5,6 +5,7 @@ import {
   type EffectiveProbeConfig,
   effectiveProbeConfigs,
   findProbeSpec,
+  type HostPolicy,
   refreshClusterTopology,
   rollUpMetrics,
   rollupTables,
@@ -32,6 +33,10 @@ export interface CollectorOptions {
   logger: CollectorLogger;
   /** Decrypts connection passwords (`loadSecretKey` from @dbmon/datastore). */
   secretKey: SecretKey;
+  /** DBMON_SSL_DIR: the only directory connections' certificate and key files are read from. */
+  sslDirectory?: string | undefined;
+  /** Where monitored servers may be, checked at every connect (DBMON_ALLOWED_HOSTS, DBMON_BLOCKED_HOSTS). */
+  hostPolicy?: HostPolicy | undefined;
   clock?: Clock;
   /** Identifies this process in `collector_leases`; unique by default. */
   instanceId?: string;
@@ -184,7 +189,11 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       }
       let target: ServerTarget;
       try {
-        target = serverTarget(row, secretKey);
+        target = await serverTarget(row, {
+          key: secretKey,
+          sslDirectory: options.sslDirectory,
+          hostPolicy: options.hostPolicy,
+        });
       } catch (error) {
         // A password encrypted under another key, or a missing TLS file: nothing to connect with.
         await recordUnusable(row, `connection error: ${describeError(error)}`);

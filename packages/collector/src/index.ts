@@ -20,5 +20,12 @@ export type {
 } from "./probes/types.js";
 export { dropExpiredPartitions } from "./retention.js";
 export { COLLECTOR_APPLICATION_NAME } from "./sessions.js";
+export { MAX_SSL_FILE_BYTES, readSslFile, SslFileError } from "./ssl-files.js";
 export { ensureMetricsTables, PartitionManager, storeProbeRun } from "./storage.js";
-export { type ConnectionRow as TargetConnection, type ServerTarget, serverTarget } from "./target.js";
+export {
+  type ConnectionRow as TargetConnection,
+  HostRefusedError,
+  type ServerTarget,
+  serverTarget,
+  type TargetOptions,
+} from "./target.js";

@@ -143,8 +143,15 @@ export class ServerSessions {
   }
 
   private async open(database: string, deadline: number): Promise<Session> {
+    let host: string | undefined;
+    try {
+      // Resolved and vetted at every connect, so DNS changes are followed and rebinding is not.
+      host = await this.target.address();
+    } catch (error) {
+      throw new ConnectError(describeError(error));
+    }
     const sql = postgres({
-      host: this.target.host,
+      host,
       path: this.target.path,
       port: this.target.port,
       user: this.target.username,

@@ -9,6 +9,12 @@ import { BlockList, isIP } from "node:net";
 export interface HostPolicy {
   /** Resolves `host` and answers whether every address it names may be connected to. */
   allows(host: string): Promise<boolean>;
+  /**
+   * Resolves `host` once and returns its addresses when every one may be connected to, otherwise
+   * undefined. Connecting to one of these (not to the name, which could resolve differently the
+   * next time: DNS rebinding) is what makes the check hold.
+   */
+  vet(host: string): Promise<string[] | undefined>;
 }
 
 /** Ports of other well-known services: a database connection to them is a probe, not monitoring. */
@@ -123,34 +129,35 @@ export function createHostPolicy(options: {
     return !blocked.addresses.check(address, family);
   };
 
+  const vet = async (rawHost: string): Promise<string[] | undefined> => {
+    const host = normaliseHost(rawHost);
+    if (!host || METADATA_HOSTNAMES.has(host)) {
+      return undefined;
+    }
+    if (isIP(host)) {
+      return addressAllowed(host) ? [host] : undefined;
+    }
+    if (!isValidHostEntry(host)) {
+      return undefined;
+    }
+    if (blocked.names.has(host) && !allowed.names.has(host)) {
+      return undefined;
+    }
+    let addresses: string[];
+    try {
+      addresses = await resolve(host);
+    } catch {
+      return undefined;
+    }
+    // A name on the allow list still may not lead to a metadata or link-local address.
+    const allowedAddress = (address: string) =>
+      allowed.names.has(host) ? !refused.check(address, familyOf(address)) : addressAllowed(address);
+    return addresses.length > 0 && addresses.every(allowedAddress) ? addresses : undefined;
+  };
   return {
-    async allows(rawHost: string): Promise<boolean> {
-      const host = normaliseHost(rawHost);
-      if (!host || METADATA_HOSTNAMES.has(host)) {
-        return false;
-      }
-      if (isIP(host)) {
-        return addressAllowed(host);
-      }
-      if (!isValidHostEntry(host)) {
-        return false;
-      }
-      if (blocked.names.has(host) && !allowed.names.has(host)) {
-        return false;
-      }
-      let addresses: string[];
-      try {
-        addresses = await resolve(host);
-      } catch {
-        return false;
-      }
-      if (addresses.length === 0) {
-        return false;
-      }
-      // A name on the allow list still may not lead to a metadata or link-local address.
-      return addresses.every((address) =>
-        allowed.names.has(host) ? !refused.check(address, familyOf(address)) : addressAllowed(address),
-      );
+    vet,
+    async allows(host: string): Promise<boolean> {
+      return (await vet(host)) !== undefined;
     },
   };
 }

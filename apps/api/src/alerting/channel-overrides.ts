@@ -16,10 +16,7 @@ export class ChannelOverrideService {
 
   /** Every enabled channel with the scope's override, if any; a scope the caller cannot see is not found. */
   async list(access: RequestAccess, scope: ScopeKind, scopeId: number) {
-    const visibility = await Visibility.of(access);
-    if (!(await visibility.seesScope(this.datastore.db, scope, scopeId))) {
-      throw new NotFound("Channel override scope not found");
-    }
+    await this.requireVisibleScope(access, scope, scopeId);
     const rows = await this.datastore.db
       .select({ channel: notificationChannels, override: overrides })
       .from(notificationChannels)
@@ -37,7 +34,15 @@ export class ChannelOverrideService {
     }));
   }
 
-  async upsert(scope: ScopeKind, scopeId: number, channelId: number, enabled: boolean): Promise<void> {
+  /** Switches a channel on or off for a scope; a scope the caller cannot see is not found. */
+  async upsert(
+    access: RequestAccess,
+    scope: ScopeKind,
+    scopeId: number,
+    channelId: number,
+    enabled: boolean,
+  ): Promise<void> {
+    await this.requireVisibleScope(access, scope, scopeId);
     await this.channels.requireChannel(channelId);
     await this.datastore.db
       .insert(overrides)
@@ -48,10 +53,20 @@ export class ChannelOverrideService {
       });
   }
 
-  async remove(scope: ScopeKind, scopeId: number, channelId: number): Promise<void> {
+  /** Removes a scope's switch (having none is fine); a scope the caller cannot see is not found. */
+  async remove(access: RequestAccess, scope: ScopeKind, scopeId: number, channelId: number): Promise<void> {
+    await this.requireVisibleScope(access, scope, scopeId);
     await this.datastore.db
       .delete(overrides)
       .where(and(eq(overrides.channelId, channelId), this.at(scope, scopeId)));
+  }
+
+  /** Reads and writes alike: a scope without a connection the caller sees is not found. */
+  private async requireVisibleScope(access: RequestAccess, scope: ScopeKind, scopeId: number): Promise<void> {
+    const visibility = await Visibility.of(access);
+    if (!(await visibility.seesScope(this.datastore.db, scope, scopeId))) {
+      throw new NotFound("Channel override scope not found");
+    }
   }
 
   private at(scope: ScopeKind, scopeId: number) {

@@ -153,7 +153,49 @@ function mergedChannel(key: SecretKey, body: ChannelRequest, stored?: Notificati
       throw new InvalidInput("endpoint_url must be an http or https URL");
     }
   }
+  if (stored) {
+    requireReenteredSecrets(body, stored, columns);
+  }
   return columns;
+}
+
+/**
+ * A stored secret never follows a change of destination: whoever may edit a channel but not read
+ * its secrets could otherwise send them to a host of their choice. Changing `endpoint_url` needs
+ * `headers` and `auth_credentials` again, changing `smtp_host` or `smtp_port` needs `smtp_password`
+ * again (each only when one is stored; an empty value clears it). `webhook_url` is itself the secret.
+ */
+function requireReenteredSecrets(
+  body: ChannelRequest,
+  stored: NotificationChannelRow,
+  merged: { endpointUrl: string | null; smtpHost: string | null; smtpPort: number },
+): void {
+  const missing = (pairs: [string, string | null, unknown][]) =>
+    pairs
+      .filter(([, storedSecret, given]) => storedSecret !== null && given === undefined)
+      .map(([name]) => name);
+  const checks: [string, boolean, string[]][] = [
+    [
+      "endpoint_url",
+      merged.endpointUrl !== stored.endpointUrl,
+      missing([
+        ["auth_credentials", stored.authCredentialsEncrypted, body.auth_credentials],
+        ["headers", stored.headersEncrypted, body.headers],
+      ]),
+    ],
+    [
+      "smtp_host or smtp_port",
+      merged.smtpHost !== stored.smtpHost || merged.smtpPort !== stored.smtpPort,
+      missing([["smtp_password", stored.smtpPasswordEncrypted, body.smtp_password]]),
+    ],
+  ];
+  for (const [destination, changed, secrets] of checks) {
+    if (changed && secrets.length > 0) {
+      throw new InvalidInput(
+        `Changing ${destination} requires re-entering the stored ${secrets.join(" and ")} (send them again, or empty to clear them)`,
+      );
+    }
+  }
 }
 
 export interface NotificationChannelDeps {

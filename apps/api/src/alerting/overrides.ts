@@ -24,10 +24,7 @@ export class AlertOverrideService {
 
   /** Every rule with the scope's override, if any; a scope the caller cannot see is not found. */
   async list(access: RequestAccess, scope: ScopeKind, scopeId: number) {
-    const visibility = await Visibility.of(access);
-    if (!(await visibility.seesScope(this.datastore.db, scope, scopeId))) {
-      throw new NotFound("Alert override scope not found");
-    }
+    await this.requireVisibleScope(access, scope, scopeId);
     const rows = await this.datastore.db
       .select({ rule: alertRules, override: alertThresholds })
       .from(alertRules)
@@ -45,7 +42,15 @@ export class AlertOverrideService {
     }));
   }
 
-  async upsert(scope: ScopeKind, scopeId: number, ruleId: number, input: OverrideInput): Promise<void> {
+  /** Creates or replaces the scope's override of a rule; a scope the caller cannot see is not found. */
+  async upsert(
+    access: RequestAccess,
+    scope: ScopeKind,
+    scopeId: number,
+    ruleId: number,
+    input: OverrideInput,
+  ): Promise<void> {
+    await this.requireVisibleScope(access, scope, scopeId);
     await this.rules.require(ruleId);
     const values = {
       operator: input.operator,
@@ -68,7 +73,9 @@ export class AlertOverrideService {
       });
   }
 
-  async remove(scope: ScopeKind, scopeId: number, ruleId: number): Promise<void> {
+  /** Removes the scope's override of a rule (having none is fine); a scope the caller cannot see is not found. */
+  async remove(access: RequestAccess, scope: ScopeKind, scopeId: number, ruleId: number): Promise<void> {
+    await this.requireVisibleScope(access, scope, scopeId);
     await this.datastore.db
       .delete(alertThresholds)
       .where(and(eq(alertThresholds.ruleId, ruleId), this.at(scope, scopeId)));
@@ -128,6 +135,14 @@ export class AlertOverrideService {
         group: detail("group", placement.groupId),
       },
     };
+  }
+
+  /** Reads and writes alike: a scope (server, cluster, group) without a connection the caller sees is not found. */
+  private async requireVisibleScope(access: RequestAccess, scope: ScopeKind, scopeId: number): Promise<void> {
+    const visibility = await Visibility.of(access);
+    if (!(await visibility.seesScope(this.datastore.db, scope, scopeId))) {
+      throw new NotFound("Alert override scope not found");
+    }
   }
 
   /** The scope's override of the whole server (not of one database). */

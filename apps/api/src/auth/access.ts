@@ -8,6 +8,9 @@ import {
   type ConnectionInfo,
   connectionLevel,
   type EffectivePrivileges,
+  firstLackedGrant,
+  type Grants,
+  gainedGrants,
   hasPermission,
   mayUseMcp,
 } from "./privileges.js";
@@ -46,6 +49,7 @@ export const messages = {
     "Permission denied: you must be the owner or have the manage_connections permission to change this connection",
   connectionNotFound: "Connection not found",
   mcp: (identifier: string) => `Access denied: you do not have permission to use tool '${identifier}'`,
+  notHeld: (grant: string) => `Permission denied: you cannot grant ${grant}, which you do not hold yourself`,
 } as const;
 
 export type VisibleConnections = { all: true; ids: number[] } | { all: false; ids: number[] };
@@ -141,6 +145,38 @@ export class RequestAccess {
       return true;
     }
     return this.hasPermission("manage_connections");
+  }
+
+  /**
+   * Refuses (403) grants the caller does not hold itself: a caller can never grant what it lacks.
+   * Unscoped superusers hold everything.
+   */
+  async requireHolds(grants: Grants): Promise<void> {
+    if (await this.isSuperuser()) {
+      return;
+    }
+    const [privileges, connections, items] = await Promise.all([
+      this.privileges(),
+      this.connectionMap(),
+      this.auth.scopes.mcpItems(),
+    ]);
+    const lacked = firstLackedGrant(privileges, grants, connections, items);
+    if (lacked !== undefined) {
+      throw new Forbidden(messages.notHeld(lacked));
+    }
+  }
+
+  /** Refuses (403) a change that gives a credential (`before` → `after`) what the caller does not hold. */
+  async requireHoldsGain(before: EffectivePrivileges, after: EffectivePrivileges): Promise<void> {
+    if (await this.isSuperuser()) {
+      return;
+    }
+    const [connections, items] = await Promise.all([this.connectionMap(), this.auth.scopes.mcpItems()]);
+    await this.requireHolds(gainedGrants(before, after, connections, items));
+  }
+
+  private async connectionMap(): Promise<ReadonlyMap<number, ConnectionInfo>> {
+    return new Map((await this.auth.connections.list()).map((info) => [info.id, info]));
   }
 
   /** Refuses (401, then 404 for an unknown connection, then 403) unless the requirement is met. */

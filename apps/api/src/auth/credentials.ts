@@ -66,10 +66,15 @@ export class CredentialStore {
     return { token, expiresAt };
   }
 
-  async endSession(token: string): Promise<void> {
+  /** Ends the session of a token; false when it named none (nothing changed). */
+  async endSession(token: string): Promise<boolean> {
     const tokenHash = hashToken(token);
-    await this.datastore.db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
+    const ended = await this.datastore.db
+      .delete(sessions)
+      .where(eq(sessions.tokenHash, tokenHash))
+      .returning({ tokenHash: sessions.tokenHash });
     this.cache.credentials.delete(tokenHash);
+    return ended.length > 0;
   }
 
   async issueServiceToken(owner: User, annotation: string, expiresAt: Date | null): Promise<IssuedToken> {

@@ -1,6 +1,7 @@
 import { NotFound } from "../errors.js";
+import type { RequestAccess } from "./access.js";
 import type { ConnectionGrant, Group, GroupDirectory } from "./groups.js";
-import { type AccessLevel, requireKnownPermissions } from "./model.js";
+import { type AccessLevel, higherLevel, requireKnownPermissions } from "./model.js";
 import { mergeConnectionGrants } from "./privileges.js";
 import type { ScopeStore } from "./scopes.js";
 
@@ -13,7 +14,9 @@ export interface ConnectionAccess {
 
 /**
  * Groups, their members and what they grant, as administrators manage them. Every operation on a
- * group refuses an unknown one (NotFound) before anything else; names to grant must be known.
+ * group refuses an unknown one (NotFound) before anything else; names to grant must be known. A
+ * caller never grants what it does not hold itself: neither a new grant (manage_permissions) nor,
+ * by adding a member (manage_groups), the grants the group and the groups containing it give.
  */
 export class GroupAdministration {
   constructor(
@@ -55,8 +58,10 @@ export class GroupAdministration {
     }
   }
 
-  addMember(id: number, member: GroupMember): Promise<void> {
-    return this.groups.addMember(id, member);
+  async addMember(access: RequestAccess, id: number, member: GroupMember): Promise<void> {
+    await this.groups.require(id);
+    await access.requireHolds(await this.groups.grantsOf(await this.groups.groupAndAncestors(id)));
+    await this.groups.addMember(id, member);
   }
 
   async removeMember(id: number, member: GroupMember): Promise<void> {
@@ -82,17 +87,26 @@ export class GroupAdministration {
   }
 
   /** Replaces the group's MCP grants; returns the new set. */
-  async setMcpGrants(id: number, identifiers: string[]): Promise<string[]> {
+  async setMcpGrants(access: RequestAccess, id: number, identifiers: string[]): Promise<string[]> {
     await this.groups.require(id);
     await this.scopes.requireKnownMcpItems(identifiers);
+    await this.requireHoldsNewMcp(access, id, identifiers);
     await this.groups.setMcpGrants(id, identifiers);
     return (await this.groups.grantsOf([id])).mcp;
   }
 
-  async grantMcp(id: number, identifier: string): Promise<void> {
+  async grantMcp(access: RequestAccess, id: number, identifier: string): Promise<void> {
     await this.groups.require(id);
     await this.scopes.requireKnownMcpItems([identifier]);
+    await this.requireHoldsNewMcp(access, id, [identifier]);
     await this.groups.grantMcp(id, identifier);
+  }
+
+  /** MCP items the group does not have yet must be held by the caller. */
+  private async requireHoldsNewMcp(access: RequestAccess, id: number, identifiers: string[]): Promise<void> {
+    const granted = new Set((await this.groups.grantsOf([id])).mcp);
+    const added = identifiers.filter((identifier) => !granted.has(identifier));
+    await access.requireHolds({ permissions: [], mcp: added, connections: [] });
   }
 
   async revokeMcp(id: number, identifier: string): Promise<void> {
@@ -108,15 +122,40 @@ export class GroupAdministration {
   }
 
   /** Replaces the group's connection grants; returns the new set. */
-  async setConnectionGrants(id: number, grants: ConnectionAccess[]): Promise<ConnectionGrant[]> {
+  async setConnectionGrants(
+    access: RequestAccess,
+    id: number,
+    grants: ConnectionAccess[],
+  ): Promise<ConnectionGrant[]> {
     await this.groups.require(id);
+    await this.requireHoldsNewConnectionGrants(access, id, grants);
     await this.groups.setConnectionGrants(id, grants);
     return this.groups.connectionGrants(id);
   }
 
-  async grantConnection(id: number, grant: ConnectionAccess): Promise<void> {
+  async grantConnection(access: RequestAccess, id: number, grant: ConnectionAccess): Promise<void> {
     await this.groups.require(id);
+    await this.requireHoldsNewConnectionGrants(access, id, [grant]);
     await this.groups.grantConnection(id, grant.connectionId, grant.accessLevel);
+  }
+
+  /** Connection levels the group does not have yet must be held by the caller. */
+  private async requireHoldsNewConnectionGrants(
+    access: RequestAccess,
+    id: number,
+    grants: ConnectionAccess[],
+  ): Promise<void> {
+    const granted = mergeConnectionGrants(
+      (await this.groups.connectionGrants(id)).map((grant) => ({
+        connectionId: grant.connectionId,
+        accessLevel: grant.accessLevel as AccessLevel,
+      })),
+    );
+    const added = grants.filter(
+      (grant) =>
+        higherLevel(granted.get(grant.connectionId), grant.accessLevel) !== granted.get(grant.connectionId),
+    );
+    await access.requireHolds({ permissions: [], mcp: [], connections: added });
   }
 
   async revokeConnection(id: number, connectionId: number): Promise<void> {

@@ -2,6 +2,7 @@ import {
   type AccessLevel,
   type AdminPermission,
   ALL_CONNECTIONS,
+  adminPermissions,
   higherLevel,
   lowerLevel,
   WILDCARD,
@@ -124,5 +125,99 @@ export function describedPrivileges(p: EffectivePrivileges) {
     mcp: [...p.mcp],
     connections: Object.fromEntries([...p.connections].map(([id, level]) => [String(id), level])),
     permissions: [...p.permissions],
+  };
+}
+
+/** Grants one may hand out: admin permissions, MCP items and connection levels (0: every connection). */
+export interface Grants {
+  permissions: readonly string[];
+  mcp: readonly string[];
+  connections: readonly { connectionId: number; accessLevel: AccessLevel }[];
+}
+
+type McpItemFacts = { identifier: string; isPublic: boolean };
+
+function atLeast(held: AccessLevel | undefined, wanted: AccessLevel): boolean {
+  return wanted === "read" ? held !== undefined : held === "read_write";
+}
+
+/** The level a caller has on every connection at once (a grant on 0), scope included. */
+function levelOnEveryConnection(p: EffectivePrivileges): AccessLevel | undefined {
+  const level = p.isSuperuser ? "read_write" : p.connections.get(ALL_CONNECTIONS);
+  const scope = p.scope?.connections;
+  if (!level || !scope) {
+    return level;
+  }
+  const cap = mergeConnectionGrants(scope).get(ALL_CONNECTIONS);
+  return cap ? lowerLevel(level, cap) : undefined;
+}
+
+/**
+ * The first of `grants` the caller does not hold itself, described for a refusal; undefined when it
+ * holds them all. A wildcard is held only by who holds everything it stands for.
+ */
+export function firstLackedGrant(
+  p: EffectivePrivileges,
+  grants: Grants,
+  connections: ReadonlyMap<number, ConnectionInfo>,
+  mcpItems: readonly McpItemFacts[],
+): string | undefined {
+  for (const name of grants.permissions) {
+    const names = name === WILDCARD ? adminPermissions : [name as AdminPermission];
+    if (!names.every((permission) => hasPermission(p, permission))) {
+      return `admin permission ${name}`;
+    }
+  }
+  for (const identifier of grants.mcp) {
+    const items =
+      identifier === WILDCARD ? mcpItems : mcpItems.filter((item) => item.identifier === identifier);
+    if (items.length === 0 || !items.every((item) => mayUseMcp(p, item))) {
+      return `MCP privilege ${identifier}`;
+    }
+  }
+  for (const { connectionId, accessLevel } of grants.connections) {
+    // What one holds on every connection, one holds on each, even on an id not registered yet.
+    const held = higherLevel(
+      levelOnEveryConnection(p),
+      connectionId === ALL_CONNECTIONS
+        ? undefined
+        : connectionLevel(p, connectionId, connections.get(connectionId)),
+    );
+    if (!atLeast(held, accessLevel)) {
+      return connectionId === ALL_CONNECTIONS
+        ? `${accessLevel} on every connection`
+        : `${accessLevel} on connection ${connectionId}`;
+    }
+  }
+  return undefined;
+}
+
+/** What a credential holds with `after` privileges that it did not with `before`. */
+export function gainedGrants(
+  before: EffectivePrivileges,
+  after: EffectivePrivileges,
+  connections: ReadonlyMap<number, ConnectionInfo>,
+  mcpItems: readonly McpItemFacts[],
+): Grants {
+  const gainedLevel = (was: AccessLevel | undefined, is: AccessLevel | undefined) =>
+    is !== undefined && !atLeast(was, is);
+  const gainedConnections = [...connections.values()].flatMap((info) => {
+    const is = connectionLevel(after, info.id, info);
+    return is && gainedLevel(connectionLevel(before, info.id, info), is)
+      ? [{ connectionId: info.id, accessLevel: is }]
+      : [];
+  });
+  const everyConnection = levelOnEveryConnection(after);
+  if (everyConnection && gainedLevel(levelOnEveryConnection(before), everyConnection)) {
+    gainedConnections.push({ connectionId: ALL_CONNECTIONS, accessLevel: everyConnection });
+  }
+  return {
+    permissions: adminPermissions.filter(
+      (permission) => hasPermission(after, permission) && !hasPermission(before, permission),
+    ),
+    mcp: mcpItems
+      .filter((item) => mayUseMcp(after, item) && !mayUseMcp(before, item))
+      .map((item) => item.identifier),
+    connections: gainedConnections,
   };
 }

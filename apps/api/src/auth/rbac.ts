@@ -15,7 +15,9 @@ export class RbacAdministration {
   constructor(auth: AuthService, clock: Clock) {
     this.users = new UserAdministration(auth);
     this.groups = new GroupAdministration(auth.groups, auth.scopes);
-    this.tokens = new TokenAdministration(auth.users, auth.credentials, auth.scopes, clock);
+    this.tokens = new TokenAdministration(auth.users, auth.credentials, auth.scopes, clock, (caller) =>
+      auth.privilegesOf(caller),
+    );
     this.scopes = auth.scopes;
   }
 

@@ -1,10 +1,11 @@
 import { InvalidInput, NotFound } from "../errors.js";
 import type { Clock } from "../services.js";
 import type { RequestAccess } from "./access.js";
-import type { CredentialStore, IssuedToken } from "./credentials.js";
+import type { Caller, CredentialStore, IssuedToken } from "./credentials.js";
 import { parseExpiry } from "./expiry.js";
 import { type AccessLevel, requireKnownPermissions, WILDCARD } from "./model.js";
-import { isScoped, type ScopeStore, type TokenScope } from "./scopes.js";
+import type { EffectivePrivileges } from "./privileges.js";
+import { isScoped, type ScopeStore, type TokenScope, unscoped } from "./scopes.js";
 import type { User, UserDirectory } from "./users.js";
 
 /** A scope as administrators see it: MCP items by their ids, the wildcard as 0. */
@@ -33,6 +34,8 @@ export class TokenAdministration {
     private readonly credentials: CredentialStore,
     private readonly scopes: ScopeStore,
     private readonly clock: Clock,
+    /** What a credential may do (the token's owner's grants, narrowed by its scope). */
+    private readonly privilegesOf: (caller: Caller) => Promise<EffectivePrivileges>,
   ) {}
 
   /** Every service token, newest first, with owners and scopes (a fixed number of queries). */
@@ -47,7 +50,7 @@ export class TokenAdministration {
 
   /**
    * Issues a token to an existing, enabled user. A token of a superuser is a superuser credential:
-   * only superusers hand those out.
+   * only superusers hand those out; a token of anyone else only a caller holding all its owner holds.
    */
   async create(
     access: RequestAccess,
@@ -67,6 +70,14 @@ export class TokenAdministration {
     if (owner.isSuperuser) {
       await access.require({ superuser: true });
     }
+    // A token acts with its owner's privileges: issuing one hands them to the caller.
+    const owned = await this.privilegesOf({
+      userId: owner.id,
+      username: owner.username,
+      isSuperuser: owner.isSuperuser,
+      credential: { kind: "session" },
+    });
+    await access.requireHoldsGain({ ...nothingHeld, grantedById: owned.grantedById }, owned);
     const issued = await this.credentials.issueServiceToken(owner, request.annotation, expiry.expiresAt);
     return { issued, owner };
   }
@@ -88,29 +99,71 @@ export class TokenAdministration {
    * Replaces the parts of the scope given. Unknown names are refused, not dropped: dropping the
    * only entry would lift the narrowing.
    */
-  async setScope(id: number, scope: Partial<TokenScope>): Promise<void> {
-    await this.require(id);
+  async setScope(access: RequestAccess, id: number, scope: Partial<TokenScope>): Promise<void> {
+    const token = await this.require(id);
     await this.scopes.requireKnownMcpItems(scope.mcp ?? []);
     requireKnownPermissions(scope.permissions ?? []);
+    await this.requireNoWidening(access, token, scope);
     await this.scopes.setScope(id, scope);
   }
 
-  async clearScope(id: number): Promise<void> {
-    await this.require(id);
+  /** Lifts the whole scope: the token then acts with all its owner's privileges. */
+  async clearScope(access: RequestAccess, id: number): Promise<void> {
+    const token = await this.require(id);
+    await this.requireNoWidening(access, token, { connections: [], mcp: [], permissions: [] });
     await this.scopes.clearScope(id);
   }
 
-  private async require(id: number): Promise<void> {
+  /**
+   * A caller never widens a token (its own or another's) beyond what it holds itself: whatever the
+   * token may do after the change and could not before, the caller must hold.
+   */
+  private async requireNoWidening(
+    access: RequestAccess,
+    token: TokenWithOwner,
+    change: Partial<TokenScope>,
+  ): Promise<void> {
+    const before = await this.privilegesOf({
+      userId: token.owner.id,
+      username: token.owner.username,
+      isSuperuser: token.owner.isSuperuser,
+      credential: { kind: "service_token", tokenId: token.token.id },
+    });
+    const dimension = <T>(given: T[] | null | undefined, stored: T[] | null): T[] | null =>
+      given === undefined ? stored : given && given.length > 0 ? given : null;
+    const stored = before.scope ?? unscoped;
+    const scope: TokenScope = {
+      connections: dimension(change.connections, stored.connections),
+      mcp: dimension(change.mcp, stored.mcp),
+      permissions: dimension(change.permissions, stored.permissions),
+    };
+    await access.requireHoldsGain(before, { ...before, scope: isScoped(scope) ? scope : null });
+  }
+
+  private async require(id: number): Promise<TokenWithOwner> {
     const [row] = await this.credentials.listServiceTokens([id]);
     if (!row) {
       throw new NotFound("Token not found");
     }
+    return row;
   }
 
   private async mcpIds(): Promise<Map<string, number>> {
     return new Map((await this.scopes.mcpItems()).map((item) => [item.identifier, item.id]));
   }
 }
+
+/** What a credential standing for no one holds: the start of a new token's gain. */
+const nothingHeld: EffectivePrivileges = {
+  username: "",
+  isSuperuser: false,
+  groups: [],
+  permissions: new Set(),
+  mcp: new Set(),
+  connections: new Map(),
+  scope: null,
+  grantedById: new Set(),
+};
 
 function resolveScope(scope: TokenScope | undefined, mcpIds: Map<string, number>): ResolvedScope | null {
   if (!scope || !isScoped(scope)) {

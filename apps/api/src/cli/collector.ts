@@ -1,4 +1,5 @@
 import { startCollector } from "@dbmon/collector";
+import { createHostPolicy } from "@dbmon/datastore";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
 import { createLogger } from "../logger.js";
@@ -13,7 +14,13 @@ export function registerCollectorCommand(program: Command): void {
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
       const { datastore, secretKey } = await openWorker(config, logger);
-      const collector = await startCollector({ datastore, logger, secretKey });
+      const collector = await startCollector({
+        datastore,
+        logger,
+        secretKey,
+        sslDirectory: config.sslDirectory,
+        hostPolicy: createHostPolicy({ allowed: config.allowedHosts, blocked: config.blockedHosts }),
+      });
       logger.info({ instanceId: collector.instanceId }, "dbmon collector running");
       closeOnSignals(logger, async () => {
         await collector.stop();

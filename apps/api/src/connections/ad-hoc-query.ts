@@ -46,7 +46,7 @@ export async function runAdHocQuery(
     throw new Forbidden(SELF_CONNECTION_QUERY_REFUSED);
   }
   const run = await runStatements({
-    connection: connections.clientOptions(row, body.database_name),
+    connection: await connections.clientOptions(row, body.database_name),
     sql: statements,
     mode: writes.length > 0 ? "read_write" : "read_only",
     signal,

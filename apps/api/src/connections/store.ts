@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { serverTarget } from "@dbmon/collector";
+import { HostRefusedError, readSslFile, SslFileError, serverTarget } from "@dbmon/collector";
 import {
   type Datastore,
   encryptSecret,
@@ -95,6 +95,37 @@ function columnsOf(input: ConnectionInput, key: SecretKey) {
   ) as Partial<typeof connections.$inferInsert>;
 }
 
+/**
+ * The stored password never follows a change of destination: whoever may edit a connection but not
+ * read its password could otherwise point it at a server of their own that asks for it in clear.
+ */
+function requireReenteredPassword(stored: ConnectionRow, input: ConnectionInput): void {
+  const moved =
+    (input.host !== undefined && input.host !== stored.host) ||
+    (input.hostaddr !== undefined && input.hostaddr !== (stored.hostaddr ?? "")) ||
+    (input.port !== undefined && input.port !== stored.port);
+  if (moved && stored.passwordEncrypted !== null && input.password === undefined) {
+    throw new InvalidInput(
+      "Changing host, hostaddr or port requires re-entering the password (send password with the change)",
+    );
+  }
+}
+
+/**
+ * Runs `read`, turning an unusable certificate or key file (naming the field) or a host the policy
+ * refuses at connect time into a 400.
+ */
+async function asInvalidInput<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof HostRefusedError) {
+      throw new InvalidInput("Invalid host");
+    }
+    throw error instanceof SslFileError ? new InvalidInput(error.message) : error;
+  }
+}
+
 /** SHA-256 of a raw token: how a credential's selection is keyed without storing the token. */
 export function credentialHash(token: string): string {
   return createHash("sha256").update(token).digest("hex");
@@ -132,6 +163,8 @@ export interface ConnectionStoreOptions {
   key: SecretKey;
   /** Which hosts connections may point at (the SSRF guard). */
   hostPolicy: HostPolicy;
+  /** DBMON_SSL_DIR: the only directory `ssl_*_path` files may be in (unset: none may be given). */
+  sslDirectory: string | undefined;
   logger: Logger;
 }
 
@@ -139,12 +172,14 @@ export class ConnectionStore {
   private readonly datastore: Datastore;
   private readonly key: SecretKey;
   private readonly hostPolicy: HostPolicy;
+  private readonly sslDirectory: string | undefined;
   private readonly logger: Logger;
 
   constructor(options: ConnectionStoreOptions) {
     this.datastore = options.datastore;
     this.key = options.key;
     this.hostPolicy = options.hostPolicy;
+    this.sslDirectory = options.sslDirectory;
     this.logger = options.logger;
   }
 
@@ -173,9 +208,27 @@ export class ConnectionStore {
     }
   }
 
+  /**
+   * Refuses certificate and key paths that could not be used: outside DBMON_SSL_DIR, not a regular
+   * file, too large (checked again whenever they are read).
+   */
+  async checkSslFiles(input: ConnectionInput): Promise<void> {
+    const paths = {
+      ssl_root_cert_path: input.ssl_root_cert_path,
+      ssl_cert_path: input.ssl_cert_path,
+      ssl_key_path: input.ssl_key_path,
+    };
+    for (const [field, path] of Object.entries(paths)) {
+      if (path) {
+        await asInvalidInput(() => readSslFile(field, path, this.sslDirectory));
+      }
+    }
+  }
+
   /** Registers a connection the caller owns, once its target passes the SSRF guard. */
   async register(access: RequestAccess, input: NewConnection): Promise<ConnectionRow> {
     await this.checkReachable(input);
+    await this.checkSslFiles(input);
     const caller = await access.requireCaller();
     return this.create(input, caller.username);
   }
@@ -193,6 +246,9 @@ export class ConnectionStore {
       throw new InvalidInput(SELF_CONNECTION_SHARING_REFUSED);
     }
     await this.checkReachable(input);
+    await this.checkSslFiles(input);
+    const stored = await this.require(id);
+    requireReenteredPassword(stored, input);
     const row = await this.update(id, input);
     if (!row) {
       throw new NotFound("Connection not found");
@@ -244,34 +300,48 @@ export class ConnectionStore {
     return deleted.length > 0;
   }
 
-  /** Driver options to reach the monitored server, password decrypted (never log them). */
-  clientOptions(row: ConnectionRow, database?: string): postgres.Options<Record<string, never>> {
-    const { isLocalHost: _, ...target } = serverTarget(
-      {
-        id: row.id,
-        name: row.name,
-        host: row.host,
-        hostaddr: row.hostaddr,
-        port: row.port,
-        database_name: row.databaseName,
-        username: row.username,
-        password_encrypted: row.passwordEncrypted,
-        sslmode: row.sslmode,
-        sslcert: row.sslcert,
-        sslkey: row.sslkey,
-        sslrootcert: row.sslrootcert,
-        is_local: row.isLocal,
-        connection_error: row.connectionError,
-      },
-      this.key,
+  /**
+   * Driver options to reach the monitored server, password decrypted (never log them). An unusable
+   * certificate or key file is a 400 naming the field.
+   */
+  async clientOptions(
+    row: ConnectionRow,
+    database?: string,
+  ): Promise<postgres.Options<Record<string, never>>> {
+    const {
+      isLocalHost: _,
+      address,
+      ...target
+    } = await asInvalidInput(() =>
+      serverTarget(
+        {
+          id: row.id,
+          name: row.name,
+          host: row.host,
+          hostaddr: row.hostaddr,
+          port: row.port,
+          database_name: row.databaseName,
+          username: row.username,
+          password_encrypted: row.passwordEncrypted,
+          sslmode: row.sslmode,
+          sslcert: row.sslcert,
+          sslkey: row.sslkey,
+          sslrootcert: row.sslrootcert,
+          is_local: row.isLocal,
+          connection_error: row.connectionError,
+        },
+        { key: this.key, sslDirectory: this.sslDirectory, hostPolicy: this.hostPolicy },
+      ),
     );
-    return { ...target, database: database ?? row.databaseName };
+    // Resolved and vetted now, and connected to by address: the name cannot lead elsewhere later.
+    const host = await asInvalidInput(address);
+    return { ...target, host, database: database ?? row.databaseName };
   }
 
   /** The databases of the connection's server, read live; template databases excluded. */
   async databases(row: ConnectionRow): Promise<ServerDatabase[]> {
     const sql = postgres({
-      ...this.clientOptions(row),
+      ...(await this.clientOptions(row)),
       max: 1,
       connect_timeout: 10,
       idle_timeout: 1,

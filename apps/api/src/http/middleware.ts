@@ -33,13 +33,15 @@ const ACCESS_NEUTRAL_PATHS = ["/api/v1/llm/", "/api/v1/chat/", "/api/v1/conversa
  * A state-changing request that succeeded may have changed who may do what: the access cache is
  * dropped before its response is sent, so the caller's next request sees its own change. Refused
  * requests change nothing through the API (so anonymous callers cannot keep the cache empty); what
- * they cause in the datastore (a lockout) arrives by NOTIFY like other processes' changes.
+ * they cause in the datastore (a lockout) arrives by NOTIFY like other processes' changes. A request
+ * that knows it changed nothing (a logout that ended no session) says so with `accessUnchanged`.
  */
 export const forgetAccessAfterWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   if (
     !SAFE_METHODS.has(c.req.method) &&
     c.res.status < 400 &&
+    !c.get("accessUnchanged") &&
     !ACCESS_NEUTRAL_PATHS.some((prefix) => c.req.path.startsWith(prefix))
   ) {
     c.get("services").auth.cache.clear();

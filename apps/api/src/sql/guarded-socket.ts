@@ -93,7 +93,9 @@ async function open(target: SocketTarget): Promise<Socket> {
         : ssl === true
           ? {}
           : { rejectUnauthorized: false };
-    const secure = connectTls({ ...options, socket: raw, servername: isIP(host) ? undefined : host });
+    // A vetted address is connected to; the connection's host name comes with the options.
+    const servername = options.servername ?? (isIP(host) ? undefined : host);
+    const secure = connectTls({ ...options, socket: raw, servername });
     await once(secure, "secureConnect");
     return secure;
   } catch (error) {

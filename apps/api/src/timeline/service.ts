@@ -1,4 +1,9 @@
-import { TIMELINE_EVENT_TYPES, type TimelineEventSchema, type TimelineEventType } from "@dbmon/contract";
+import {
+  MAX_TIMELINE_WINDOW_DAYS,
+  TIMELINE_EVENT_TYPES,
+  type TimelineEventSchema,
+  type TimelineEventType,
+} from "@dbmon/contract";
 import type { Datastore } from "@dbmon/datastore";
 import type { z } from "@hono/zod-openapi";
 import type { RequestAccess } from "../auth/access.js";
@@ -24,6 +29,7 @@ export interface TimelinePage {
 
 const DEFAULT_LIMIT = 500;
 const MAX_LIMIT = 1000;
+const DAY_MS = 86_400_000;
 
 /*
  * Every source below is one SELECT of the same columns: id, event_type, connection_id, at (when it
@@ -218,6 +224,11 @@ export class Timeline {
     }
     if (query.end_time <= query.start_time) {
       throw new InvalidInput("end_time must be after start_time");
+    }
+    if (query.end_time.getTime() - query.start_time.getTime() > MAX_TIMELINE_WINDOW_DAYS * DAY_MS) {
+      throw new InvalidInput(
+        `The window from start_time to end_time may span at most ${MAX_TIMELINE_WINDOW_DAYS} days`,
+      );
     }
     const known = new Set<string>(TIMELINE_EVENT_TYPES);
     for (const type of query.event_types ?? []) {

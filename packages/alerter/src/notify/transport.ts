@@ -1,3 +1,7 @@
+import type { LookupAddress } from "node:dns";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { isIP, type LookupFunction } from "node:net";
 import type { HostPolicy } from "@dbmon/datastore";
 import { createTransport } from "nodemailer";
 import type { Channel } from "./channel.js";
@@ -23,17 +27,50 @@ export class ChannelConfigError extends Error {
 
 const TIMEOUT_MS = 30_000;
 
-async function checkedUrl(raw: string, policy: HostPolicy, refusal: string): Promise<URL> {
+/** How much of a receiver's answer is read: only its first 500 characters are ever kept. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/** A URL to send to, with the addresses its host was vetted to: the only ones connected to. */
+interface VettedUrl {
+  url: URL;
+  addresses: string[];
+}
+
+/**
+ * Resolves the URL's host once and checks every address with the policy. The request then connects
+ * to those addresses (see `pinnedLookup`), never resolving the name again: a DNS answer that changes
+ * between the check and the connection (rebinding) cannot lead it elsewhere.
+ */
+async function vettedUrl(raw: string, policy: HostPolicy, refusal: string): Promise<VettedUrl> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw new ChannelConfigError(refusal);
   }
-  if ((url.protocol !== "https:" && url.protocol !== "http:") || !(await policy.allows(url.hostname))) {
+  const addresses =
+    url.protocol === "https:" || url.protocol === "http:" ? await policy.vet(url.hostname) : undefined;
+  if (!addresses) {
     throw new ChannelConfigError(refusal);
   }
-  return url;
+  return { url, addresses };
+}
+
+/** A `lookup` for node:http that answers with the vetted addresses only. */
+function pinnedLookup(addresses: string[]): LookupFunction {
+  const entries = addresses.map((address) => ({ address, family: isIP(address) }));
+  return (_hostname, options, callback) => {
+    if ((options as { all?: boolean }).all) {
+      (callback as (error: null, addresses: LookupAddress[]) => void)(null, entries);
+    } else {
+      const [first] = entries;
+      (callback as (error: null, address: string, family: number) => void)(
+        null,
+        first?.address ?? "",
+        first?.family ?? 4,
+      );
+    }
+  };
 }
 
 function authHeaders(channel: Channel): Record<string, string> {
@@ -52,10 +89,53 @@ function authHeaders(channel: Channel): Record<string, string> {
   }
 }
 
-async function post(url: URL, init: RequestInit): Promise<{ status: number; body: string }> {
-  const response = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(TIMEOUT_MS) });
-  const body = await response.text().catch(() => "");
-  return { status: response.status, body: body.slice(0, 500) };
+/**
+ * Sends one request to a vetted URL, connecting only to its vetted addresses (TLS still checks the
+ * host name), following no redirect, and reading at most MAX_RESPONSE_BYTES of the answer.
+ */
+async function post(
+  target: VettedUrl,
+  init: { method: string; headers: Record<string, string>; body: string | undefined },
+): Promise<{ status: number; body: string }> {
+  const { url, addresses } = target;
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = send(
+      url,
+      {
+        method: init.method,
+        headers:
+          init.body === undefined
+            ? init.headers
+            : { ...init.headers, "content-length": Buffer.byteLength(init.body) },
+        lookup: pinnedLookup(addresses),
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let received = 0;
+        const finish = () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString("utf8").slice(0, 500),
+          });
+        response.on("data", (chunk: Buffer) => {
+          const room = MAX_RESPONSE_BYTES - received;
+          chunks.push(chunk.subarray(0, Math.max(0, room)));
+          received += chunk.length;
+          if (received >= MAX_RESPONSE_BYTES) {
+            // Enough for the error message: the rest is not read.
+            response.destroy();
+            finish();
+          }
+        });
+        response.on("end", finish);
+        response.on("error", finish);
+      },
+    );
+    request.on("error", reject);
+    request.end(init.body);
+  });
 }
 
 /**
@@ -74,7 +154,7 @@ export async function deliver(
       if (!channel.webhookUrl) {
         throw new ChannelConfigError("Webhook URL is not configured for this channel");
       }
-      const url = await checkedUrl(channel.webhookUrl, policy, "Invalid webhook host");
+      const url = await vettedUrl(channel.webhookUrl, policy, "Invalid webhook host");
       return attempt(async () => {
         const { status, body } = await post(url, {
           method: "POST",
@@ -89,7 +169,7 @@ export async function deliver(
       if (!channel.endpointUrl) {
         throw new ChannelConfigError("Endpoint URL is not configured for this channel");
       }
-      const url = await checkedUrl(channel.endpointUrl, policy, "Invalid endpoint host");
+      const url = await vettedUrl(channel.endpointUrl, policy, "Invalid endpoint host");
       const method = channel.httpMethod.toUpperCase();
       return attempt(async () => {
         const { status, body } = await post(url, {
@@ -116,16 +196,19 @@ export async function deliver(
           "No recipients available. Provide a recipient_email or add enabled recipients to the channel.",
         );
       }
-      if (!(await policy.allows(channel.smtpHost))) {
+      // Connect to the vetted address, never to the name again (DNS rebinding); TLS checks the name.
+      const [address] = (await policy.vet(channel.smtpHost)) ?? [];
+      if (!address) {
         throw new ChannelConfigError("Invalid SMTP host");
       }
       const implicitTls = channel.smtpUseTls && channel.smtpPort === 465;
+      const name = channel.smtpHost.trim().replace(/^\[(.*)\]$/, "$1");
       const transport = createTransport({
-        host: channel.smtpHost,
+        host: address,
         port: channel.smtpPort,
         secure: implicitTls,
         ignoreTLS: !channel.smtpUseTls,
-        tls: { minVersion: "TLSv1.2" },
+        tls: { minVersion: "TLSv1.2", ...(isIP(name) ? {} : { servername: name }) },
         connectionTimeout: TIMEOUT_MS,
         greetingTimeout: TIMEOUT_MS,
         socketTimeout: TIMEOUT_MS,

@@ -10,7 +10,11 @@ export const deleteAlertOverride = defineOperation({
   operationId: "deleteAlertOverride",
   summary: "Delete an override",
   tag: "alerts",
-  access: { permission: "manage_alert_rules", message: manageAlertRulesRefusal },
+  access: {
+    permission: "manage_alert_rules",
+    message: manageAlertRulesRefusal,
+    note: "A scope without a connection the caller can see is not found.",
+  },
   request: { params: OverrideRuleParamsSchema },
   responses: { 200: jsonResponse(StatusResponseSchema, "Deleted") },
   errors: [400],

@@ -11,7 +11,11 @@ export const upsertAlertOverride = defineOperation({
   summary: "Create or update an override",
   description: "duration_seconds, when omitted, inherits from the next scope.",
   tag: "alerts",
-  access: { permission: "manage_alert_rules", message: manageAlertRulesRefusal },
+  access: {
+    permission: "manage_alert_rules",
+    message: manageAlertRulesRefusal,
+    note: "A scope without a connection the caller can see is not found.",
+  },
   request: { params: OverrideRuleParamsSchema, body: jsonBody(AlertOverrideUpdateSchema) },
   responses: { 200: jsonResponse(StatusResponseSchema, "Saved") },
   errors: [400, 404],

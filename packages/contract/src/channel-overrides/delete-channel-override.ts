@@ -10,8 +10,12 @@ export const deleteChannelOverride = defineOperation({
   operationId: "deleteChannelOverride",
   summary: "Delete a channel override",
   tag: "notifications",
-  access: { permission: "manage_notification_channels", message: manageNotificationChannelsRefusal },
+  access: {
+    permission: "manage_notification_channels",
+    message: manageNotificationChannelsRefusal,
+    note: "A scope without a connection the caller can see is not found.",
+  },
   request: { params: ChannelOverrideParamsSchema },
   responses: { 200: jsonResponse(StatusResponseSchema, "Deleted") },
-  errors: [400],
+  errors: [400, 404],
 });

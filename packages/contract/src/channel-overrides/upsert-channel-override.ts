@@ -10,7 +10,11 @@ export const upsertChannelOverride = defineOperation({
   operationId: "upsertChannelOverride",
   summary: "Create or update a channel override",
   tag: "notifications",
-  access: { permission: "manage_notification_channels", message: manageNotificationChannelsRefusal },
+  access: {
+    permission: "manage_notification_channels",
+    message: manageNotificationChannelsRefusal,
+    note: "A scope without a connection the caller can see is not found.",
+  },
   request: { params: ChannelOverrideParamsSchema, body: jsonBody(ChannelOverrideUpdateSchema) },
   responses: { 200: jsonResponse(StatusResponseSchema, "Saved") },
   errors: [400, 404],

@@ -2,7 +2,12 @@ import { z } from "@hono/zod-openapi";
 import { jsonResponse } from "../common.js";
 import { connectionIdQuery, connectionIdsQuery, csvQuery, positiveLimitQuery } from "../metrics/schemas.js";
 import { defineOperation } from "../operation.js";
-import { rfc3339Query, TIMELINE_EVENT_TYPES, TimelineEventsSchema } from "./schemas.js";
+import {
+  MAX_TIMELINE_WINDOW_DAYS,
+  rfc3339Query,
+  TIMELINE_EVENT_TYPES,
+  TimelineEventsSchema,
+} from "./schemas.js";
 
 export const listTimelineEvents = defineOperation({
   method: "get",
@@ -11,7 +16,8 @@ export const listTimelineEvents = defineOperation({
   summary: "List timeline events",
   description:
     "Events between start_time and end_time, newest first, derived from collected configuration snapshots, " +
-    "server restarts, alerts and blackouts, on the connections the caller can see.",
+    "server restarts, alerts and blackouts, on the connections the caller can see. " +
+    `The window may span at most ${MAX_TIMELINE_WINDOW_DAYS} days (a longer one is a 400).`,
   tag: "timeline",
   access: {
     note: "Events of connections the caller cannot see, and blackouts of clusters or groups without such a connection, are left out.",

@@ -16,6 +16,9 @@ export const TIMELINE_EVENT_TYPES = [
 
 export type TimelineEventType = (typeof TIMELINE_EVENT_TYPES)[number];
 
+/** The longest window one request may ask for: events are derived on each request, so bound the work. */
+export const MAX_TIMELINE_WINDOW_DAYS = 31;
+
 /** An optional RFC 3339 time in the query string; malformed is a 400 naming the parameter. */
 export const rfc3339Query = (name: string) =>
   z

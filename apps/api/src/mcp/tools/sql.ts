@@ -66,7 +66,7 @@ async function runRead(
     throw new Forbidden(SELF_CONNECTION_QUERY_REFUSED);
   }
   const run = await runStatements({
-    connection: context.services.connections.clientOptions(bound.row, bound.databaseName),
+    connection: await context.services.connections.clientOptions(bound.row, bound.databaseName),
     sql,
     mode: "read_only",
     signal: context.signal,
@@ -276,7 +276,7 @@ export const testQuery = defineTool({
     }
     // EXPLAIN without ANALYZE plans and never executes; the transaction is read-only all the same.
     const run = await runStatements({
-      connection: context.services.connections.clientOptions(bound.row, bound.databaseName),
+      connection: await context.services.connections.clientOptions(bound.row, bound.databaseName),
       sql: `explain ${statement.text}`,
       mode: "read_only",
       signal: context.signal,

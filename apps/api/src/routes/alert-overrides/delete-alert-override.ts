@@ -3,6 +3,6 @@ import { implement } from "../../http/operations.js";
 
 export const deleteAlertOverrideHandler = implement(deleteAlertOverride, async (c) => {
   const { scope, scopeId, ruleId } = c.req.valid("param");
-  await c.get("services").alertOverrides.remove(scope, scopeId, ruleId);
+  await c.get("services").alertOverrides.remove(c.get("access"), scope, scopeId, ruleId);
   return c.json({ status: "ok" }, 200);
 });

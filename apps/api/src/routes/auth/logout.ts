@@ -13,11 +13,14 @@ export const logoutHandler = implement(logout, async (c) => {
     getCookie(c, SESSION_COOKIE),
     credential.kind === "token" ? credential.token : undefined,
   ]);
+  let ended = false;
   for (const token of tokens) {
-    if (token) {
-      await auth.credentials.endSession(token);
+    if (token && (await auth.credentials.endSession(token))) {
+      ended = true;
     }
   }
+  // Anonymous callers may log out as often as they like: that must not empty the access cache.
+  c.set("accessUnchanged", !ended);
   deleteCookie(c, SESSION_COOKIE, { path: "/", httpOnly: true, sameSite: "Lax", secure: overHttps(c) });
   return c.json({ success: true, message: "Logged out successfully" }, 200);
 });

@@ -3,6 +3,6 @@ import { implement } from "../../http/operations.js";
 
 export const deleteChannelOverrideHandler = implement(deleteChannelOverride, async (c) => {
   const { scope, scopeId, channelId } = c.req.valid("param");
-  await c.get("services").channelOverrides.remove(scope, scopeId, channelId);
+  await c.get("services").channelOverrides.remove(c.get("access"), scope, scopeId, channelId);
   return c.json({ status: "ok" }, 200);
 });

@@ -5,6 +5,6 @@ export const addGroupMemberHandler = implement(addGroupMember, async (c) => {
   const body = c.req.valid("json");
   // The body names exactly one of the two (checked by its schema).
   const member = body.user_id !== undefined ? { userId: body.user_id } : { groupId: body.group_id as number };
-  await c.get("services").rbac.groups.addMember(c.req.valid("param").id, member);
+  await c.get("services").rbac.groups.addMember(c.get("access"), c.req.valid("param").id, member);
   return c.body(null, 204);
 });

@@ -6,6 +6,7 @@ export const setGroupConnectionPrivilegesHandler = implement(setGroupConnectionP
   const { id } = c.req.valid("param");
   const { connections } = c.req.valid("json");
   const grants = await c.get("services").rbac.groups.setConnectionGrants(
+    c.get("access"),
     id,
     connections.map((grant) => ({ connectionId: grant.connection_id, accessLevel: grant.access_level })),
   );

@@ -5,7 +5,10 @@ export const setGroupMcpPrivilegesHandler = implement(setGroupMcpPrivileges, asy
   const { id } = c.req.valid("param");
   const { privileges } = c.req.valid("json");
   return c.json(
-    { group_id: id, privileges: await c.get("services").rbac.groups.setMcpGrants(id, privileges) },
+    {
+      group_id: id,
+      privileges: await c.get("services").rbac.groups.setMcpGrants(c.get("access"), id, privileges),
+    },
     200,
   );
 });

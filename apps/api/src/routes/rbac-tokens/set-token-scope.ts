@@ -3,7 +3,7 @@ import { implement } from "../../http/operations.js";
 
 export const setTokenScopeHandler = implement(setTokenScope, async (c) => {
   const body = c.req.valid("json");
-  await c.get("services").rbac.tokens.setScope(c.req.valid("param").id, {
+  await c.get("services").rbac.tokens.setScope(c.get("access"), c.req.valid("param").id, {
     connections: body.connections?.map((grant) => ({
       connectionId: grant.connection_id,
       accessLevel: grant.access_level,

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+
+/**
+ * A stored secret never follows a change of destination (docs/security.md): whoever may edit a
+ * connection or a channel but not read its secrets must re-enter them to point it elsewhere.
+ */
+describe("stored secrets and a change of destination", () => {
+  let t: TestApp;
+  let owner: TestUser;
+  let channels: TestUser;
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    owner = await createUser(t, "owner", { permissions: ["manage_connections"] });
+    channels = await createUser(t, "channels", { permissions: ["manage_notification_channels"] });
+  });
+  afterAll(() => t.close());
+
+  const put = (user: TestUser, path: string, body: unknown) =>
+    requestJson(t.app, path, { method: "PUT", token: user.token, body });
+  const stored = async (id: number) =>
+    (
+      await t.datastore.sql`select host, port, hostaddr, password_encrypted from connections where id = ${id}`
+    )[0];
+
+  it("a connection's host, hostaddr or port changes only with its password", async () => {
+    const created = await requestJson(t.app, "/api/v1/connections", {
+      method: "POST",
+      token: owner.token,
+      body: {
+        name: "db",
+        host: "127.0.0.1",
+        port: 5432,
+        database_name: "postgres",
+        username: "postgres",
+        password: "the-stored-password",
+      },
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: number };
+    const before = await stored(id);
+    const refusal = {
+      error:
+        "Changing host, hostaddr or port requires re-entering the password (send password with the change)",
+    };
+    for (const change of [{ host: "127.0.0.2" }, { port: 5433 }, { hostaddr: "127.0.0.3" }]) {
+      const res = await put(owner, `/api/v1/connections/${id}`, change);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual(refusal);
+    }
+    expect(await stored(id)).toEqual(before);
+
+    // The same values, or other fields, need nothing.
+    const same = await put(owner, `/api/v1/connections/${id}`, {
+      host: "127.0.0.1",
+      port: 5432,
+      description: "x",
+    });
+    expect(same.status).toBe(200);
+    const moved = await put(owner, `/api/v1/connections/${id}`, {
+      host: "127.0.0.2",
+      password: "re-entered",
+    });
+    expect(moved.status).toBe(200);
+    expect(await moved.json()).toMatchObject({ host: "127.0.0.2" });
+    expect((await stored(id))?.password_encrypted).not.toBe(before?.password_encrypted);
+
+    // Without a stored password there is nothing to protect.
+    await t.datastore.sql`update connections set password_encrypted = null where id = ${id}`;
+    expect((await put(owner, `/api/v1/connections/${id}`, { port: 5433 })).status).toBe(200);
+  });
+
+  it("a webhook's endpoint_url changes only with its stored headers and credentials", async () => {
+    const created = await requestJson(t.app, "/api/v1/notification-channels", {
+      method: "POST",
+      token: channels.token,
+      body: {
+        channel_type: "webhook",
+        name: "hook",
+        endpoint_url: "https://hooks.example.com/a",
+        headers: { "X-Api-Key": "k" },
+        auth_type: "bearer",
+        auth_credentials: "s3cret",
+      },
+    });
+    const { id } = (await created.json()) as { id: number };
+    const path = `/api/v1/notification-channels/${id}`;
+    const refused = await put(channels, path, { endpoint_url: "https://attacker.example.net/" });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({
+      error:
+        "Changing endpoint_url requires re-entering the stored auth_credentials and headers (send them again, or empty to clear them)",
+    });
+    const partly = await put(channels, path, { endpoint_url: "https://attacker.example.net/", headers: {} });
+    expect(await partly.json()).toEqual({
+      error:
+        "Changing endpoint_url requires re-entering the stored auth_credentials (send them again, or empty to clear them)",
+    });
+    expect(await (await requestJson(t.app, path, { token: channels.token })).json()).toMatchObject({
+      endpoint_url: "https://hooks.example.com/a",
+      header_names: ["X-Api-Key"],
+    });
+    expect(
+      (await put(channels, path, { endpoint_url: "https://hooks.example.com/a", name: "same" })).status,
+    ).toBe(200);
+    const moved = await put(channels, path, {
+      endpoint_url: "https://other.example.com/",
+      headers: {},
+      auth_credentials: "",
+    });
+    expect(moved.status).toBe(200);
+    expect(await moved.json()).toMatchObject({
+      endpoint_url: "https://other.example.com/",
+      header_names: [],
+      auth_credentials_set: false,
+    });
+  });
+
+  it("an email channel's smtp_host or smtp_port changes only with its stored password", async () => {
+    const created = await requestJson(t.app, "/api/v1/notification-channels", {
+      method: "POST",
+      token: channels.token,
+      body: {
+        channel_type: "email",
+        name: "mail",
+        smtp_host: "smtp.example.com",
+        from_address: "dbmon@example.com",
+        smtp_username: "u",
+        smtp_password: "smtp-secret",
+      },
+    });
+    const { id } = (await created.json()) as { id: number };
+    const path = `/api/v1/notification-channels/${id}`;
+    for (const change of [{ smtp_host: "smtp.attacker.example.net" }, { smtp_port: 2525 }]) {
+      const res = await put(channels, path, change);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({
+        error:
+          "Changing smtp_host or smtp_port requires re-entering the stored smtp_password (send them again, or empty to clear them)",
+      });
+    }
+    const moved = await put(channels, path, { smtp_host: "smtp2.example.com", smtp_password: "new-secret" });
+    expect(moved.status).toBe(200);
+    expect(await moved.json()).toMatchObject({ smtp_host: "smtp2.example.com", smtp_password_set: true });
+  });
+});
