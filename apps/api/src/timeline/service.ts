@@ -174,9 +174,13 @@ const blackoutEvents = (type: "blackout_started" | "blackout_ended") => {
 const ALERTING_SOURCES: Partial<Record<TimelineEventType, string>> = {
   alert_fired: `
     select 'alert-fired-' || a.id || '-' || ${epoch("a.triggered_at")} as id, 'alert_fired'::text as event_type,
-      a.connection_id, a.triggered_at as at, a.severity, 'Alert Fired: ' || a.title as title, a.title as summary,
-      json_build_object('alert_id', a.id::text, 'severity', a.severity, 'status', a.status) as details
-    from alerts a
+      a.connection_id, a.triggered_at as at, a.severity, 'Alert Fired: ' || a.title as title,
+      coalesce(nullif(a.description, ''), a.title) as summary,
+      json_build_object('alert_id', a.id, 'alert_type', a.alert_type, 'severity', a.severity, 'status', a.status,
+        'metric_name', a.metric_name, 'metric_value', a.metric_value, 'metric_unit', r.metric_unit,
+        'threshold_value', a.threshold_value, 'operator', a.operator, 'database_name', a.database_name,
+        'probe_name', a.probe_name) as details
+    from alerts a left join alert_rules r on r.id = a.rule_id
     where ${selected("a.connection_id")} and a.triggered_at between $2::timestamptz and $3::timestamptz`,
   alert_cleared: `
     select 'alert-cleared-' || a.id || '-' || ${epoch("a.cleared_at")} as id, 'alert_cleared'::text as event_type,
