@@ -23,6 +23,7 @@ import { datastoreConnectionCatalog } from "./connections/catalog.js";
 import { ConnectionStore } from "./connections/store.js";
 import type { Logger } from "./logger.js";
 import { MetricsReader } from "./metrics/service.js";
+import { OverviewService } from "./overview/service.js";
 import { ProbeSettings } from "./probes/service.js";
 import { ServerAnalysis } from "./server-info/analysis/service.js";
 import { ServerInfoDocuments } from "./server-info/documents.js";
@@ -67,6 +68,17 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     clock,
     logger,
   });
+  const timeline = new Timeline({ datastore, logger });
+  const overview = new OverviewService({
+    datastore,
+    llm,
+    clock,
+    logger,
+    timeline,
+    intervalMs: config.overview.intervalMs,
+    keepaliveMs: config.overview.keepaliveMs,
+  });
+  await overview.listen();
   return {
     config,
     datastore,
@@ -85,7 +97,8 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     serverAnalysis: new ServerAnalysis({ datastore, llm, clock, logger }),
     probes: new ProbeSettings(datastore),
     metrics: new MetricsReader({ datastore, clock }),
-    timeline: new Timeline({ datastore, logger }),
+    timeline,
+    overview,
     alerts: new AlertService(datastore),
     alertRules,
     alertOverrides: new AlertOverrideService(datastore, alertRules),

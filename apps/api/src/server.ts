@@ -75,6 +75,7 @@ export async function startService(
     await datastore.close();
     throw error;
   }
+  services.overview.start();
   const app = createApp(services);
 
   let server: ReturnType<typeof serve>;
@@ -87,6 +88,7 @@ export async function startService(
     });
     answerClientErrorsAsJson(server as Server);
   } catch (error) {
+    await services.overview.stop();
     await alerter?.stop();
     await collector?.stop();
     await datastore.close();
@@ -122,6 +124,7 @@ export async function startService(
             server.closeIdleConnections();
           }
         });
+        await services.overview.stop();
         await alerter?.stop();
         await collector?.stop();
         await datastore.close();

@@ -11,6 +11,7 @@ import { connectionOperations } from "./connections/index.js";
 import { metricsOperations } from "./metrics/index.js";
 import { notificationsOperations } from "./notifications/index.js";
 import type { Operation } from "./operation.js";
+import { overviewOperations } from "./overview/index.js";
 import { probeOperations } from "./probes/index.js";
 import { rbacGroupOperations } from "./rbac-groups/index.js";
 import { rbacPrivilegeOperations } from "./rbac-privileges/index.js";
@@ -42,4 +43,5 @@ export const allOperations: readonly Operation[] = [
   ...probeOperations,
   ...metricsOperations,
   ...timelineOperations,
+  ...overviewOperations,
 ];

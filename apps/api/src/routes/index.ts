@@ -13,6 +13,7 @@ import { clusterHandlers } from "./clusters/index.js";
 import { connectionHandlers } from "./connections/index.js";
 import { metricsHandlers } from "./metrics/index.js";
 import { notificationsHandlers } from "./notifications/index.js";
+import { overviewHandlers } from "./overview/index.js";
 import { probeHandlers } from "./probes/index.js";
 import { rbacGroupHandlers } from "./rbac-groups/index.js";
 import { rbacPrivilegeHandlers } from "./rbac-privileges/index.js";
@@ -44,6 +45,7 @@ export const implementations = [
   ...probeHandlers,
   ...metricsHandlers,
   ...timelineHandlers,
+  ...overviewHandlers,
 ];
 
 /** Every operation of the contract, registered explicitly. */

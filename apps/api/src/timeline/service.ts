@@ -242,12 +242,36 @@ export class Timeline {
       : visible.all
         ? null
         : [...readable];
+    return this.read({
+      connectionIds: ids,
+      visibleIds: superuser ? null : visible.ids,
+      start: query.start_time,
+      end: query.end_time,
+      limit: Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT),
+      types,
+    });
+  }
+
+  /**
+   * Events of the window, newest first, without a caller: on `connectionIds` (null: all), with
+   * blackouts of clusters and groups limited to `visibleIds` (null: every one). What the overview's
+   * snapshots read too.
+   */
+  async read(options: {
+    connectionIds: number[] | null;
+    visibleIds: number[] | null;
+    start: Date;
+    end: Date;
+    limit: number;
+    types?: ReadonlySet<TimelineEventType>;
+  }): Promise<TimelinePage> {
+    const types = options.types ?? new Set(TIMELINE_EVENT_TYPES);
     const params = [
-      ids,
-      query.start_time.toISOString(),
-      query.end_time.toISOString(),
-      Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT),
-      superuser ? null : visible.ids,
+      options.connectionIds,
+      options.start.toISOString(),
+      options.end.toISOString(),
+      options.limit,
+      options.visibleIds,
     ];
     const collected = await this.collectedSources(types);
     const alerting = TIMELINE_EVENT_TYPES.flatMap((type) => {
@@ -267,7 +291,7 @@ export class Timeline {
   }
 
   /** The sources over metric tables the collectors have created so far (one query). */
-  private async collectedSources(types: Set<TimelineEventType>): Promise<string[]> {
+  private async collectedSources(types: ReadonlySet<TimelineEventType>): Promise<string[]> {
     const wanted = [
       ...SNAPSHOT_SOURCES.filter((source) => types.has(source.type)).map((source) => ({
         table: `metrics.${source.table}`,

@@ -4,5 +4,6 @@ export * from "./auth.js";
 export * from "./clusters.js";
 export * from "./collector.js";
 export * from "./connections.js";
+export * from "./overview.js";
 export * from "./probes.js";
 export * from "./system.js";
