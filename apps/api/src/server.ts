@@ -108,6 +108,8 @@ export async function startService(
     datastore,
     close() {
       closing ??= (async () => {
+        // Open overview streams would otherwise hold the server's close until the timeout.
+        await services.overview.stop();
         await new Promise<void>((resolve) => {
           const force = setTimeout(() => {
             logger.warn("shutdown timeout: closing remaining connections");
@@ -124,7 +126,6 @@ export async function startService(
             server.closeIdleConnections();
           }
         });
-        await services.overview.stop();
         await alerter?.stop();
         await collector?.stop();
         await datastore.close();

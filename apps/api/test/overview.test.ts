@@ -339,6 +339,29 @@ describe("AI overview", () => {
     expect((await get(a, "", root.token)).body).toEqual(body);
   });
 
+  it("runs the estate generator on every instance, and one of them writes each new summary", async () => {
+    const before = completions().length;
+    const previous = (await get(a, "", root.token)).body;
+    await a.datastore
+      .sql`update alerts set status = 'cleared', cleared_at = now() where connection_id = ${gamma}`;
+    provider.script({ text: "No alerts remain.", delayMs: 100 });
+    const stream = await openStream(b, "", root.token);
+    expect((await stream.overview()).body).toEqual(previous);
+    a.services.overview.start();
+    b.services.overview.start();
+    try {
+      const { body } = await stream.overview();
+      expect(body.summary).toBe("No alerts remain.");
+      expect(body.snapshot.alert_total).toBe(0);
+    } finally {
+      await Promise.all([a.services.overview.stop(), b.services.overview.stop()]);
+    }
+    expect(completions()).toHaveLength(before + 1);
+    // Stopping ends the instance's streams.
+    expect(b.services.overview.hub.size).toBe(0);
+    await expect(stream.frame(1_000)).rejects.toThrow("the stream ended");
+  });
+
   it("summarises only what a restricted caller can see, cached five minutes, one generation at a time", async () => {
     // No parameters: a selection of the viewer's servers rather than the estate.
     provider.script({ text: "beta is fine." });

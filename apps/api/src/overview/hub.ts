@@ -107,6 +107,15 @@ export class OverviewHub {
     return subscription;
   }
 
+  /** Ends every stream (at shutdown, so that open streams do not hold the server's close). */
+  closeAll(): void {
+    for (const set of [...this.subscriptions.values()]) {
+      for (const subscription of [...set]) {
+        subscription.close();
+      }
+    }
+  }
+
   /** Open streams, over all keys. */
   get size(): number {
     let count = 0;

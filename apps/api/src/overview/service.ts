@@ -92,7 +92,9 @@ export class OverviewService {
     this.timer.unref();
   }
 
+  /** Stops the generator and ends every open stream. */
   async stop(): Promise<void> {
+    this.hub.closeAll();
     clearInterval(this.timer);
     this.timer = undefined;
     await this.ticking;
