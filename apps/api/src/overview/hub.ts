@@ -86,11 +86,22 @@ export class OverviewHub {
 
   constructor(private readonly deps: { datastore: Datastore; load(key: string): Promise<Overview | null> }) {}
 
-  /** Starts receiving announcements (on the datastore's listening connection). */
+  /**
+   * Starts receiving announcements (on the datastore's listening connection). When that connection
+   * is re-established, announcements sent meanwhile are lost: every open stream's scope is read again.
+   */
   async listen(): Promise<void> {
-    await this.deps.datastore.sql.listen(OVERVIEW_CHANNEL, (key) => {
-      void this.deliver(key);
-    });
+    await this.deps.datastore.sql.listen(
+      OVERVIEW_CHANNEL,
+      (key) => {
+        void this.deliver(key);
+      },
+      () => {
+        for (const key of this.subscriptions.keys()) {
+          void this.deliver(key);
+        }
+      },
+    );
   }
 
   subscribe(key: string): OverviewSubscription {

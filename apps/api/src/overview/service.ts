@@ -78,18 +78,18 @@ export class OverviewService {
     if (!this.deps.llm || this.timer) {
       return;
     }
-    const run = () => {
-      this.ticking ??= this.refreshEstate(false)
-        .catch((error: unknown) =>
-          this.deps.logger.warn({ err: error }, "overview: estate generation failed"),
-        )
-        .finally(() => {
-          this.ticking = undefined;
-        });
-    };
-    run();
-    this.timer = setInterval(run, this.deps.intervalMs);
+    this.generateInBackground();
+    this.timer = setInterval(() => this.generateInBackground(), this.deps.intervalMs);
     this.timer.unref();
+  }
+
+  /** One unforced estate generation at a time in this process, awaited by `stop()`. */
+  private generateInBackground(): void {
+    this.ticking ??= this.refreshEstate(false)
+      .catch((error: unknown) => this.deps.logger.warn({ err: error }, "overview: estate generation failed"))
+      .finally(() => {
+        this.ticking = undefined;
+      });
   }
 
   /** Stops the generator and ends every open stream. */
@@ -121,9 +121,7 @@ export class OverviewService {
     const current = await this.stored(ESTATE_KEY);
     if (!current) {
       // A fresh datastore, or no process runs the generator yet.
-      void this.refreshEstate(false).catch((error: unknown) =>
-        this.deps.logger.warn({ err: error }, "overview: estate generation failed"),
-      );
+      this.generateInBackground();
     }
     return current;
   }
