@@ -94,6 +94,8 @@ const environment = z.object({
   DBMON_LOGIN_FAILURE_WINDOW_MINUTES: count(10_080).min(1).default(15),
   DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS: count(100_000).default(0),
   DBMON_LLM_MAX_ITERATIONS: count(10_000).min(1).default(50),
+  DBMON_OVERVIEW_INTERVAL_SECONDS: count(86_400).min(1).default(60),
+  DBMON_OVERVIEW_KEEPALIVE_SECONDS: count(3_600).min(1).default(30),
 });
 
 export interface Config {
@@ -141,6 +143,12 @@ export interface Config {
   lockoutAfterFailedAttempts: number;
   /** Tool-use rounds an LLM conversation may take (reported by /capabilities). */
   llmMaxIterations: number;
+  overview: {
+    /** How often the estate snapshot is built (and the summary regenerated on a significant change). */
+    intervalMs: number;
+    /** How often an idle overview stream sends a `:keepalive` comment. */
+    keepaliveMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -186,6 +194,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     lockoutAfterFailedAttempts: e.DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS,
     llmMaxIterations: e.DBMON_LLM_MAX_ITERATIONS,
+    overview: {
+      intervalMs: e.DBMON_OVERVIEW_INTERVAL_SECONDS * 1000,
+      keepaliveMs: e.DBMON_OVERVIEW_KEEPALIVE_SECONDS * 1000,
+    },
   };
 }
 

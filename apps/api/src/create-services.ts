@@ -28,6 +28,7 @@ import type { Logger } from "./logger.js";
 import { ToolCatalogue } from "./mcp/catalogue.js";
 import { MemoryStore } from "./memories/store.js";
 import { MetricsReader } from "./metrics/service.js";
+import { OverviewService } from "./overview/service.js";
 import { ProbeSettings } from "./probes/service.js";
 import { ServerAnalysis } from "./server-info/analysis/service.js";
 import { ServerInfoDocuments } from "./server-info/documents.js";
@@ -73,6 +74,17 @@ export async function createServices(base: ServiceBase): Promise<Services> {
   });
   const llm = new LlmProviders(config.llm);
   const memories = new MemoryStore({ datastore, clock, logger, embedder: llm.embedder });
+  const timeline = new Timeline({ datastore, logger });
+  const overview = new OverviewService({
+    datastore,
+    llm: llm.defaultChat,
+    clock,
+    logger,
+    timeline,
+    intervalMs: config.overview.intervalMs,
+    keepaliveMs: config.overview.keepaliveMs,
+  });
+  await overview.listen();
   return {
     config,
     datastore,
@@ -96,7 +108,8 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     serverInfo: new ServerInfoDocuments(datastore),
     probes: new ProbeSettings(datastore),
     metrics: new MetricsReader({ datastore, clock }),
-    timeline: new Timeline({ datastore, logger }),
+    timeline,
+    overview,
     alerts: new AlertService(datastore),
     alertRules,
     alertOverrides: new AlertOverrideService(datastore, alertRules),

@@ -81,6 +81,7 @@ export async function startService(
     await datastore.close();
     throw error;
   }
+  services.overview.start();
   const app = createApp(services);
 
   let server: ReturnType<typeof serve>;
@@ -93,6 +94,7 @@ export async function startService(
     });
     answerClientErrorsAsJson(server as Server);
   } catch (error) {
+    await services.overview.stop();
     await alerter?.stop();
     await collector?.stop();
     await datastore.close();
@@ -112,6 +114,8 @@ export async function startService(
     datastore,
     close() {
       closing ??= (async () => {
+        // Open overview streams would otherwise hold the server's close until the timeout.
+        await services.overview.stop();
         await new Promise<void>((resolve) => {
           const force = setTimeout(() => {
             logger.warn("shutdown timeout: closing remaining connections");

@@ -20,6 +20,7 @@ import type { Logger } from "./logger.js";
 import type { ToolCatalogue } from "./mcp/catalogue.js";
 import type { MemoryStore } from "./memories/store.js";
 import type { MetricsReader } from "./metrics/service.js";
+import type { OverviewService } from "./overview/service.js";
 import type { ProbeSettings } from "./probes/service.js";
 import type { ServerAnalysis } from "./server-info/analysis/service.js";
 import type { ServerInfoDocuments } from "./server-info/documents.js";
@@ -66,6 +67,8 @@ export interface Services {
   metrics: MetricsReader;
   /** Events on the estate's timeline (GET /timeline/events). */
   timeline: Timeline;
+  /** AI overviews of the estate, scopes and selections, and their streams. */
+  overview: OverviewService;
   /** Alerts: listing, counts, acknowledgements and saved analyses. */
   alerts: AlertService;
   /** Threshold rules and their defaults. */

@@ -1,5 +1,5 @@
-import { ensureMetricsTables, PartitionManager, probeRegistry } from "@dbmon/collector";
-import { findProbeSpec, seedProbeConfigs } from "@dbmon/datastore";
+import { ensureMetricsTables, PartitionManager, probeRegistry, startCollector } from "@dbmon/collector";
+import { findProbeSpec, readServerInfo, type ServerInfo, seedProbeConfigs } from "@dbmon/datastore";
 import type { TestApp } from "./support.js";
 
 /**
@@ -63,5 +63,52 @@ export async function insertMetrics(
        select ${columns} from json_populate_recordset(null::metrics.${probe}, $1::json)`,
       [JSON.stringify(rows.slice(offset, offset + 5000))],
     );
+  }
+}
+
+/** Registers the test server itself as a monitored connection. */
+export async function monitorTestServer(t: TestApp, owner: string): Promise<number> {
+  const url = new URL(t.database.url);
+  const row = await t.services.connections.create(
+    {
+      name: "under-test",
+      host: url.hostname,
+      port: Number(url.port),
+      database_name: t.database.name,
+      username: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password) || "unused-with-trust-auth",
+      ssl_mode: "disable",
+    },
+    owner,
+  );
+  return row.id;
+}
+
+/** Runs the collector until the connection's server information has `ready` data, then stops it. */
+export async function collectUntil(
+  t: TestApp,
+  id: number,
+  ready: (info: ServerInfo) => boolean | Promise<boolean>,
+): Promise<void> {
+  const collector = await startCollector({
+    datastore: t.datastore,
+    logger: t.services.logger,
+    secretKey: t.services.secretKey,
+    leaseSeconds: 6,
+  });
+  try {
+    const deadline = Date.now() + 45_000;
+    for (;;) {
+      const info = await readServerInfo(t.datastore, id);
+      if (info && (await ready(info))) {
+        return;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`no collection within 45 s: ${JSON.stringify(info)}`);
+      }
+      await new Promise((done) => setTimeout(done, 500));
+    }
+  } finally {
+    await collector.stop();
   }
 }

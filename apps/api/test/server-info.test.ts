@@ -1,9 +1,9 @@
-import { startCollector } from "@dbmon/collector";
-import { readServerInfo, type ServerInfo } from "@dbmon/datastore";
+import { readServerInfo } from "@dbmon/datastore";
 import { loadLlmConfig } from "@dbmon/llm";
 import { type FakeProvider, startFakeProvider } from "@dbmon/llm/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collectUntil, monitorTestServer } from "./monitoring-support.js";
 import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
 
 const KEY_SETTINGS = [
@@ -24,49 +24,6 @@ const KEY_SETTINGS = [
   "autovacuum",
   "log_min_duration_statement",
 ];
-
-/** Registers the test server itself as a monitored connection. */
-async function monitorTestServer(t: TestApp, owner: string): Promise<number> {
-  const url = new URL(t.database.url);
-  const row = await t.services.connections.create(
-    {
-      name: "under-test",
-      host: url.hostname,
-      port: Number(url.port),
-      database_name: t.database.name,
-      username: decodeURIComponent(url.username),
-      password: decodeURIComponent(url.password) || "unused-with-trust-auth",
-      ssl_mode: "disable",
-    },
-    owner,
-  );
-  return row.id;
-}
-
-/** Runs the collector until the connection's server information has `ready` data, then stops it. */
-async function collectUntil(t: TestApp, id: number, ready: (info: ServerInfo) => boolean): Promise<void> {
-  const collector = await startCollector({
-    datastore: t.datastore,
-    logger: t.services.logger,
-    secretKey: t.services.secretKey,
-    leaseSeconds: 6,
-  });
-  try {
-    const deadline = Date.now() + 45_000;
-    for (;;) {
-      const info = await readServerInfo(t.datastore, id);
-      if (info && ready(info)) {
-        return;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`no collection within 45 s: ${JSON.stringify(info)}`);
-      }
-      await new Promise((done) => setTimeout(done, 500));
-    }
-  } finally {
-    await collector.stop();
-  }
-}
 
 const emptyDbServer = {
   version: null,
@@ -270,7 +227,7 @@ describe("server information", () => {
       expect(body.system.memory_total_bytes as number).toBeGreaterThan(1 << 20);
       expect(body.system.disks.length).toBeGreaterThan(0);
       expect(Object.keys(body.system.disks[0] ?? {}).sort()).toEqual(
-        ["file_system_type", "free_space", "mount_point", "total_space", "used_space"].sort(),
+        ["filesystem_type", "free_bytes", "mount_point", "total_bytes", "used_bytes"].sort(),
       );
     });
   });

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { KEY_SETTING_NAMES, readServerInfo, type ServerInfo } from "@dbmon/datastore";
 import { machinePostgresAvailable } from "@dbmon/datastore/testing";
@@ -107,7 +108,20 @@ describe.skipIf(!machinePostgres)("collection from PostgreSQL 15 on this host", 
     expect(system.cpu_model).toContain(processor.brand);
     expect(system.cpu_cores).toBe(processor.physicalCores);
     expect(system.cpu_logical).toBe(processor.cores);
-    expect(system.cpu_clock_speed === null || Number.isInteger(system.cpu_clock_speed)).toBe(true);
+    // In hertz; where systeminformation knows no speed (virtual machines), the kernel's `cpu MHz`.
+    const reportedGhz = processor.speedMax || processor.speed;
+    const kernelMhz = Math.max(
+      0,
+      ...(await readFile("/proc/cpuinfo", "utf8").catch(() => ""))
+        .split("\n")
+        .filter((line) => /^cpu MHz\s*:/.test(line))
+        .map((line) => Number(line.split(":")[1])),
+    );
+    if (reportedGhz > 0) {
+      expect(system.cpu_clock_speed).toBe(Math.round(reportedGhz * 1e9));
+    } else if (kernelMhz > 0) {
+      expect(system.cpu_clock_speed).toBe(Math.round(kernelMhz * 1e6));
+    }
     expect(system.memory_total_bytes).toBe(memory.total);
     expect(system.swap_total_bytes).toBe(memory.swaptotal);
     for (const value of [system.memory_used_bytes, system.memory_free_bytes, system.swap_used_bytes]) {
@@ -120,15 +134,15 @@ describe.skipIf(!machinePostgres)("collection from PostgreSQL 15 on this host", 
     for (const disk of system.disks) {
       expect(Object.keys(disk)).toEqual([
         "mount_point",
-        "file_system_type",
-        "total_space",
-        "used_space",
-        "free_space",
+        "filesystem_type",
+        "total_bytes",
+        "used_bytes",
+        "free_bytes",
       ]);
       const volume = volumes.find((candidate) => candidate.mount === disk.mount_point);
-      expect(disk.file_system_type).toBe(volume?.type);
-      expect(disk.total_space).toBe(volume?.size);
-      expect(Number.isInteger(disk.used_space) && Number.isInteger(disk.free_space)).toBe(true);
+      expect(disk.filesystem_type).toBe(volume?.type);
+      expect(disk.total_bytes).toBe(volume?.size);
+      expect(Number.isInteger(disk.used_bytes) && Number.isInteger(disk.free_bytes)).toBe(true);
     }
 
     // Databases: sorted by name, no templates, the monitored one as the server describes it.

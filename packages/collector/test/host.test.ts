@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ProbeContext } from "../src/index.js";
-import { pgSysDiskInfo, pgSysOsInfo } from "../src/probes/host.js";
+import { megahertzIn, pgSysDiskInfo, pgSysOsInfo } from "../src/probes/host.js";
 import { isLoopbackAddress } from "../src/target.js";
 
 const noQueries: ProbeContext["query"] = () => {
@@ -17,6 +17,15 @@ describe("host probes", () => {
     };
     expect(await pgSysOsInfo.collect?.(context)).toBeNull();
     expect(await pgSysDiskInfo.collect?.(context)).toBeNull();
+  });
+
+  it("read clock speeds from /proc/cpuinfo and lscpu output", () => {
+    const cpuinfo = "processor\t: 0\ncpu MHz\t\t: 2596.146\nprocessor\t: 1\ncpu MHz\t\t: 2800.5\n";
+    expect(megahertzIn(cpuinfo, /^cpu MHz$/i)).toBe(2800.5);
+    const lscpu = "Architecture:  x86_64\nCPU MHz:       2100.000\nCPU max MHz:   3500.0000\n";
+    expect(megahertzIn(lscpu, /^CPU max MHz$/i)).toBe(3500);
+    expect(megahertzIn(lscpu, /^CPU MHz$/i)).toBe(2100);
+    expect(megahertzIn("cpu MHz : 0\n", /^cpu MHz$/i)).toBeNull();
   });
 
   it("tell this host's addresses from others", () => {

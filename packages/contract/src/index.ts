@@ -19,6 +19,7 @@ export * from "./metrics/index.js";
 export * from "./notifications/index.js";
 export * from "./operation.js";
 export * from "./operations.js";
+export * from "./overview/index.js";
 export * from "./probes/index.js";
 export * from "./rbac-groups/index.js";
 export * from "./rbac-privileges/index.js";

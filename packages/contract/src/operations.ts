@@ -15,6 +15,7 @@ import { memoriesOperations } from "./memories/index.js";
 import { metricsOperations } from "./metrics/index.js";
 import { notificationsOperations } from "./notifications/index.js";
 import type { Operation } from "./operation.js";
+import { overviewOperations } from "./overview/index.js";
 import { probeOperations } from "./probes/index.js";
 import { rbacGroupOperations } from "./rbac-groups/index.js";
 import { rbacPrivilegeOperations } from "./rbac-privileges/index.js";
@@ -50,4 +51,5 @@ export const allOperations: readonly Operation[] = [
   ...llmOperations,
   ...memoriesOperations,
   ...mcpOperations,
+  ...overviewOperations,
 ];

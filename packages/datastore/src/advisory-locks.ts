@@ -14,6 +14,14 @@ export const advisoryLocks = {
   groupMembership: 7_239_184_564,
   /** One metrics rollup pass at a time over all collectors. */
   metricRollups: 7_239_184_565,
+  /** One estate overview generation at a time over all API processes. */
+  overviewGeneration: 7_239_184_566,
+  /**
+   * The first key of the two-key transaction lock taken per scoped overview (the second is a hash of
+   * the scope), so that one process generates a scope's summary while the others wait for it. Two-key
+   * locks never meet the one-key locks above.
+   */
+  overviewScope: 72_391_845,
   /** One cluster topology refresh at a time over all collectors ("dbmn"). */
   topologyRefresh: 0x64626d6e,
 } as const;

@@ -28,6 +28,17 @@ export interface TopologyGroup {
 const byName = <T extends { name: string }>(a: T, b: T) => a.name.localeCompare(b.name);
 
 /**
+ * The role the dashboards label a server with: a detected role other than standalone, else the role
+ * assigned by hand, else what was detected (as the reference server prefers them).
+ */
+function primaryRole(detected: string | null, assigned: string | null): string {
+  if (detected !== null && detected !== "standalone") {
+    return detected;
+  }
+  return assigned || detected || "unknown";
+}
+
+/**
  * Groups → clusters → servers as the navigator shows them. Servers outside any cluster appear on
  * their own (`server-N`) in the default group unless dismissed; standbys appear as children of the
  * server they stream from. Everything is pruned to what the caller can see, and every list is an
@@ -84,7 +95,7 @@ export async function buildTopology(
       connection_error: server.connection_error,
       active_alert_count: alerts.get(server.id) ?? 0,
       role: server.role,
-      primary_role: fact?.primary_role ?? "unknown",
+      primary_role: primaryRole(fact?.primary_role ?? null, server.role),
       is_expandable: children.length > 0,
       membership_source: server.membership_source,
       owner_username: server.owner_username,

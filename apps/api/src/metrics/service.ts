@@ -283,9 +283,7 @@ export class MetricsReader {
         },
       };
     });
-    if (connections.length <= 1) {
-      return { time_range: query.time_range, connections };
-    }
+    // Always present, over one connection too: the reference web client's dashboards read it.
     const ratios = connections.flatMap((conn) =>
       conn.cache_hit_ratio.current === null ? [] : [conn.cache_hit_ratio.current],
     );
@@ -366,7 +364,8 @@ export class MetricsReader {
             value: round(b.values[0] ?? 0, 2) ?? 0,
           })),
         },
-        transaction_rate: rates[0] ? round(rates[0].commitsPerSec, 1) : null,
+        // 0 until a second sample gives a rate, as the reference answers.
+        transaction_rate: rates[0] ? (round(rates[0].commitsPerSec, 1) ?? 0) : 0,
         dead_tuple_ratio: round(dead.find((row) => row.database_name === name)?.ratio ?? null, 2),
         active_connections: latest ? latest.numbackends : null,
       };

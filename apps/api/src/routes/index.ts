@@ -17,6 +17,7 @@ import { mcpHandlers } from "./mcp/index.js";
 import { memoriesHandlers } from "./memories/index.js";
 import { metricsHandlers } from "./metrics/index.js";
 import { notificationsHandlers } from "./notifications/index.js";
+import { overviewHandlers } from "./overview/index.js";
 import { probeHandlers } from "./probes/index.js";
 import { rbacGroupHandlers } from "./rbac-groups/index.js";
 import { rbacPrivilegeHandlers } from "./rbac-privileges/index.js";
@@ -52,6 +53,7 @@ export const implementations = [
   ...llmHandlers,
   ...memoriesHandlers,
   ...mcpHandlers,
+  ...overviewHandlers,
 ];
 
 /** Every operation of the contract, registered explicitly. */

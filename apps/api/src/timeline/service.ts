@@ -180,9 +180,13 @@ const blackoutEvents = (type: "blackout_started" | "blackout_ended") => {
 const ALERTING_SOURCES: Partial<Record<TimelineEventType, string>> = {
   alert_fired: `
     select 'alert-fired-' || a.id || '-' || ${epoch("a.triggered_at")} as id, 'alert_fired'::text as event_type,
-      a.connection_id, a.triggered_at as at, a.severity, 'Alert Fired: ' || a.title as title, a.title as summary,
-      json_build_object('alert_id', a.id::text, 'severity', a.severity, 'status', a.status) as details
-    from alerts a
+      a.connection_id, a.triggered_at as at, a.severity, 'Alert Fired: ' || a.title as title,
+      coalesce(nullif(a.description, ''), a.title) as summary,
+      json_build_object('alert_id', a.id, 'alert_type', a.alert_type, 'severity', a.severity, 'status', a.status,
+        'metric_name', a.metric_name, 'metric_value', a.metric_value, 'metric_unit', r.metric_unit,
+        'threshold_value', a.threshold_value, 'operator', a.operator, 'database_name', a.database_name,
+        'probe_name', a.probe_name) as details
+    from alerts a left join alert_rules r on r.id = a.rule_id
     where ${selected("a.connection_id")} and a.triggered_at between $2::timestamptz and $3::timestamptz`,
   alert_cleared: `
     select 'alert-cleared-' || a.id || '-' || ${epoch("a.cleared_at")} as id, 'alert_cleared'::text as event_type,
@@ -249,12 +253,36 @@ export class Timeline {
       : visible.all
         ? null
         : [...readable];
+    return this.read({
+      connectionIds: ids,
+      visibleIds: superuser ? null : visible.ids,
+      start: query.start_time,
+      end: query.end_time,
+      limit: Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT),
+      types,
+    });
+  }
+
+  /**
+   * Events of the window, newest first, without a caller: on `connectionIds` (null: all), with
+   * blackouts of clusters and groups limited to `visibleIds` (null: every one). What the overview's
+   * snapshots read too.
+   */
+  async read(options: {
+    connectionIds: number[] | null;
+    visibleIds: number[] | null;
+    start: Date;
+    end: Date;
+    limit: number;
+    types?: ReadonlySet<TimelineEventType>;
+  }): Promise<TimelinePage> {
+    const types = options.types ?? new Set(TIMELINE_EVENT_TYPES);
     const params = [
-      ids,
-      query.start_time.toISOString(),
-      query.end_time.toISOString(),
-      Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT),
-      superuser ? null : visible.ids,
+      options.connectionIds,
+      options.start.toISOString(),
+      options.end.toISOString(),
+      options.limit,
+      options.visibleIds,
     ];
     const collected = await this.collectedSources(types);
     const alerting = TIMELINE_EVENT_TYPES.flatMap((type) => {
@@ -274,7 +302,7 @@ export class Timeline {
   }
 
   /** The sources over metric tables the collectors have created so far (one query). */
-  private async collectedSources(types: Set<TimelineEventType>): Promise<string[]> {
+  private async collectedSources(types: ReadonlySet<TimelineEventType>): Promise<string[]> {
     const wanted = [
       ...SNAPSHOT_SOURCES.filter((source) => types.has(source.type)).map((source) => ({
         table: `metrics.${source.table}`,

@@ -1,4 +1,7 @@
+import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
+import { promisify } from "node:util";
 import {
   cpu,
   currentLoad,
@@ -69,6 +72,39 @@ function positiveOrNull(value: number | null | undefined): number | null {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : null;
 }
 
+/** The highest `<label>: <MHz>` figure of a text such as /proc/cpuinfo or lscpu's output, in MHz. */
+export function megahertzIn(text: string, label: RegExp): number | null {
+  let highest: number | null = null;
+  for (const line of text.split("\n")) {
+    const separator = line.indexOf(":");
+    if (separator > 0 && label.test(line.slice(0, separator).trim())) {
+      const value = positiveOrNull(Number.parseFloat(line.slice(separator + 1)));
+      if (value !== null && (highest === null || value > highest)) {
+        highest = value;
+      }
+    }
+  }
+  return highest;
+}
+
+/**
+ * The clock speed in hertz where systeminformation reports none (virtual machines give 0): the
+ * kernel's `cpu MHz` of /proc/cpuinfo, else lscpu's `CPU max MHz` / `CPU MHz`.
+ */
+async function fallbackClockSpeedHz(): Promise<number | null> {
+  const fromProc = await readFile("/proc/cpuinfo", "utf8").then(
+    (text) => megahertzIn(text, /^cpu MHz$/i),
+    () => null,
+  );
+  const megahertz =
+    fromProc ??
+    (await promisify(execFile)("lscpu", { timeout: 5_000, env: { ...process.env, LC_ALL: "C" } }).then(
+      ({ stdout }) => megahertzIn(stdout, /^CPU max MHz$/i) ?? megahertzIn(stdout, /^CPU MHz$/i),
+      () => null,
+    ));
+  return megahertz === null ? null : Math.round(megahertz * 1e6);
+}
+
 export const pgSysOsInfo = hostProbe({
   name: "pg_sys_os_info",
   systemStatsSelect: `name::text, version::text, host_name::text, domain_name::text,
@@ -104,6 +140,7 @@ export const pgSysCpuInfo = hostProbe({
   async local() {
     const [info, os] = await Promise.all([cpu(), osInfo()]);
     const speedGhz = positiveOrNull(info.speedMax) ?? positiveOrNull(info.speed);
+    const clockSpeedHz = speedGhz === null ? await fallbackClockSpeedHz() : Math.round(speedGhz * 1e9);
     return [
       {
         vendor: info.vendor || info.manufacturer || null,
@@ -114,7 +151,7 @@ export const pgSysCpuInfo = hostProbe({
         physical_processor: info.processors,
         no_of_cores: info.physicalCores,
         architecture: os.arch,
-        clock_speed_hz: speedGhz === null ? null : Math.round(speedGhz * 1e9),
+        clock_speed_hz: clockSpeedHz,
         cpu_type: null,
         cpu_family: info.family || null,
         byte_order: process.arch === "s390x" ? "Big Endian" : "Little Endian",

@@ -140,8 +140,7 @@ export const PerformanceSummarySchema = z
         commits_per_sec: z.number().nullable(),
         rollback_percent: z.number().nullable(),
       })
-      .optional()
-      .openapi({ description: "With more than one connection" }),
+      .openapi({ description: "Over all the requested connections (the one connection's figures for one)" }),
   })
   .openapi("PerformanceSummary");
 
@@ -155,7 +154,7 @@ export const DatabaseSummariesSchema = z
         size_bytes: z.number().nullable(),
         size_pretty: z.string().nullable(),
         cache_hit_ratio: z.object({ current: z.number().nullable(), time_series: z.array(TimeValueSchema) }),
-        transaction_rate: z.number().nullable().openapi({ description: "Commits per second" }),
+        transaction_rate: z.number().openapi({ description: "Commits per second; 0 before a second sample" }),
         dead_tuple_ratio: z.number().nullable().openapi({ description: "Percent" }),
         active_connections: z.number().int().nullable(),
       }),

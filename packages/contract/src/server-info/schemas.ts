@@ -11,10 +11,10 @@ const int = () => z.number().int();
 export const DiskSchema = z
   .object({
     mount_point: z.string(),
-    file_system_type: z.string().nullable(),
-    total_space: int().nullable().openapi({ description: "Bytes" }),
-    used_space: int().nullable().openapi({ description: "Bytes" }),
-    free_space: int().nullable().openapi({ description: "Bytes" }),
+    filesystem_type: z.string().nullable(),
+    total_bytes: int().nullable(),
+    used_bytes: int().nullable(),
+    free_bytes: int().nullable(),
   })
   .openapi("ServerDisk");
 

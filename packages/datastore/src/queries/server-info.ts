@@ -30,10 +30,10 @@ export interface ServerInfoSystem {
 
 export interface ServerInfoDisk {
   mount_point: string;
-  file_system_type: string | null;
-  total_space: number | null;
-  used_space: number | null;
-  free_space: number | null;
+  filesystem_type: string | null;
+  total_bytes: number | null;
+  used_bytes: number | null;
+  free_bytes: number | null;
 }
 
 export interface ServerInfoDbServer {
@@ -143,8 +143,8 @@ export async function readServerInfo(
     latestRows<ServerInfoDisk>(
       sql,
       "pg_sys_disk_info",
-      `mount_point, file_system_type, total_space::float8 as total_space, used_space::float8 as used_space,
-       free_space::float8 as free_space`,
+      `mount_point, file_system_type as filesystem_type, total_space::float8 as total_bytes,
+       used_space::float8 as used_bytes, free_space::float8 as free_bytes`,
       connectionId,
       'mount_point collate "C"',
     ),
@@ -229,10 +229,10 @@ export async function readServerInfo(
       swap_used_bytes: memoryRow?.swap_used ?? null,
       disks: disks.map((disk) => ({
         mount_point: disk.mount_point,
-        file_system_type: disk.file_system_type,
-        total_space: disk.total_space,
-        used_space: disk.used_space,
-        free_space: disk.free_space,
+        filesystem_type: disk.filesystem_type,
+        total_bytes: disk.total_bytes,
+        used_bytes: disk.used_bytes,
+        free_bytes: disk.free_bytes,
       })),
     },
     dbserver: {

@@ -6,5 +6,6 @@ export * from "./collector.js";
 export * from "./connections.js";
 export * from "./conversations.js";
 export * from "./memories.js";
+export * from "./overview.js";
 export * from "./probes.js";
 export * from "./system.js";

@@ -1,0 +1,24 @@
+import { z } from "@hono/zod-openapi";
+import { defineOperation } from "../operation.js";
+import { OverviewQuerySchema } from "./schemas.js";
+
+export const streamOverview = defineOperation({
+  method: "get",
+  path: "/api/v1/overview/stream",
+  operationId: "streamOverview",
+  summary: "Server-Sent Events stream of overviews",
+  description:
+    "Each new overview of the requested estate, scope or selection as an `overview` event (`id:` its " +
+    "generated_at, `data:` the object GET /api/v1/overview returns), the current one first when there is " +
+    "one; a `:keepalive` comment every 30 seconds. Parameters are checked before the stream starts.",
+  tag: "overview",
+  access: { note: "Scopes and selections cover only the connections the caller can see." },
+  request: { query: OverviewQuerySchema },
+  responses: {
+    200: {
+      description: "The event stream",
+      content: { "text/event-stream": { schema: z.string().openapi({ description: "Server-Sent Events" }) } },
+    },
+  },
+  errors: [400, 404, 503],
+});
