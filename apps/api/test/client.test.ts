@@ -1,4 +1,5 @@
-import { createClient, health, openApiDocument } from "@dbmon/client";
+import { createClient } from "@dbmon/client";
+import { health, openApiDocument } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { version } from "../src/version.js";
 import { buildTestApp, type TestApp } from "./support.js";

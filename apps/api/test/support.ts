@@ -1,4 +1,4 @@
-import { createClient, type InputOf, type ResponseOf } from "@dbmon/client";
+import { type Args, type CallOptions, createClient, type InputOf, type ResponseOf } from "@dbmon/client";
 import type { Operation } from "@dbmon/contract";
 import { type Datastore, openDatastore } from "@dbmon/datastore";
 import { createTestDatabase, type TestDatabase } from "@dbmon/datastore/testing";
@@ -151,7 +151,7 @@ export function typedClient(t: TestApp, token?: string) {
   return {
     async call<R extends Operation>(
       operation: R,
-      ...input: keyof InputOf<R> extends never ? [] : [InputOf<R>]
+      ...input: Args<InputOf<R>, CallOptions>
     ): Promise<ResponseOf<R>> {
       const body = await client.call(operation, ...input);
       expectMatchesContract(operation, body);

@@ -1,114 +1,323 @@
-import type { RouteConfig } from "@hono/zod-openapi";
-import type { z } from "zod";
+import type { login as loginOperation, logout as logoutOperation } from "@dbmon/contract";
+import {
+  apiError,
+  type DbmonApiError,
+  DbmonError,
+  DbmonNetworkError,
+  DbmonTimeoutError,
+  UnauthorizedError,
+} from "./errors.js";
+import { type EventStream, readEvents, type StreamOptions } from "./stream.js";
+import type { Args, ErrorBodyOf, InputOf, ResponseOf, RouteLike } from "./types.js";
 
-type ZodLike = z.ZodType;
+/** `throw`: methods return the body and throw `DbmonError`s; `fields`: they return `{ data, error }`. */
+export type ResultStyle = "throw" | "fields";
 
-type JsonSchemaOf<T> = T extends { content: { "application/json": { schema: infer S } } } ? S : never;
+/** What a call gives in `fields` style: the body or the error, never both. */
+export type Fields<R> =
+  | { data: ResponseOf<R>; error: undefined; response: Response }
+  | { data: undefined; error: DbmonApiError<ErrorBodyOf<R>> | DbmonError; response: Response | undefined };
 
-type ParamsPart<Req> = Req extends { params: infer P extends ZodLike } ? { params: z.input<P> } : object;
-type QueryPart<Req> = Req extends { query: infer Q extends ZodLike } ? { query?: z.input<Q> } : object;
-type BodyPart<Req> = Req extends { body: infer B }
-  ? JsonSchemaOf<B> extends infer S extends ZodLike
-    ? { body: z.input<S> }
-    : object
-  : object;
+/** What a call of `R` resolves to in a style. */
+export type Result<R, S extends ResultStyle> = S extends "fields" ? Fields<R> : ResponseOf<R>;
 
-type RequestOf<R> = R extends { request: infer Req }
-  ? ParamsPart<Req> & QueryPart<Req> & BodyPart<Req>
-  : object;
+/** A credential: a token, or a function called before every request (for refreshed tokens). */
+export type TokenSource = string | (() => string | null | undefined | Promise<string | null | undefined>);
 
-type SuccessStatus = 200 | 201 | 202 | 204;
-
-/** The parsed body of a route's successful responses. */
-export type ResponseOf<R extends RouteConfig> = {
-  [S in keyof R["responses"]]: S extends SuccessStatus
-    ? JsonSchemaOf<R["responses"][S]> extends infer Schema extends ZodLike
-      ? z.output<Schema>
-      : undefined
-    : never;
-}[keyof R["responses"]];
-
-/** Input of a route: path parameters, query and JSON body, as the contract declares them. */
-export type InputOf<R extends RouteConfig> = RequestOf<R>;
-
-/** A non-2xx answer: its status and the `error` message of the body. */
-export class DbmonApiError extends Error {
-  override name = "DbmonApiError";
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly body: unknown,
-  ) {
-    super(message);
-  }
+export interface RetryOptions {
+  /** Retries after the first attempt (default 2; 0 turns retrying off). */
+  retries: number;
+  /** First backoff in milliseconds, doubled each retry, with jitter (default 250). */
+  baseDelay: number;
+  /** Longest wait between attempts, `Retry-After` included (default 10 000). */
+  maxDelay: number;
+  /** Statuses retried (default 429, 502, 503, 504). Only idempotent methods are ever retried. */
+  statuses: readonly number[];
 }
 
-export interface ClientOptions {
-  /** Base URL of the dbmon server, e.g. `http://127.0.0.1:8080`. */
+export interface ClientOptions<S extends ResultStyle = "throw"> {
+  /** Where dbmon is, e.g. `http://127.0.0.1:8080`. */
   baseUrl: string;
-  /** A session or service token sent as `Authorization: Bearer`. */
-  token?: string;
+  /** A session or service token, or a function returning one, sent as `Authorization: Bearer`. */
+  token?: TokenSource;
+  /**
+   * `"include"` for browser cookie mode: the session cookie `login()` sets is sent, no token needed
+   * (dbmon must allow the page's origin with `DBMON_CORS_ORIGIN`).
+   */
+  credentials?: "include" | "same-origin" | "omit";
   /** A fetch implementation; defaults to the global one. */
-  fetch?: (input: Request) => Response | Promise<Response>;
+  fetch?: (request: Request) => Response | Promise<Response>;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+  /** Milliseconds before an attempt is abandoned with `DbmonTimeoutError` (default 30 000; 0: none). */
+  timeout?: number;
+  /** Retries of idempotent requests on 429/502/503/504 and network errors; `false` turns them off. */
+  retry?: Partial<RetryOptions> | false;
+  /**
+   * Called on a 401 (except from `login`). Return `true` after refreshing the credential to have
+   * the request sent once more.
+   */
+  onUnauthorized?: (error: UnauthorizedError) => boolean | undefined | Promise<boolean | undefined>;
+  /** `"fields"` for `{ data, error }` results instead of thrown errors. */
+  responseStyle?: S;
 }
 
-export interface DbmonClient {
-  /** Calls the operation `route` of the contract and returns its typed success body. */
-  call<R extends RouteConfig>(
-    route: R,
-    ...input: keyof InputOf<R> extends never ? [] : [InputOf<R>]
-  ): Promise<ResponseOf<R>>;
+/** Options of one call. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Overrides the client's timeout for this call. */
+  timeout?: number;
+  headers?: Record<string, string>;
+  retry?: Partial<RetryOptions> | false;
 }
 
-export function createClient(options: ClientOptions): DbmonClient {
+/** The structured input `call` takes: `{ params, query, body }`. */
+type StructuredInput = { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown };
+
+export interface DbmonClient<S extends ResultStyle = "throw"> {
+  /** Calls an operation (an endpoint of this package or a route of `@dbmon/contract`). */
+  call<R extends RouteLike>(route: R, ...args: Args<InputOf<R>, CallOptions>): Promise<Result<R, S>>;
+  /** Sends a request and gives the successful `Response` (errors are thrown in either style). */
+  send(
+    route: RouteLike,
+    input?: StructuredInput,
+    options?: CallOptions & { accept?: string },
+  ): Promise<Response>;
+  /** Opens a server-sent event stream and iterates its events. */
+  stream<E>(route: RouteLike, input?: StructuredInput, options?: StreamOptions): Promise<EventStream<E>>;
+  /** Logs in; keeps the session token for later calls (unless the client has its own token source) and returns it. */
+  login(credentials: InputOf<typeof loginOperation>["body"], options?: CallOptions): Promise<string>;
+  /** Ends the session and forgets its token. */
+  logout(options?: CallOptions): Promise<ResponseOf<typeof logoutOperation>>;
+}
+
+const idempotent = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
+const defaultRetry: RetryOptions = {
+  retries: 2,
+  baseDelay: 250,
+  maxDelay: 10_000,
+  statuses: [429, 502, 503, 504],
+};
+
+/** Creates the transport every method goes through: auth, timeouts, retries and errors. */
+export function createClient<S extends ResultStyle = "throw">(options: ClientOptions<S>): DbmonClient<S> {
   const doFetch = options.fetch ?? ((request: Request) => fetch(request));
-  return {
-    async call(route, ...args) {
-      const input = (args[0] ?? {}) as {
-        params?: Record<string, unknown>;
-        query?: Record<string, unknown>;
-        body?: unknown;
-      };
-      const url = new URL(fillPath(route.path, input.params ?? {}), options.baseUrl);
-      for (const [name, value] of Object.entries(input.query ?? {})) {
-        if (value !== undefined && value !== null) {
-          url.searchParams.set(name, String(value));
-        }
-      }
-      const headers = new Headers({ accept: "application/json" });
-      if (options.token) {
-        headers.set("authorization", `Bearer ${options.token}`);
-      }
-      if (input.body !== undefined) {
-        headers.set("content-type", "application/json");
-      }
-      const response = await doFetch(
-        new Request(url, {
+  let sessionToken: string | undefined;
+
+  async function token(): Promise<string | null | undefined> {
+    const source = options.token;
+    return typeof source === "function" ? await source() : (source ?? sessionToken);
+  }
+
+  async function attempt(route: RouteLike, input: StructuredInput, call: CallOptions & { accept?: string }) {
+    const headers = new Headers({
+      accept: call.accept ?? "application/json",
+      ...options.headers,
+      ...call.headers,
+    });
+    const credential = await token();
+    if (credential) {
+      headers.set("authorization", `Bearer ${credential}`);
+    }
+    if (input.body !== undefined) {
+      headers.set("content-type", "application/json");
+    }
+    const controller = new AbortController();
+    const timeout = call.timeout ?? options.timeout ?? 30_000;
+    let timedOut = false;
+    const timer =
+      timeout > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            controller.abort();
+          }, timeout)
+        : undefined;
+    const onAbort = () => controller.abort(call.signal?.reason);
+    call.signal?.addEventListener("abort", onAbort, { once: true });
+    if (call.signal?.aborted) {
+      onAbort();
+    }
+    try {
+      return await doFetch(
+        new Request(url(options.baseUrl, route.path, input), {
           method: route.method.toUpperCase(),
           headers,
           body: input.body === undefined ? undefined : JSON.stringify(input.body),
+          signal: controller.signal,
+          ...(options.credentials ? { credentials: options.credentials } : {}),
         }),
       );
-      const text = await response.text();
-      const body: unknown = text ? JSON.parse(text) : undefined;
-      if (!response.ok) {
-        const message =
-          body && typeof body === "object" && "error" in body
-            ? String(body.error)
-            : `HTTP ${response.status}`;
-        throw new DbmonApiError(response.status, message, body);
+    } catch (cause) {
+      if (call.signal?.aborted) {
+        throw call.signal.reason;
       }
-      return body as never;
+      if (timedOut) {
+        throw new DbmonTimeoutError(`No answer within ${timeout} ms`, { cause });
+      }
+      throw new DbmonNetworkError(`${route.method.toUpperCase()} ${route.path} failed: ${String(cause)}`, {
+        cause,
+      });
+    } finally {
+      clearTimeout(timer);
+      call.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async function send(
+    route: RouteLike,
+    input: StructuredInput = {},
+    call: CallOptions & { accept?: string } = {},
+  ) {
+    const retry =
+      call.retry === false || options.retry === false
+        ? undefined
+        : { ...defaultRetry, ...options.retry, ...call.retry };
+    const retries = retry && idempotent.has(route.method.toUpperCase()) ? retry.retries : 0;
+    let reauthorized = false;
+    for (let n = 0; ; n++) {
+      let response: Response;
+      try {
+        response = await attempt(route, input, call);
+      } catch (error) {
+        if (!(error instanceof DbmonError) || !retry || n >= retries) {
+          throw error;
+        }
+        await sleep(backoff(retry, n), call.signal);
+        continue;
+      }
+      if (retry && n < retries && retry.statuses.includes(response.status)) {
+        await response.body?.cancel();
+        await sleep(backoff(retry, n, response.headers.get("retry-after")), call.signal);
+        continue;
+      }
+      if (response.ok) {
+        return response;
+      }
+      const error = await errorOf(response);
+      if (
+        error instanceof UnauthorizedError &&
+        options.onUnauthorized &&
+        !reauthorized &&
+        route.path !== loginPath
+      ) {
+        reauthorized = true;
+        if ((await options.onUnauthorized(error)) === true) {
+          n--;
+          continue;
+        }
+      }
+      throw error;
+    }
+  }
+
+  async function settle<T>(run: () => Promise<{ data: T; response: Response }>): Promise<unknown> {
+    if (options.responseStyle !== "fields") {
+      return (await run()).data;
+    }
+    try {
+      const { data, response } = await run();
+      return { data, error: undefined, response };
+    } catch (error) {
+      if (!(error instanceof DbmonError)) {
+        throw error;
+      }
+      return { data: undefined, error, response: (error as { response?: Response }).response };
+    }
+  }
+
+  const client: DbmonClient<S> = {
+    call(route, ...args) {
+      const [input, call] = args as [StructuredInput | undefined, CallOptions | undefined];
+      return settle(async () => {
+        const response = await send(route, input, call);
+        const text = await response.text();
+        return { data: text ? JSON.parse(text) : undefined, response };
+      }) as never;
+    },
+    send,
+    async stream(route, input, streamOptions = {}) {
+      return readEvents((lastEventId, signal) => {
+        const headers = {
+          ...streamOptions.headers,
+          ...(lastEventId ? { "last-event-id": lastEventId } : {}),
+        };
+        return send(route, input, { signal, headers, timeout: 0, retry: false, accept: "text/event-stream" });
+      }, streamOptions);
+    },
+    async login(credentials, call) {
+      const response = await send({ method: "post", path: loginPath }, { body: credentials }, call);
+      const { session_token } = (await response.json()) as ResponseOf<typeof loginOperation>;
+      sessionToken = session_token;
+      return session_token;
+    },
+    async logout(call) {
+      const response = await send({ method: "post", path: "/api/v1/auth/logout" }, {}, call);
+      sessionToken = undefined;
+      return (await response.json()) as ResponseOf<typeof logoutOperation>;
     },
   };
+  return client;
 }
 
-function fillPath(path: string, params: Record<string, unknown>): string {
-  return path.replace(/\{([^}]+)\}/g, (_, name: string) => {
-    const value = params[name];
-    if (value === undefined) {
-      throw new Error(`missing path parameter ${name}`);
+const loginPath = "/api/v1/auth/login";
+
+async function errorOf(response: Response): Promise<DbmonApiError<never>> {
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Not JSON: a proxy's error page, say. The text is the body.
+  }
+  const message =
+    body && typeof body === "object" && "error" in body ? String(body.error) : `HTTP ${response.status}`;
+  return apiError(response.status, message, body, response);
+}
+
+function url(baseUrl: string, path: string, input: StructuredInput): URL {
+  const filled = path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = input.params?.[name];
+    if (value === undefined || value === null) {
+      throw new DbmonError(`missing path parameter ${name}`);
     }
     return encodeURIComponent(String(value));
+  });
+  const target = new URL(filled, baseUrl);
+  for (const [name, value] of Object.entries(input.query ?? {})) {
+    if (value !== undefined && value !== null) {
+      target.searchParams.set(name, Array.isArray(value) ? value.join(",") : String(value));
+    }
+  }
+  return target;
+}
+
+/** Exponential backoff with jitter, or what `Retry-After` asks for (capped at `maxDelay`). */
+export function backoff(retry: RetryOptions, n: number, retryAfter?: string | null): number {
+  if (retryAfter) {
+    const seconds = Number(retryAfter);
+    const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(retryAfter) - Date.now();
+    if (!Number.isNaN(ms)) {
+      return Math.min(Math.max(ms, 0), retry.maxDelay);
+    }
+  }
+  const ceiling = Math.min(retry.maxDelay, retry.baseDelay * 2 ** n);
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", stop);
+      resolve();
+    }, ms);
+    const stop = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", stop, { once: true });
   });
 }

@@ -1,9 +1,29 @@
-export * from "@dbmon/contract";
 export {
+  backoff,
+  type CallOptions,
   type ClientOptions,
   createClient,
-  DbmonApiError,
   type DbmonClient,
-  type InputOf,
-  type ResponseOf,
+  type Fields,
+  type Result,
+  type ResultStyle,
+  type RetryOptions,
+  type TokenSource,
 } from "./client.js";
+export { createDbmon, type Dbmon } from "./dbmon.js";
+export * from "./errors.js";
+export type { ChatStreamEvent, EventOf, Overview, OverviewStreamEvent, StreamEvents } from "./events.js";
+export * from "./generated/endpoints.js";
+export type { Resources } from "./generated/resources.js";
+export type { EventStream, SseEvent, StreamOptions } from "./stream.js";
+export type {
+  Args,
+  Endpoint,
+  ErrorBodyOf,
+  FlatInput,
+  InputOf,
+  ItemOf,
+  ResponseOf,
+  RouteLike,
+  WrappedInput,
+} from "./types.js";

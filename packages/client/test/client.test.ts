@@ -1,40 +1,198 @@
-import { health, openApiDocument } from "@dbmon/contract";
-import { describe, expect, expectTypeOf, it } from "vitest";
-import { createClient, DbmonApiError, type ResponseOf } from "../src/index.js";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { health, listAlerts, updateConnection } from "@dbmon/contract";
+import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
+import {
+  type ChatStreamEvent,
+  createClient,
+  createDbmon,
+  DbmonApiError,
+  DbmonNetworkError,
+  DbmonTimeoutError,
+  type FlatInput,
+  getHealth,
+  NotFoundError,
+  type ResponseOf,
+  UnauthorizedError,
+} from "../src/index.js";
 
-describe("typed client", () => {
-  it("infers the success body from the contract", () => {
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise((resolve) => {
+          s.closeAllConnections();
+          s.close(resolve);
+        }),
+    ),
+  );
+});
+
+/** A real HTTP server answering each request with the next of `answers`. */
+async function serve(...answers: ((res: import("node:http").ServerResponse) => void)[]) {
+  const seen: { method?: string; url?: string; headers: Record<string, unknown> }[] = [];
+  const server = createServer((req, res) => {
+    seen.push({ method: req.method, url: req.url, headers: req.headers });
+    (answers[Math.min(seen.length - 1, answers.length - 1)] as (r: typeof res) => void)(res);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  (res: import("node:http").ServerResponse) => {
+    res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+  };
+const fast = { baseDelay: 1, maxDelay: 50 };
+
+describe("types", () => {
+  it("types parameters as numbers and booleans, and results from the contract", () => {
     expectTypeOf<ResponseOf<typeof health>>().toEqualTypeOf<{
       status: "ok";
       server: "dbmon";
       version: string;
     }>();
+    expectTypeOf<FlatInput<typeof listAlerts>["limit"]>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<FlatInput<typeof listAlerts>["exclude_cleared"]>().toEqualTypeOf<boolean | undefined>();
+    expectTypeOf<FlatInput<typeof updateConnection>["id"]>().toEqualTypeOf<number>();
+    const dbmon = createDbmon({ baseUrl: "http://x" });
+    expectTypeOf(dbmon.serverInfo.get).parameter(0).toMatchTypeOf<{ connection_id: number }>();
+    expectTypeOf(dbmon.utilities.getHealth).returns.resolves.toEqualTypeOf<ResponseOf<typeof health>>();
+    const fields = createDbmon({ baseUrl: "http://x", responseStyle: "fields" });
+    expectTypeOf(fields.utilities.getHealth).returns.resolves.toHaveProperty("error");
+    expectTypeOf<Awaited<ReturnType<typeof dbmon.llm.chatStream>>>().toEqualTypeOf<
+      import("../src/index.js").EventStream<ChatStreamEvent>
+    >();
+  });
+});
+
+describe("transport", () => {
+  it("retries an idempotent request that fails twice, honouring Retry-After", async () => {
+    const { baseUrl, seen } = await serve(
+      json(503, { error: "busy" }, { "retry-after": "0" }),
+      json(502, { error: "bad gateway" }),
+      json(200, { status: "ok", server: "dbmon", version: "1" }),
+    );
+    const client = createClient({ baseUrl, retry: fast });
+    expect(await client.call(getHealth)).toEqual({ status: "ok", server: "dbmon", version: "1" });
+    expect(seen).toHaveLength(3);
   });
 
-  it("sends the token, method and path, and returns the parsed body", async () => {
-    const seen: Request[] = [];
+  it("never retries a POST", async () => {
+    const { baseUrl, seen } = await serve(json(503, { error: "busy" }));
+    const dbmon = createDbmon({ baseUrl, retry: fast });
+    await expect(dbmon.auth.login({ username: "a", password: "b" })).rejects.toMatchObject({ status: 503 });
+    expect(seen).toHaveLength(1);
+  });
+
+  it("throws typed errors carrying status, message, body and request id", async () => {
+    const { baseUrl } = await serve(json(404, { error: "Connection not found" }, { "x-request-id": "r-1" }));
+    const dbmon = createDbmon({ baseUrl });
+    const error = await dbmon.connections.get({ id: 7 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error).toBeInstanceOf(DbmonApiError);
+    expect(error).toMatchObject({
+      status: 404,
+      message: "Connection not found",
+      requestId: "r-1",
+      body: { error: "Connection not found" },
+    });
+  });
+
+  it("returns { data, error } in fields style", async () => {
+    const { baseUrl } = await serve(
+      json(404, { error: "nope" }),
+      json(200, { status: "ok", server: "dbmon", version: "1" }),
+    );
+    const dbmon = createDbmon({ baseUrl, responseStyle: "fields" });
+    const failed = await dbmon.connections.get({ id: 1 });
+    expect(failed.data).toBeUndefined();
+    expect(failed.error).toBeInstanceOf(NotFoundError);
+    const ok = await dbmon.utilities.getHealth();
+    expect(ok).toMatchObject({ data: { status: "ok" }, error: undefined });
+  });
+
+  it("tells network failures and timeouts from API errors, and aborts", async () => {
+    const dead = createClient({ baseUrl: "http://127.0.0.1:1", retry: false });
+    await expect(dead.call(getHealth)).rejects.toBeInstanceOf(DbmonNetworkError);
+    const { baseUrl } = await serve(() => {});
+    const slow = createClient({ baseUrl, timeout: 50, retry: false });
+    await expect(slow.call(getHealth)).rejects.toBeInstanceOf(DbmonTimeoutError);
+    const controller = new AbortController();
+    const pending = createClient({ baseUrl, timeout: 0 }).call(getHealth, undefined, {
+      signal: controller.signal,
+    });
+    controller.abort(new Error("user gave up"));
+    await expect(pending).rejects.toThrow("user gave up");
+  });
+
+  it("asks the token provider per request and retries once after onUnauthorized refreshes", async () => {
+    const { baseUrl, seen } = await serve(
+      json(401, { error: "expired" }),
+      json(200, { status: "ok", server: "dbmon", version: "1" }),
+    );
+    let n = 0;
+    const refreshed: unknown[] = [];
     const client = createClient({
-      baseUrl: "http://dbmon.test",
-      token: "t0k3n",
-      fetch: (request) => {
-        seen.push(request);
-        return Response.json({ status: "ok", server: "dbmon", version: "1.2.3" });
+      baseUrl,
+      token: async () => `t${++n}`,
+      headers: { "x-app": "test" },
+      onUnauthorized: (error) => {
+        refreshed.push(error);
+        return true;
       },
     });
-    const body = await client.call(health);
-    expect(body).toEqual({ status: "ok", server: "dbmon", version: "1.2.3" });
-    expect(seen[0]?.method).toBe("GET");
-    expect(seen[0]?.url).toBe("http://dbmon.test/health");
-    expect(seen[0]?.headers.get("authorization")).toBe("Bearer t0k3n");
+    await client.call(getHealth);
+    expect(refreshed[0]).toBeInstanceOf(UnauthorizedError);
+    expect(seen.map((s) => s.headers.authorization)).toEqual(["Bearer t1", "Bearer t2"]);
+    expect(seen[1]?.headers["x-app"]).toBe("test");
   });
 
-  it("turns an error body into DbmonApiError", async () => {
-    const client = createClient({
-      baseUrl: "http://dbmon.test",
-      fetch: () => Response.json({ error: "Method not allowed" }, { status: 405 }),
-    });
-    const failure = await client.call(openApiDocument).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(DbmonApiError);
-    expect(failure).toMatchObject({ status: 405, message: "Method not allowed" });
+  it("iterates a paged list", async () => {
+    const { baseUrl, seen } = await serve(
+      json(200, { conversations: [{ id: "1" }, { id: "2" }] }),
+      json(200, { conversations: [{ id: "3" }] }),
+    );
+    const dbmon = createDbmon({ baseUrl });
+    const ids: string[] = [];
+    for await (const c of dbmon.conversations.iterate({ limit: 2 })) {
+      ids.push(c.id);
+    }
+    expect(ids).toEqual(["1", "2", "3"]);
+    expect(seen.map((s) => s.url)).toEqual([
+      "/api/v1/conversations?limit=2&offset=0",
+      "/api/v1/conversations?limit=2&offset=2",
+    ]);
+  });
+
+  it("reconnects a GET stream with Last-Event-ID", async () => {
+    const sse = (text: string) => (res: import("node:http").ServerResponse) => {
+      res.writeHead(200, { "content-type": "text/event-stream" }).end(text);
+    };
+    const { baseUrl, seen } = await serve(
+      sse('retry: 1\nid: a\nevent: overview\ndata: {"summary":"one"}\n\n'),
+      sse('id: b\nevent: overview\ndata: {"summary":"two"}\n\n'),
+    );
+    const client = createClient({ baseUrl });
+    const stream = await client.stream(
+      { method: "get", path: "/api/v1/overview/stream" },
+      {},
+      { reconnect: true },
+    );
+    const got: unknown[] = [];
+    for await (const event of stream) {
+      got.push(event);
+      if (got.length === 2) {
+        stream.close();
+      }
+    }
+    expect(got).toEqual([
+      { event: "overview", id: "a", data: { summary: "one" } },
+      { event: "overview", id: "b", data: { summary: "two" } },
+    ]);
+    expect(seen[1]?.headers["last-event-id"]).toBe("a");
   });
 });
