@@ -320,9 +320,7 @@ describe("MCP tools over the REST bridge", () => {
     ).toMatch(/^Query is not valid: column "nope" does not exist/);
   });
 
-  // Known defect of the execution core: EXPLAIN with ANALYZE or an option list comes back with no
-  // rows through its cursor (so test_query shows no plan either). Expected to pass once fixed.
-  it.fails("execute_explain returns the plan with actual times", async () => {
+  it("execute_explain returns the plan with actual times", async () => {
     const explain = await call(granted.token, "execute_explain", {
       query: "select * from mcp_orders where id = 3",
       connection_id: connectionId,

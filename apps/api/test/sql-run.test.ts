@@ -48,6 +48,18 @@ describe("the SQL execution core", () => {
     });
   });
 
+  it("returns the rows of EXPLAIN and SHOW, which a cursor's portal does not yield", async () => {
+    const run = await readOnly("explain select * from items; explain (format json) select 1; show work_mem");
+    const [plan, json, setting] = run.results;
+    expect(plan?.error).toBeUndefined();
+    expect(plan?.columns).toEqual(["QUERY PLAN"]);
+    expect(plan?.row_count).toBeGreaterThan(0);
+    expect(String(plan?.rows[0]?.[0])).toMatch(/Scan on items/);
+    expect(json?.row_count).toBe(1);
+    expect(setting?.columns).toEqual(["work_mem"]);
+    expect(setting?.rows).toHaveLength(1);
+  });
+
   it("lets the server refuse writes hidden in a read", async () => {
     const run = await readOnly("select * from items; with d as (select 1) select nextval('no_seq')");
     expect(run.results[1]?.error).toMatch(/^Query error: relation "no_seq" does not exist/);

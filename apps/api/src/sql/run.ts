@@ -193,6 +193,18 @@ class StopControl {
   }
 }
 
+/**
+ * Utility statements that answer with rows (EXPLAIN, SHOW, FETCH, CALL) yield nothing through a
+ * cursor's portal, so they are read whole; their answers are small, and the socket's byte budget
+ * still bounds them.
+ */
+const WHOLE_RESULT_COMMANDS = new Set(["explain", "show", "fetch", "call"]);
+
+function returnsRowsOnlyWhole(statement: Statement): boolean {
+  const first = statement.tokens[0];
+  return first?.kind === "word" && WHOLE_RESULT_COMMANDS.has(first.value);
+}
+
 async function runOne(
   tx: postgres.TransactionSql,
   statement: Statement,
@@ -215,7 +227,7 @@ async function runOne(
   stop.track(query);
   budget.reset();
   try {
-    for await (const batch of query.cursor(BATCH_ROWS)) {
+    for await (const batch of returnsRowsOnlyWhole(statement) ? [await query] : query.cursor(BATCH_ROWS)) {
       const columns = (batch as unknown as { columns?: { name: string }[] }).columns;
       result.columns = columns?.map((column) => column.name) ?? result.columns;
       const full = addRows(result, batch as unknown as unknown[][], limits, notices);
