@@ -193,6 +193,8 @@ describe("fuzzing every operation", () => {
       DBMON_LLM_MULTIMODAL_PROVIDER: "voyage",
       DBMON_LLM_RERANK_PROVIDER: "cohere",
     });
+    // Every chat call gets an answer (an unscripted fake answers 500, an upstream failure).
+    fake.script(...Array.from({ length: RUNS + 100 }, () => ({ text: "Nothing unusual." })));
     t = await buildTestApp({ config: { llm } });
     // No request of the fuzzer may leave the machine: monitored hosts are loopback only, names
     // resolve to a documentation address (refused), and notifications go nowhere.

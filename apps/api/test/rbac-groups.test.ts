@@ -344,7 +344,8 @@ describe("RBAC groups", () => {
     const res = await call("GET", "/privileges/mcp", permAdmin.token);
     expect(res.status).toBe(200);
     const items = (await res.json()) as Record<string, unknown>[];
-    expect(items).toHaveLength(22);
+    // The 22 items of the reference's catalogue, and get_blackouts, which dbmon grants like any tool.
+    expect(items).toHaveLength(23);
     expect(items[0]).toEqual({
       id: expect.any(Number),
       identifier: "pg://connection_info",

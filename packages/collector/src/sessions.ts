@@ -72,6 +72,8 @@ export type QueryFn = (text: string) => Promise<ProbeRow[]>;
  */
 export class ServerSessions {
   private readonly sessions: Session[] = [];
+  /** Sessions being opened: they count against the limit before they exist. */
+  private opening = 0;
   private readonly waiters = new Set<() => void>();
   private closed = false;
   private readonly idleTimer: NodeJS.Timeout;
@@ -130,7 +132,7 @@ export class ServerSessions {
         idle.busy = true;
         return idle;
       }
-      if (this.sessions.length < this.limits.maxSessions) {
+      if (this.sessions.length + this.opening < this.limits.maxSessions) {
         return this.open(database, deadline);
       }
       const other = this.sessions.find((session) => !session.busy);
@@ -144,11 +146,16 @@ export class ServerSessions {
 
   private async open(database: string, deadline: number): Promise<Session> {
     let host: string | undefined;
+    // The slot is taken before the first await, so concurrent acquires cannot overshoot the limit.
+    this.opening += 1;
     try {
       // Resolved and vetted at every connect, so DNS changes are followed and rebinding is not.
       host = await this.target.address();
     } catch (error) {
+      this.wakeOne();
       throw new ConnectError(describeError(error));
+    } finally {
+      this.opening -= 1;
     }
     const sql = postgres({
       host,

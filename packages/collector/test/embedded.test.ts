@@ -179,17 +179,17 @@ describe("collection from the embedded PostgreSQL 18", () => {
       disks: [
         {
           mount_point: "/",
-          file_system_type: "ext4",
-          total_space: 100000000000,
-          used_space: 40000000000,
-          free_space: 60000000000,
+          filesystem_type: "ext4",
+          total_bytes: 100000000000,
+          used_bytes: 40000000000,
+          free_bytes: 60000000000,
         },
         {
           mount_point: "/var/lib/postgresql",
-          file_system_type: "xfs",
-          total_space: 2000000000000,
-          used_space: 500000000000,
-          free_space: 1500000000000,
+          filesystem_type: "xfs",
+          total_bytes: 2000000000000,
+          used_bytes: 500000000000,
+          free_bytes: 1500000000000,
         },
       ],
     });
