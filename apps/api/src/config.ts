@@ -64,38 +64,105 @@ const hostList = z
     error: "must be a comma-separated list of host names, IP addresses and CIDR ranges",
   });
 
-/** Every setting comes from the environment; these are the variables, their defaults and checks. */
-const environment = z.object({
-  DBMON_HOST: z.string().min(1).default("127.0.0.1"),
-  DBMON_PORT: port.default(8080),
-  DBMON_DATABASE_URL: postgresUrl.optional(),
-  DBMON_DATA_DIR: z.string().min(1).default("./.dbmon"),
-  DBMON_EMBEDDED_PORT: port.default(54329),
-  DBMON_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  DBMON_CORS_ORIGIN: corsOrigin.optional(),
-  DBMON_HSTS: boolean.default(false),
-  DBMON_ALLOWED_HOSTS: hostList.optional(),
-  DBMON_BLOCKED_HOSTS: hostList.optional(),
-  DBMON_NOTIFICATION_ALLOWED_HOSTS: hostList.optional(),
+/**
+ * Every setting comes from the environment; these are the variables, their defaults, checks and
+ * meanings (the README's configuration table is rendered from them).
+ */
+export const environmentVariables = z.object({
+  DBMON_HOST: z.string().min(1).default("127.0.0.1").describe("Address the API listens on"),
+  DBMON_PORT: port.default(8080).describe("Port the API listens on (0 picks a free one)"),
+  DBMON_DATABASE_URL: postgresUrl
+    .optional()
+    .describe("PostgreSQL URL of dbmon's own datastore; unset runs an embedded PostgreSQL"),
+  DBMON_DATA_DIR: z
+    .string()
+    .min(1)
+    .default("./.dbmon")
+    .describe("Directory for dbmon's files, including the embedded datastore"),
+  DBMON_EMBEDDED_PORT: port
+    .default(54329)
+    .describe("Port of the embedded PostgreSQL on 127.0.0.1 (0 picks a free one)"),
+  DBMON_LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+    .default("info")
+    .describe("`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`"),
+  DBMON_CORS_ORIGIN: corsOrigin
+    .optional()
+    .describe("The one browser origin allowed to call the API (never `*`)"),
+  DBMON_HSTS: boolean.default(false).describe("Send `Strict-Transport-Security` (when served over HTTPS)"),
+  DBMON_ALLOWED_HOSTS: hostList
+    .optional()
+    .describe("Private hosts, addresses and CIDR ranges monitored connections may nevertheless use"),
+  DBMON_BLOCKED_HOSTS: hostList
+    .optional()
+    .describe("Hosts, addresses and CIDR ranges monitored connections may never use"),
+  DBMON_NOTIFICATION_ALLOWED_HOSTS: hostList
+    .optional()
+    .describe("Private or loopback hosts webhook and SMTP notifications may nevertheless reach"),
   DBMON_SSL_DIR: z
     .string()
     .refine((value) => isAbsolute(value), { error: "must be an absolute directory path" })
-    .optional(),
-  DBMON_ALERTER: boolean.default(true),
-  DBMON_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
-  DBMON_SECRET: z.string().min(16, { error: "must be at least 16 characters" }).optional(),
-  DBMON_COLLECTOR: boolean.default(true),
-  DBMON_MONITOR_SELF: boolean.default(true),
-  DBMON_ADMIN_USERNAME: z.string().min(1).default("admin"),
-  DBMON_ADMIN_PASSWORD: z.string().optional(),
-  DBMON_TRUSTED_PROXIES: trustedProxies.default([]),
-  DBMON_LOGIN_REQUESTS_PER_MINUTE: count(100_000).min(1).default(20),
-  DBMON_LOGIN_MAX_FAILED_ATTEMPTS: count(100_000).min(1).default(10),
-  DBMON_LOGIN_FAILURE_WINDOW_MINUTES: count(10_080).min(1).default(15),
-  DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS: count(100_000).default(0),
-  DBMON_LLM_MAX_ITERATIONS: count(10_000).min(1).default(50),
-  DBMON_OVERVIEW_INTERVAL_SECONDS: count(86_400).min(1).default(60),
-  DBMON_OVERVIEW_KEEPALIVE_SECONDS: count(3_600).min(1).default(30),
+    .optional()
+    .describe("The only directory connections' `ssl_*_path` files may be in (absolute)"),
+  DBMON_ALERTER: boolean
+    .default(true)
+    .describe("Run the alerter inside `dbmon serve` (turn off when it runs as `dbmon alerter`)"),
+  DBMON_SHUTDOWN_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(600)
+    .default(30)
+    .describe("Grace period for in-flight requests on SIGTERM/SIGINT"),
+  DBMON_SECRET: z
+    .string()
+    .min(16, { error: "must be at least 16 characters" })
+    .optional()
+    .describe(
+      "Passphrase (16+ characters) of the key encrypting secrets at rest; unset: a key file in `DBMON_DATA_DIR`",
+    ),
+  DBMON_COLLECTOR: boolean
+    .default(true)
+    .describe("Run the collector inside `dbmon serve` (turn off when it runs as `dbmon collector`)"),
+  DBMON_MONITOR_SELF: boolean
+    .default(true)
+    .describe("Monitor the embedded datastore as the connection `local`"),
+  DBMON_ADMIN_USERNAME: z
+    .string()
+    .min(1)
+    .default("admin")
+    .describe("The superuser created on first start when there are no users"),
+  DBMON_ADMIN_PASSWORD: z.string().optional().describe("Its password; unset: generated and printed once"),
+  DBMON_TRUSTED_PROXIES: trustedProxies
+    .default([])
+    .describe("Peers (addresses or CIDR ranges) whose `X-Forwarded-For` is believed"),
+  DBMON_LOGIN_REQUESTS_PER_MINUTE: count(100_000)
+    .min(1)
+    .default(20)
+    .describe("Login requests per minute per client address"),
+  DBMON_LOGIN_MAX_FAILED_ATTEMPTS: count(100_000)
+    .min(1)
+    .default(10)
+    .describe("Failed logins per client address within the window before 429"),
+  DBMON_LOGIN_FAILURE_WINDOW_MINUTES: count(10_080)
+    .min(1)
+    .default(15)
+    .describe("The window (minutes) in which a client address's failed logins count"),
+  DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS: count(100_000)
+    .default(0)
+    .describe("Consecutive wrong passwords that disable an account (0: never)"),
+  DBMON_LLM_MAX_ITERATIONS: count(10_000)
+    .min(1)
+    .default(50)
+    .describe("Tool-use rounds one LLM conversation may take"),
+  DBMON_OVERVIEW_INTERVAL_SECONDS: count(86_400)
+    .min(1)
+    .default(60)
+    .describe("Seconds between AI overview snapshots of the estate"),
+  DBMON_OVERVIEW_KEEPALIVE_SECONDS: count(3_600)
+    .min(1)
+    .default(30)
+    .describe("Seconds between keepalive comments on idle overview streams"),
 });
 
 export interface Config {
@@ -104,7 +171,7 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   embeddedPort: number;
-  logLevel: z.infer<typeof environment>["DBMON_LOG_LEVEL"];
+  logLevel: z.infer<typeof environmentVariables>["DBMON_LOG_LEVEL"];
   corsOrigin: string | undefined;
   hsts: boolean;
   shutdownTimeoutMs: number;
@@ -158,7 +225,7 @@ export class ConfigError extends Error {
 /** Reads and validates the configuration; the first wrong variable is named in the error. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const values = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ""));
-  const parsed = environment.safeParse(values);
+  const parsed = environmentVariables.safeParse(values);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const variable = String(issue?.path[0] ?? "environment");

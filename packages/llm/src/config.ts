@@ -132,41 +132,68 @@ const headerList = z.string().transform((value, context) => {
   return headers;
 });
 
-const environment = z.object({
+/** The LLM settings' variables, their defaults, checks and meanings (rendered in the README). */
+export const llmEnvironmentVariables = z.object({
   DBMON_LLM_PROVIDER: z
     .enum(chatProviders, { error: `must be one of ${chatProviders.join(", ")}` })
-    .optional(),
-  DBMON_LLM_MODEL: modelName.optional(),
-  DBMON_LLM_BASE_URL: httpUrl.optional(),
-  DBMON_LLM_TIMEOUT_SECONDS: wholeNumber(1, 3600, " of seconds").default(120),
-  DBMON_LLM_MAX_RETRIES: wholeNumber(0, 10).default(2),
-  DBMON_LLM_MAX_TOKENS: wholeNumber(1, 1_000_000).default(4096),
+    .optional()
+    .describe(`Default chat provider: ${chatProviders.join(", ")}; unset: chat and AI features off`),
+  DBMON_LLM_MODEL: modelName.optional().describe("Chat model (required with DBMON_LLM_PROVIDER)"),
+  DBMON_LLM_BASE_URL: httpUrl.optional().describe("Base URL of the default chat provider"),
+  DBMON_LLM_TIMEOUT_SECONDS: wholeNumber(1, 3600, " of seconds")
+    .default(120)
+    .describe("Time allowed for one request to a provider"),
+  DBMON_LLM_MAX_RETRIES: wholeNumber(0, 10).default(2).describe("Retries of a failed provider request"),
+  DBMON_LLM_MAX_TOKENS: wholeNumber(1, 1_000_000)
+    .default(4096)
+    .describe("Upper bound on a chat answer's tokens"),
   DBMON_LLM_TEMPERATURE: z.coerce
     .number({ error: "must be a number from 0 to 2" })
     .min(0, { error: "must be a number from 0 to 2" })
     .max(2, { error: "must be a number from 0 to 2" })
-    .default(0.7),
+    .default(0.7)
+    .describe("Sampling temperature of chat requests (not sent to Anthropic)"),
   DBMON_LLM_EMBED_PROVIDER: z
     .enum(embedProviders, { error: `must be one of ${embedProviders.join(", ")}` })
-    .optional(),
-  DBMON_LLM_EMBED_MODEL: modelName.optional(),
+    .optional()
+    .describe(`Embeddings provider: ${embedProviders.join(", ")}`),
+  DBMON_LLM_EMBED_MODEL: modelName.optional().describe("Embeddings model; unset: the provider's default"),
   DBMON_LLM_MULTIMODAL_PROVIDER: z
     .enum(multimodalProviders, { error: `must be ${multimodalProviders.join(", ")}` })
-    .optional(),
-  DBMON_LLM_MULTIMODAL_MODEL: modelName.optional(),
+    .optional()
+    .describe(`Multimodal embeddings provider: ${multimodalProviders.join(", ")}`),
+  DBMON_LLM_MULTIMODAL_MODEL: modelName
+    .optional()
+    .describe("Multimodal embeddings model; unset: the provider's default"),
   DBMON_LLM_RERANK_PROVIDER: z
     .enum(rerankProviders, { error: `must be one of ${rerankProviders.join(", ")}` })
-    .optional(),
-  DBMON_LLM_RERANK_MODEL: modelName.optional(),
-  DBMON_LLM_CUSTOM_HEADERS: headerList.optional(),
+    .optional()
+    .describe(`Rerank provider: ${rerankProviders.join(", ")}`),
+  DBMON_LLM_RERANK_MODEL: modelName.optional().describe("Rerank model; unset: the provider's default"),
+  DBMON_LLM_CUSTOM_HEADERS: headerList
+    .optional()
+    .describe("Extra headers for every provider, `Name=value,Name2=value2`"),
   ...Object.fromEntries(
-    llmProviders.map((name) => [`DBMON_LLM_${name.toUpperCase()}_CUSTOM_HEADERS`, headerList.optional()]),
+    llmProviders.map((name) => [
+      `DBMON_LLM_${name.toUpperCase()}_CUSTOM_HEADERS`,
+      headerList.optional().describe(`Extra headers for ${name} only`),
+    ]),
   ),
-  ...Object.fromEntries(Object.values(baseUrlVariables).map((variable) => [variable, httpUrl.optional()])),
-  ...Object.fromEntries(Object.values(apiKeyVariables).map((variable) => [variable, z.string().optional()])),
+  ...Object.fromEntries(
+    llmProviders.map((name) => [
+      baseUrlVariables[name],
+      httpUrl.optional().describe(`Base URL of ${name} (default ${defaultBaseUrls[name]})`),
+    ]),
+  ),
+  ...Object.fromEntries(
+    Object.entries(apiKeyVariables).map(([name, variable]) => [
+      variable,
+      z.string().optional().describe(`API key of ${name}`),
+    ]),
+  ),
 });
 
-type Environment = Record<string, unknown> & z.infer<typeof environment>;
+type Environment = Record<string, unknown> & z.infer<typeof llmEnvironmentVariables>;
 
 /**
  * Reads the LLM settings from the environment: `null` when no capability (chat, embeddings,
@@ -175,7 +202,7 @@ type Environment = Record<string, unknown> & z.infer<typeof environment>;
  */
 export function loadLlmConfig(env: NodeJS.ProcessEnv = process.env): LlmConfig | null {
   const values = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ""));
-  const parsed = environment.safeParse(values);
+  const parsed = llmEnvironmentVariables.safeParse(values);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw invalid(String(issue?.path[0] ?? "environment"), issue?.message ?? "is invalid");

@@ -32,6 +32,7 @@ export {
   type LlmConfig,
   LlmConfigError,
   type LlmProviderName,
+  llmEnvironmentVariables,
   llmProviders,
   loadLlmConfig,
   type ProviderConfig,

@@ -5,6 +5,7 @@ import { secureHeaders } from "hono/secure-headers";
 import { presentedCredential, RequestAccess } from "../auth/access.js";
 import type { Config } from "../config.js";
 import type { AppEnv, Services } from "../services.js";
+import { API_REFERENCE_PATH } from "./api-reference.js";
 import { ApiError } from "./errors.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -48,7 +49,20 @@ export const forgetAccessAfterWrites: MiddlewareHandler<AppEnv> = async (c, next
   }
 };
 
+/**
+ * The same headers everywhere; only the API reference page (and its assets) may also show `data:`
+ * images, which Swagger UI's stylesheet uses for its icons. Scripts stay `'self'` on every path.
+ */
 export function securityHeaders(config: Config): MiddlewareHandler {
+  const everywhere = secureHeadersWith(config, {});
+  const apiReference = secureHeadersWith(config, { imgSrc: ["'self'", "data:"] });
+  return (c, next) =>
+    c.req.path === API_REFERENCE_PATH || c.req.path.startsWith(`${API_REFERENCE_PATH}/`)
+      ? apiReference(c, next)
+      : everywhere(c, next);
+}
+
+function secureHeadersWith(config: Config, extraDirectives: { imgSrc?: string[] }): MiddlewareHandler {
   return secureHeaders({
     xContentTypeOptions: "nosniff",
     xFrameOptions: "DENY",
@@ -58,6 +72,7 @@ export function securityHeaders(config: Config): MiddlewareHandler {
       defaultSrc: ["'self'"],
       styleSrc: ["'self'", "'unsafe-inline'"],
       fontSrc: ["'self'", "data:"],
+      ...extraDirectives,
     },
     strictTransportSecurity: config.hsts ? "max-age=31536000; includeSubDomains" : false,
     // Headers we do not promise; leave the browser defaults.

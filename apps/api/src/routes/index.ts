@@ -1,3 +1,4 @@
+import { registerApiReference } from "../http/api-reference.js";
 import type { App } from "../http/app-type.js";
 import { registerMissingConnectionId } from "../http/missing-connection-id.js";
 import { registerOperations } from "../http/operations.js";
@@ -56,8 +57,9 @@ export const implementations = [
   ...overviewHandlers,
 ];
 
-/** Every operation of the contract, registered explicitly. */
+/** Every operation of the contract, registered explicitly, and the API reference page. */
 export function registerRoutes(app: App): void {
   registerOperations(app, implementations);
   registerMissingConnectionId(app);
+  registerApiReference(app);
 }
