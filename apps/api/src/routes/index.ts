@@ -1,4 +1,5 @@
 import type { App } from "../http/app-type.js";
+import { registerMcpEndpoint } from "../http/mcp-endpoint.js";
 import { registerMissingConnectionId } from "../http/missing-connection-id.js";
 import { registerOperations } from "../http/operations.js";
 import { alertOverridesHandlers } from "./alert-overrides/index.js";
@@ -56,8 +57,9 @@ export const implementations = [
   ...overviewHandlers,
 ];
 
-/** Every operation of the contract, registered explicitly. */
+/** Every operation of the contract, registered explicitly, and the paths outside the contract. */
 export function registerRoutes(app: App): void {
   registerOperations(app, implementations);
   registerMissingConnectionId(app);
+  registerMcpEndpoint(app);
 }
