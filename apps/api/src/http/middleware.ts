@@ -25,10 +25,10 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
  * Writes under these paths never touch who may do what (LLM calls, chat compaction, a user's own
- * conversations): they keep the access cache, or every chat message would cost the next request
- * its credential and privilege lookups.
+ * conversations, MCP messages, which are all POSTs): they keep the access cache, or every chat or
+ * MCP message would cost the next request its credential and privilege lookups.
  */
-const ACCESS_NEUTRAL_PATHS = ["/api/v1/llm/", "/api/v1/chat/", "/api/v1/conversations"];
+const ACCESS_NEUTRAL_PATHS = ["/api/v1/llm/", "/api/v1/chat/", "/api/v1/conversations", "/mcp/v1"];
 
 /**
  * A state-changing request that succeeded may have changed who may do what: the access cache is

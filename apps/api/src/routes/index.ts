@@ -1,5 +1,6 @@
 import { registerApiReference } from "../http/api-reference.js";
 import type { App } from "../http/app-type.js";
+import { registerMcpEndpoint } from "../http/mcp-endpoint.js";
 import { registerMissingConnectionId } from "../http/missing-connection-id.js";
 import { registerOperations } from "../http/operations.js";
 import { alertOverridesHandlers } from "./alert-overrides/index.js";
@@ -57,9 +58,13 @@ export const implementations = [
   ...overviewHandlers,
 ];
 
-/** Every operation of the contract, registered explicitly, and the API reference page. */
+/**
+ * Every operation of the contract, registered explicitly, and the paths outside the contract: the
+ * MCP endpoint and the API reference page.
+ */
 export function registerRoutes(app: App): void {
   registerOperations(app, implementations);
   registerMissingConnectionId(app);
+  registerMcpEndpoint(app);
   registerApiReference(app);
 }

@@ -1,0 +1,232 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { EmptyResultSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { answerClientErrorsAsJson } from "../src/http/client-errors.js";
+import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+
+/** /mcp/v1 through the SDK's own client, over a real socket. */
+describe("the MCP server at /mcp/v1", () => {
+  let t: TestApp;
+  let server: Server;
+  let endpoint: URL;
+  let root: TestUser;
+  let plain: TestUser;
+  let granted: TestUser;
+  let connectionId: number;
+  const clients: Client[] = [];
+
+  const connect = async (token: string): Promise<Client> => {
+    const client = new Client({ name: "dbmon-test", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(endpoint, {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    clients.push(client);
+    return client;
+  };
+  const bridgeToolNames = async (token: string): Promise<string[]> => {
+    const res = await requestJson(t.app, "/api/v1/mcp/tools", { token });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { tools: { name: string }[] }).tools.map((tool) => tool.name).sort();
+  };
+  const toolNames = async (client: Client): Promise<string[]> =>
+    (await client.listTools()).tools.map((tool) => tool.name).sort();
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    server = await new Promise<Server>((resolve) => {
+      const started = serve({ fetch: t.app.fetch, hostname: "127.0.0.1", port: 0 }, () =>
+        resolve(started as Server),
+      ) as Server;
+    });
+    answerClientErrorsAsJson(server);
+    endpoint = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp/v1`);
+
+    root = await createUser(t, "root", { superuser: true });
+    plain = await createUser(t, "plain");
+    granted = await createUser(t, "granted");
+    // The test server stands in for a monitored server.
+    const url = new URL(t.database.url);
+    const created = await requestJson(t.app, "/api/v1/connections", {
+      method: "POST",
+      token: root.token,
+      body: {
+        name: "primary",
+        host: url.hostname,
+        port: Number(url.port),
+        database_name: t.database.name,
+        username: decodeURIComponent(url.username),
+        password: decodeURIComponent(url.password) || "unused-with-trust-auth",
+        is_shared: false,
+      },
+    });
+    expect(created.status).toBe(201);
+    connectionId = ((await created.json()) as { id: number }).id;
+    // "granted" may run queries and read resources, on the primary connection only.
+    const group = await t.services.auth.groups.create("mcp-users", "");
+    await t.services.auth.groups.addMember(group.id, { userId: granted.id });
+    for (const [path, body] of [
+      ["mcp", { privileges: ["query_database", "pg://connection_info"] }],
+      ["connections", { connections: [{ connection_id: connectionId, access_level: "read" }] }],
+    ] as const) {
+      const res = await requestJson(t.app, `/api/v1/rbac/groups/${group.id}/privileges/${path}`, {
+        method: "PUT",
+        token: root.token,
+        body,
+      });
+      expect(res.status).toBeLessThan(300);
+    }
+    const selected = await requestJson(t.app, "/api/v1/connections/current", {
+      method: "POST",
+      token: granted.token,
+      body: { connection_id: connectionId },
+    });
+    expect(selected.status).toBe(200);
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await t.close();
+  });
+
+  it("initializes with tools, resources and prompts", async () => {
+    const client = await connect(root.token);
+    expect(client.getServerVersion()).toMatchObject({ name: "dbmon" });
+    expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {}, prompts: {} });
+    expect(await client.listPrompts()).toEqual({ prompts: [] });
+  });
+
+  it("lists the tools the caller may use, exactly as the REST bridge does", async () => {
+    const all = await connect(root.token);
+    const listed = await all.listTools();
+    expect(listed.tools.map((tool) => tool.name).sort()).toEqual(await bridgeToolNames(root.token));
+    expect(listed.tools.find((tool) => tool.name === "query_database")).toMatchObject({
+      description: expect.any(String),
+      inputSchema: { type: "object", required: ["query"], properties: { query: { type: "string" } } },
+    });
+    expect(await toolNames(await connect(plain.token))).toEqual(
+      ["delete_memory", "recall_memories", "store_memory", "test_query"].sort(),
+    );
+    const grantedNames = await toolNames(await connect(granted.token));
+    expect(grantedNames).toContain("query_database");
+    expect(grantedNames).not.toContain("list_connections");
+    expect(grantedNames).toEqual(await bridgeToolNames(granted.token));
+  });
+
+  it("calls a tool for the caller, on the connection it selected", async () => {
+    const client = await connect(granted.token);
+    expect(
+      await client.callTool({ name: "query_database", arguments: { query: "select 42 as answer" } }),
+    ).toEqual({
+      content: [{ type: "text", text: "answer\n42\n(1 row)" }],
+    });
+  });
+
+  it("answers a denied tool, an unknown tool and bad arguments with isError results", async () => {
+    const client = await connect(plain.token);
+    expect(
+      await client.callTool({
+        name: "query_database",
+        arguments: { query: "select 1", connection_id: connectionId },
+      }),
+    ).toEqual({
+      content: [
+        { type: "text", text: "Access denied: you do not have permission to use tool 'query_database'" },
+      ],
+      isError: true,
+    });
+    expect(await client.callTool({ name: "nope" })).toEqual({
+      content: [{ type: "text", text: "Tool not found: nope" }],
+      isError: true,
+    });
+    const bad = await (await connect(granted.token)).callTool({
+      name: "query_database",
+      arguments: { query: 1 },
+    });
+    expect(bad.isError).toBe(true);
+  });
+
+  it("lists and reads the resources, checking each one's privilege", async () => {
+    const client = await connect(granted.token);
+    expect((await client.listResources()).resources.map((resource) => resource.uri).sort()).toEqual([
+      "pg://connection_info",
+      "pg://system_info",
+    ]);
+    const read = await client.readResource({ uri: "pg://connection_info" });
+    expect(read.contents).toEqual([
+      { uri: "pg://connection_info", mimeType: "application/json", text: expect.any(String) },
+    ]);
+    const [content] = read.contents as { text: string }[];
+    expect(JSON.parse(content?.text as string)).toMatchObject({ id: connectionId, name: "primary" });
+    expect((await client.readResource({ uri: "pg://system_info" })).contents).toEqual([
+      {
+        uri: "pg://system_info",
+        mimeType: "text/plain",
+        text: "Access denied: you do not have permission to read resource 'pg://system_info'",
+      },
+    ]);
+    await expect(client.readResource({ uri: "pg://nothing" })).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+      message: expect.stringContaining("Resource not found: pg://nothing"),
+    });
+  });
+
+  it("answers an unknown method with a JSON-RPC error", async () => {
+    const client = await connect(root.token);
+    await expect(client.request({ method: "nope/nothing" }, EmptyResultSchema)).rejects.toMatchObject({
+      code: ErrorCode.MethodNotFound,
+    });
+  });
+
+  it("answers plain JSON-RPC POSTs with JSON", async () => {
+    const post = (body: unknown) =>
+      fetch(endpoint, {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${plain.token}`,
+          "Content-Type": "application/json",
+          Accept: "application/json",
+        },
+        body: JSON.stringify(body),
+      });
+    const listed = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get("content-type")).toMatch(/^application\/json/);
+    const body = (await listed.json()) as { id: number; result: { tools: { name: string }[] } };
+    expect(body.id).toBe(1);
+    expect(body.result.tools.map((tool) => tool.name)).toContain("test_query");
+    const unknown = await post({ jsonrpc: "2.0", id: 2, method: "nope/nothing" });
+    expect(await unknown.json()).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: ErrorCode.MethodNotFound, message: "Method not found" },
+    });
+  });
+
+  it("answers 401 without a token, and 405 to GET and DELETE (stateless: no stream, no session)", async () => {
+    const anonymous = await fetch(endpoint, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toEqual({ error: expect.any(String) });
+    await expect(
+      new Client({ name: "anonymous", version: "1.0.0" }).connect(
+        new StreamableHTTPClientTransport(endpoint),
+      ),
+    ).rejects.toThrow();
+    expect((await fetch(endpoint)).status).toBe(401);
+    for (const method of ["GET", "DELETE"]) {
+      const refused = await fetch(endpoint, { method, headers: { Authorization: `Bearer ${root.token}` } });
+      expect(refused.status).toBe(405);
+      expect(refused.headers.get("allow")).toBe("POST");
+    }
+  });
+});
