@@ -1,10 +1,7 @@
 import { existsSync } from "node:fs";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, type TestApp } from "./support.js";
+import { buildTestApp, serveTestApp, type TestApp } from "./support.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const chromiumPresent = existsSync(CHROMIUM);
@@ -20,20 +17,15 @@ const SERVER_INFO_OPERATION =
 /** `GET /api/v1/docs`: Swagger UI over our document, every asset served by dbmon itself. */
 describe("the API reference page", () => {
   let t: TestApp;
-  let server: Server;
+  let served: Awaited<ReturnType<typeof serveTestApp>>;
   let base: string;
   beforeAll(async () => {
     t = await buildTestApp();
-    server = await new Promise<Server>((resolve) => {
-      const started = serve({ fetch: t.app.fetch, hostname: "127.0.0.1", port: 0 }, () =>
-        resolve(started as Server),
-      ) as Server;
-    });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    served = await serveTestApp(t);
+    base = served.url;
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await served.close();
     await t.close();
   });
 

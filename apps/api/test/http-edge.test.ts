@@ -1,28 +1,20 @@
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerClientErrorsAsJson } from "../src/http/client-errors.js";
-import { buildTestApp, type TestApp } from "./support.js";
+import { buildTestApp, serveTestApp, type TestApp } from "./support.js";
 
 /** The HTTP edge over a real socket, where keep-alive and Node's parser come into play. */
 describe("the HTTP edge", () => {
   let t: TestApp;
-  let server: Server;
+  let served: Awaited<ReturnType<typeof serveTestApp>>;
   let base: string;
   beforeAll(async () => {
     t = await buildTestApp();
-    server = await new Promise<Server>((resolve) => {
-      const started = serve({ fetch: t.app.fetch, hostname: "127.0.0.1", port: 0 }, () =>
-        resolve(started as Server),
-      ) as Server;
-    });
-    answerClientErrorsAsJson(server);
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    served = await serveTestApp(t);
+    answerClientErrorsAsJson(served.server);
+    base = served.url;
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await served.close();
     await t.close();
   });
 

@@ -1,17 +1,22 @@
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { EmptyResultSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerClientErrorsAsJson } from "../src/http/client-errors.js";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  registerTestServer,
+  requestJson,
+  serveTestApp,
+  type TestApp,
+  type TestUser,
+} from "./support.js";
 
 /** /mcp/v1 through the SDK's own client, over a real socket. */
 describe("the MCP server at /mcp/v1", () => {
   let t: TestApp;
-  let server: Server;
+  let served: Awaited<ReturnType<typeof serveTestApp>>;
   let endpoint: URL;
   let root: TestUser;
   let plain: TestUser;
@@ -39,34 +44,15 @@ describe("the MCP server at /mcp/v1", () => {
 
   beforeAll(async () => {
     t = await buildTestApp();
-    server = await new Promise<Server>((resolve) => {
-      const started = serve({ fetch: t.app.fetch, hostname: "127.0.0.1", port: 0 }, () =>
-        resolve(started as Server),
-      ) as Server;
-    });
-    answerClientErrorsAsJson(server);
-    endpoint = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp/v1`);
+    served = await serveTestApp(t);
+    answerClientErrorsAsJson(served.server);
+    endpoint = new URL(`${served.url}/mcp/v1`);
 
     root = await createUser(t, "root", { superuser: true });
     plain = await createUser(t, "plain");
     granted = await createUser(t, "granted");
     // The test server stands in for a monitored server.
-    const url = new URL(t.database.url);
-    const created = await requestJson(t.app, "/api/v1/connections", {
-      method: "POST",
-      token: root.token,
-      body: {
-        name: "primary",
-        host: url.hostname,
-        port: Number(url.port),
-        database_name: t.database.name,
-        username: decodeURIComponent(url.username),
-        password: decodeURIComponent(url.password) || "unused-with-trust-auth",
-        is_shared: false,
-      },
-    });
-    expect(created.status).toBe(201);
-    connectionId = ((await created.json()) as { id: number }).id;
+    connectionId = await registerTestServer(t, root.token);
     // "granted" may run queries and read resources, on the primary connection only.
     const group = await t.services.auth.groups.create("mcp-users", "");
     await t.services.auth.groups.addMember(group.id, { userId: granted.id });
@@ -90,8 +76,7 @@ describe("the MCP server at /mcp/v1", () => {
   });
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.close()));
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await served.close();
     await t.close();
   });
 

@@ -4,6 +4,7 @@ import { insertMetrics, prepareMetrics, seedProbeDefaults } from "./monitoring-s
 import {
   buildTestApp,
   createUser,
+  registerTestServer,
   requestJson,
   type TestApp,
   type TestUser,
@@ -59,22 +60,7 @@ describe("MCP tools over the REST bridge", () => {
     plain = await createUser(t, "plain");
     granted = await createUser(t, "granted");
     // The test server stands in for a monitored server.
-    const url = new URL(t.database.url);
-    const created = await requestJson(t.app, "/api/v1/connections", {
-      method: "POST",
-      token: root.token,
-      body: {
-        name: "primary",
-        host: url.hostname,
-        port: Number(url.port),
-        database_name: t.database.name,
-        username: decodeURIComponent(url.username),
-        password: decodeURIComponent(url.password) || "unused-with-trust-auth",
-        is_shared: false,
-      },
-    });
-    expect(created.status).toBe(201);
-    connectionId = ((await created.json()) as { id: number }).id;
+    connectionId = await registerTestServer(t, root.token);
     const [hidden] = await t.datastore.sql<{ id: number }[]>`
       insert into connections (name, host, port, database_name, username, owner_username, is_shared, is_monitored)
       values ('hidden', '127.0.0.1', 5432, 'postgres', 'postgres', 'root', false, false) returning id`;

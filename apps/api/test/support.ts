@@ -1,7 +1,10 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { type Args, type CallOptions, createClient, type InputOf, type ResponseOf } from "@dbmon/client";
 import type { Operation } from "@dbmon/contract";
 import { type Datastore, openDatastore } from "@dbmon/datastore";
 import { createTestDatabase, type TestDatabase } from "@dbmon/datastore/testing";
+import { serve } from "@hono/node-server";
 import type { z } from "zod";
 import { createApp } from "../src/app.js";
 import type { AdminPermission } from "../src/auth/model.js";
@@ -178,4 +181,48 @@ export function expectMatchesContract(operation: Operation, body: unknown): void
       `${operation.operationId}: the body does not fit the contract: ${problems[0]?.error?.message ?? ""}`,
     );
   }
+}
+
+/** The app served over a real socket on 127.0.0.1 (keep-alive, Node's parser, real clients). */
+export async function serveTestApp(
+  t: TestApp,
+): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const server = await new Promise<Server>((resolve) => {
+    const started = serve({ fetch: t.app.fetch, hostname: "127.0.0.1", port: 0 }, () =>
+      resolve(started as Server),
+    ) as Server;
+  });
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/**
+ * Registers the test's own database server as a monitored connection named `name` (owned by the
+ * caller of `token`), so that tools and queries have a real server to work on; returns its id.
+ */
+export async function registerTestServer(t: TestApp, token: string, name = "primary"): Promise<number> {
+  const url = new URL(t.database.url);
+  const created = await requestJson(t.app, "/api/v1/connections", {
+    method: "POST",
+    token,
+    body: {
+      name,
+      host: url.hostname,
+      port: Number(url.port),
+      database_name: t.database.name,
+      username: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password) || "unused-with-trust-auth",
+      is_shared: false,
+    },
+  });
+  if (created.status !== 201) {
+    throw new Error(`registering the test server failed: ${created.status} ${await created.text()}`);
+  }
+  return ((await created.json()) as { id: number }).id;
 }
