@@ -33,6 +33,8 @@ describe.skipIf(!machinePostgres)("an unreachable server", () => {
       intervalOverrides: { pg_connectivity: 0.1, pg_settings: 0.1 },
       backoffInitialSeconds: 0.5,
       backoffMaxSeconds: 2,
+      // Polls come every 20 minutes, so a removal noticed within a test's wait came by notification.
+      leaseSeconds: 3600,
     });
   });
 
@@ -105,19 +107,17 @@ describe.skipIf(!machinePostgres)("an unreachable server", () => {
     expect(hangingRows?.n).toBe(0);
   });
 
-  it("stops collecting a connection within a second of its removal or of monitoring being turned off", async () => {
+  it("stops collecting a connection on the notification of its removal or of monitoring being turned off, not at the next poll", async () => {
     const removed = await insertConnection(env, { name: "removed", database_name: "postgres" });
     const unmonitored = await insertConnection(env, { name: "unmonitored", database_name: "postgres" });
     await waitFor("both collected", async () =>
       [removed, unmonitored].every((id) => collector.connectionIds().includes(id)) ? true : undefined,
     );
-    const changedAt = Date.now();
     await env.datastore.sql`update connections set is_monitored = false where id = ${unmonitored}`;
     await env.datastore.sql`delete from connections where id = ${removed}`;
     await waitFor("both dropped", async () =>
       [removed, unmonitored].some((id) => collector.connectionIds().includes(id)) ? undefined : true,
     );
-    expect(Date.now() - changedAt).toBeLessThan(1_000);
     const since = new Date().toISOString();
     await new Promise((done) => setTimeout(done, 500));
     const [row] = await env.datastore.sql<{ n: number }[]>`
