@@ -6,6 +6,7 @@ export {
   type DbmonClient,
   type Fields,
   type Result,
+  type ResponseValidator,
   type ResultStyle,
   type RetryOptions,
   type TokenSource,
