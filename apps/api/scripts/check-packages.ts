@@ -76,7 +76,12 @@ main().catch((error: unknown) => {
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
   console.log(`$ ${[command, ...args].join(" ")}`);
-  const result = spawnSync(command, args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  const result = spawnSync(command, args, {
+    cwd,
+    env,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   process.stdout.write(result.stdout ?? "");
   if (result.status !== 0) {
     throw new Error(`${command} ${args.join(" ")} exited with ${result.status ?? result.signal}`);
@@ -154,13 +159,19 @@ async function main() {
     const tarball: Record<string, string> = {};
     for (const pkg of packages) {
       run("pnpm", ["pack", "--pack-destination", tarballs], join(root, pkg.dir));
-      const file = readdirSync(tarballs).find((name) => name.startsWith(`${pkg.name.replace("@", "").replace("/", "-")}-`));
+      const file = readdirSync(tarballs).find((name) =>
+        name.startsWith(`${pkg.name.replace("@", "").replace("/", "-")}-`),
+      );
       if (!file) {
         throw new Error(`pnpm pack wrote no tarball for ${pkg.name}`);
       }
       tarball[pkg.name] = join(tarballs, file);
       run(bin("publint"), ["run", tarball[pkg.name] as string, "--strict"], root);
-      run(bin("attw"), [tarball[pkg.name] as string, "--format", "table-flipped", "--no-color", ...pkg.attw], root);
+      run(
+        bin("attw"),
+        [tarball[pkg.name] as string, "--format", "table-flipped", "--no-color", ...pkg.attw],
+        root,
+      );
     }
 
     writeFileSync(

@@ -4,9 +4,10 @@ import type { ValidationIssue } from "./errors.js";
 import type { RouteLike } from "./types.js";
 
 type Schema = {
-  safeParseAsync(value: unknown): Promise<
-    | { success: true }
-    | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } }
+  safeParseAsync(
+    value: unknown,
+  ): Promise<
+    { success: true } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } }
   >;
 };
 type Responses = Record<string, { content?: Record<string, { schema?: Schema }> }>;
@@ -25,7 +26,9 @@ export function contractValidator(): ResponseValidator {
   return async (route, status, body) => {
     schemas ??= import("@dbmon/contract").then(
       ({ allOperations }) =>
-        new Map(allOperations.map((operation: Operation) => [key(operation), operation.responses as Responses])),
+        new Map(
+          allOperations.map((operation: Operation) => [key(operation), operation.responses as Responses]),
+        ),
     );
     const schema = (await schemas).get(key(route))?.[status]?.content?.["application/json"]?.schema;
     if (!schema) {

@@ -246,7 +246,9 @@ describe("validation mode", () => {
     expect(body).toEqual({ status: "ok", server: "other" });
     expect(response.status).toBe(200);
     expect(route).toMatchObject({ method: "get", path: "/health" });
-    expect((error as Error).message).toMatch(/^GET \/health: the response does not match its schema \(server: /);
+    expect((error as Error).message).toMatch(
+      /^GET \/health: the response does not match its schema \(server: /,
+    );
   });
 
   it("checks each page of an iterator, and gives the error as a field in fields style", async () => {

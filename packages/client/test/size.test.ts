@@ -18,7 +18,10 @@ async function bundle(entry: string) {
     write: false,
   });
   const inputsOf = new Map(
-    Object.entries(result.metafile.outputs).map(([path, output]) => [basename(path), Object.keys(output.inputs)]),
+    Object.entries(result.metafile.outputs).map(([path, output]) => [
+      basename(path),
+      Object.keys(output.inputs),
+    ]),
   );
   const chunks = result.outputFiles.map((file) => ({
     name: basename(file.path),
