@@ -324,8 +324,10 @@ function url(baseUrl: string, path: string, input: StructuredInput): URL {
     }
     return encodeURIComponent(String(value));
   });
-  // `new URL("/api/...", base)` would replace the base's path; a relative base is the page's.
-  const target = new URL(baseUrl.replace(/\/+$/, "") + filled, globalThis.location?.href);
+  // `new URL("/api/...", base)` would replace the base's path; a relative base is the page's
+  // (typed here without the DOM library, which Node consumers do not have).
+  const page = (globalThis as { location?: { href: string } }).location?.href;
+  const target = new URL(baseUrl.replace(/\/+$/, "") + filled, page);
   for (const [name, value] of Object.entries(input.query ?? {})) {
     if (value !== undefined && value !== null) {
       target.searchParams.set(name, Array.isArray(value) ? value.join(",") : String(value));
