@@ -119,22 +119,29 @@ async function startDbmon(env: NodeJS.ProcessEnv): Promise<{ url: string; proces
     env,
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const output: string[] = [];
-  const exited = new Promise<never>((_, reject) =>
-    child.once("exit", (code) => reject(new Error(`dbmon exited with ${code}:\n${output.join("\n")}`))),
-  );
-  const listening = (async () => {
-    for await (const line of lines) {
+  const listening = new Promise<string>((resolve, reject) => {
+    // Every line is read, also after the one awaited, so that dbmon never blocks on a full pipe.
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
       output.push(line);
-      const entry = JSON.parse(line) as { msg?: string; address?: string };
-      if (entry.msg === "dbmon API listening" && entry.address) {
-        return entry.address;
+      const address = listeningAddress(line);
+      if (address) {
+        resolve(address);
       }
-    }
-    throw new Error(`dbmon stopped writing before it listened:\n${output.join("\n")}`);
-  })();
-  return { url: await Promise.race([listening, exited]), process: child };
+    });
+    child.once("exit", (code) => reject(new Error(`dbmon exited with ${code}:\n${output.join("\n")}`)));
+  });
+  return { url: await listening, process: child };
+}
+
+/** The address of dbmon's "listening" log line, if `line` is that line. */
+function listeningAddress(line: string): string | undefined {
+  try {
+    const entry = JSON.parse(line) as { msg?: string; address?: string };
+    return entry.msg === "dbmon API listening" ? entry.address : undefined;
+  } catch {
+    return undefined; // Not a log line of pino's.
+  }
 }
 
 async function stop(child: ChildProcess): Promise<void> {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { health, listAlerts, updateConnection } from "@dbmon/contract";
-import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
+import { afterEach, describe, expect, expectTypeOf, it, vi } from "vitest";
 import {
   type ChatStreamEvent,
   createClient,
@@ -205,11 +205,19 @@ describe("transport", () => {
       await createDbmon({ baseUrl: baseUrl + prefix }).connections.get({ id: 3 });
     }
     await createDbmon({ baseUrl: `${baseUrl}/` }).alerts.list({ limit: 1 });
+    // In a browser a relative base URL is the page's origin with that path.
+    vi.stubGlobal("location", { href: `${baseUrl}/app/page.html` });
+    try {
+      await createDbmon({ baseUrl: "/dbmon" }).connections.get({ id: 3 });
+    } finally {
+      vi.unstubAllGlobals();
+    }
     expect(seen.map((s) => s.url)).toEqual([
       "/dbmon/api/v1/connections/3",
       "/dbmon/api/v1/connections/3",
       "/a/b/api/v1/connections/3",
       "/api/v1/alerts?limit=1",
+      "/dbmon/api/v1/connections/3",
     ]);
   });
 
