@@ -1,7 +1,8 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  // `validate` is an entry of its own so that only clients using validation mode reach Zod.
+  entry: ["src/index.ts", "src/validate.ts"],
   format: ["esm", "cjs"],
   dts: true,
   clean: true,

@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { createDbmon, type Dbmon, ForbiddenError, NotFoundError, UnauthorizedError } from "@dbmon/client";
+import { contractValidator } from "@dbmon/client/validate";
 import { loadLlmConfig } from "@dbmon/llm";
 import { type FakeProvider, fakeProviderEnv, startFakeProvider } from "@dbmon/llm/testing";
 import { type ServerType, serve } from "@hono/node-server";
@@ -51,6 +52,20 @@ describe("SDK against a running dbmon", () => {
     expect(await dbmon.clusters.listGroups()).toBeDefined();
     expect(await dbmon.notifications.listChannels()).toBeDefined();
     expect(await dbmon.llm.listProviders()).toBeDefined();
+  });
+
+  it("finds dbmon's real answers valid in validation mode", async () => {
+    const token = await createDbmon({ baseUrl }).login({ username: "root", password: TEST_PASSWORD });
+    const checked = createDbmon({ baseUrl, token, validate: contractValidator() });
+    expect(await checked.utilities.getHealth()).toMatchObject({ status: "ok" });
+    expect((await checked.auth.getUserInfo()).username).toBe("root");
+    const [connection] = await checked.connections.list();
+    expect(connection?.name).toBe("sdk");
+    expect(await checked.serverInfo.get({ connection_id: connection?.id ?? 0 })).toHaveProperty("databases");
+    expect(await checked.alerts.list({ limit: 5 })).toHaveProperty("alerts");
+    expect(await checked.rbac.listUsers()).toBeDefined();
+    expect(await checked.llm.listProviders()).toBeDefined();
+    await expect(checked.connections.get({ id: 999_999 })).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it("throws typed errors with the request id", async () => {

@@ -5,7 +5,9 @@ import {
   DbmonError,
   DbmonNetworkError,
   DbmonTimeoutError,
+  DbmonValidationError,
   UnauthorizedError,
+  type ValidationIssue,
 } from "./errors.js";
 import { type EventStream, readEvents, type StreamOptions } from "./stream.js";
 import type { Args, ErrorBodyOf, InputOf, ResponseOf, RouteLike } from "./types.js";
@@ -35,8 +37,21 @@ export interface RetryOptions {
   statuses: readonly number[];
 }
 
+/**
+ * Checks a successful JSON body against its operation's response schema and gives the problems
+ * found (none when it is valid). `contractValidator()` of `@dbmon/client/validate` is one.
+ */
+export type ResponseValidator = (
+  route: RouteLike,
+  status: number,
+  body: unknown,
+) => Promise<readonly ValidationIssue[]>;
+
 export interface ClientOptions<S extends ResultStyle = "throw"> {
-  /** Where dbmon is, e.g. `http://127.0.0.1:8080`. */
+  /**
+   * Where dbmon is, e.g. `http://127.0.0.1:8080`, or `https://example.com/dbmon` behind a reverse
+   * proxy that serves it under a path (the path is kept). In a browser it may be relative (`/dbmon`).
+   */
   baseUrl: string;
   /** A session or service token, or a function returning one, sent as `Authorization: Bearer`. */
   token?: TokenSource;
@@ -60,6 +75,11 @@ export interface ClientOptions<S extends ResultStyle = "throw"> {
   onUnauthorized?: (error: UnauthorizedError) => boolean | undefined | Promise<boolean | undefined>;
   /** `"fields"` for `{ data, error }` results instead of thrown errors. */
   responseStyle?: S;
+  /**
+   * Checks every JSON response body and throws `DbmonValidationError` when one does not match its
+   * schema; pass `contractValidator()` from `@dbmon/client/validate` (it loads Zod only when used).
+   */
+  validate?: ResponseValidator;
 }
 
 /** Options of one call. */
@@ -77,6 +97,15 @@ type StructuredInput = { params?: Record<string, unknown>; query?: Record<string
 export interface DbmonClient<S extends ResultStyle = "throw"> {
   /** Calls an operation (an endpoint of this package or a route of `@dbmon/contract`). */
   call<R extends RouteLike>(route: R, ...args: Args<InputOf<R>, CallOptions>): Promise<Result<R, S>>;
+  /**
+   * Sends a request and gives its parsed JSON body (checked when the client validates) and the
+   * response; errors are thrown in either style.
+   */
+  request(
+    route: RouteLike,
+    input?: StructuredInput,
+    options?: CallOptions,
+  ): Promise<{ data: unknown; response: Response }>;
   /** Sends a request and gives the successful `Response` (errors are thrown in either style). */
   send(
     route: RouteLike,
@@ -122,6 +151,7 @@ export function createClient<S extends ResultStyle = "throw">(options: ClientOpt
     if (input.body !== undefined) {
       headers.set("content-type", "application/json");
     }
+    const target = url(options.baseUrl, route.path, input);
     const controller = new AbortController();
     const timeout = call.timeout ?? options.timeout ?? 30_000;
     let timedOut = false;
@@ -139,7 +169,7 @@ export function createClient<S extends ResultStyle = "throw">(options: ClientOpt
     }
     try {
       return await doFetch(
-        new Request(url(options.baseUrl, route.path, input), {
+        new Request(target, {
           method: route.method.toUpperCase(),
           headers,
           body: input.body === undefined ? undefined : JSON.stringify(input.body),
@@ -225,15 +255,23 @@ export function createClient<S extends ResultStyle = "throw">(options: ClientOpt
     }
   }
 
+  async function request(route: RouteLike, input?: StructuredInput, call?: CallOptions) {
+    const response = await send(route, input, call);
+    const text = await response.text();
+    const data: unknown = text ? JSON.parse(text) : undefined;
+    const issues = options.validate ? await options.validate(route, response.status, data) : [];
+    if (issues.length > 0) {
+      throw new DbmonValidationError(route, issues, data, response);
+    }
+    return { data, response };
+  }
+
   const client: DbmonClient<S> = {
     call(route, ...args) {
       const [input, call] = args as [StructuredInput | undefined, CallOptions | undefined];
-      return settle(async () => {
-        const response = await send(route, input, call);
-        const text = await response.text();
-        return { data: text ? JSON.parse(text) : undefined, response };
-      }) as never;
+      return settle(() => request(route, input, call)) as never;
     },
+    request,
     send,
     async stream(route, input, streamOptions = {}) {
       return readEvents((lastEventId, signal) => {
@@ -274,6 +312,10 @@ async function errorOf(response: Response): Promise<DbmonApiError<never>> {
   return apiError(response.status, message, body, response);
 }
 
+/**
+ * The request URL: the base URL with its path kept (`https://host/dbmon` + `/api/v1/...`), the
+ * path parameters filled in and the query appended.
+ */
 function url(baseUrl: string, path: string, input: StructuredInput): URL {
   const filled = path.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const value = input.params?.[name];
@@ -282,7 +324,10 @@ function url(baseUrl: string, path: string, input: StructuredInput): URL {
     }
     return encodeURIComponent(String(value));
   });
-  const target = new URL(filled, baseUrl);
+  // `new URL("/api/...", base)` would replace the base's path; a relative base is the page's
+  // (typed here without the DOM library, which Node consumers do not have).
+  const page = (globalThis as { location?: { href: string } }).location?.href;
+  const target = new URL(baseUrl.replace(/\/+$/, "") + filled, page);
   for (const [name, value] of Object.entries(input.query ?? {})) {
     if (value !== undefined && value !== null) {
       target.searchParams.set(name, Array.isArray(value) ? value.join(",") : String(value));

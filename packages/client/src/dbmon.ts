@@ -60,8 +60,8 @@ async function* pages(
 ) {
   const limit = typeof input.limit === "number" ? input.limit : 100;
   for (let offset = 0; ; offset += limit) {
-    const response = await client.send(endpoint, structure(endpoint, { ...input, limit, offset }), call);
-    const page = ((await response.json()) as Record<string, unknown[]>)[items] ?? [];
+    const { data } = await client.request(endpoint, structure(endpoint, { ...input, limit, offset }), call);
+    const page = (data as Record<string, unknown[]>)[items] ?? [];
     yield* page;
     if (page.length < limit) {
       return;

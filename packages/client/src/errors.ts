@@ -60,6 +60,35 @@ export class DbmonTimeoutError extends DbmonError {
   override name = "DbmonTimeoutError";
 }
 
+/** One way a response body differs from its schema. */
+export interface ValidationIssue {
+  /** Where in the body, e.g. `["alerts", 0, "severity"]`. */
+  path: readonly (string | number)[];
+  message: string;
+}
+
+/** In validation mode: a successful answer whose body does not match the operation's schema. */
+export class DbmonValidationError extends DbmonError {
+  override name = "DbmonValidationError";
+  constructor(
+    /** The operation called. */
+    readonly route: { method: string; path: string },
+    /** What is wrong with the body. */
+    readonly issues: readonly ValidationIssue[],
+    /** The parsed body as received. */
+    readonly body: unknown,
+    /** The response, its body already read. */
+    readonly response: Response,
+  ) {
+    super(
+      `${route.method.toUpperCase()} ${route.path}: the response does not match its schema (${issues
+        .slice(0, 3)
+        .map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`)
+        .join("; ")})`,
+    );
+  }
+}
+
 const byStatus: Record<number, typeof DbmonApiError> = {
   400: BadRequestError,
   401: UnauthorizedError,

@@ -5,6 +5,7 @@ export {
   createClient,
   type DbmonClient,
   type Fields,
+  type ResponseValidator,
   type Result,
   type ResultStyle,
   type RetryOptions,

@@ -1,20 +1,23 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { health, listAlerts, updateConnection } from "@dbmon/contract";
-import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
+import { afterEach, describe, expect, expectTypeOf, it, vi } from "vitest";
 import {
   type ChatStreamEvent,
   createClient,
   createDbmon,
   DbmonApiError,
+  DbmonError,
   DbmonNetworkError,
   DbmonTimeoutError,
+  DbmonValidationError,
   type FlatInput,
   getHealth,
   NotFoundError,
   type ResponseOf,
   UnauthorizedError,
 } from "../src/index.js";
+import { contractValidator } from "../src/validate.js";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -194,5 +197,81 @@ describe("transport", () => {
       { event: "overview", id: "b", data: { summary: "two" } },
     ]);
     expect(seen[1]?.headers["last-event-id"]).toBe("a");
+  });
+
+  it("keeps the base URL's path, with or without a trailing slash", async () => {
+    const { baseUrl, seen } = await serve(json(200, { id: 3, name: "db" }));
+    for (const prefix of ["/dbmon", "/dbmon/", "/a/b//"]) {
+      await createDbmon({ baseUrl: baseUrl + prefix }).connections.get({ id: 3 });
+    }
+    await createDbmon({ baseUrl: `${baseUrl}/` }).alerts.list({ limit: 1 });
+    // In a browser a relative base URL is the page's origin with that path.
+    vi.stubGlobal("location", { href: `${baseUrl}/app/page.html` });
+    try {
+      await createDbmon({ baseUrl: "/dbmon" }).connections.get({ id: 3 });
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(seen.map((s) => s.url)).toEqual([
+      "/dbmon/api/v1/connections/3",
+      "/dbmon/api/v1/connections/3",
+      "/a/b/api/v1/connections/3",
+      "/api/v1/alerts?limit=1",
+      "/dbmon/api/v1/connections/3",
+    ]);
+  });
+
+  it("throws a missing path parameter at once, neither sent nor retried", async () => {
+    const { baseUrl, seen } = await serve(json(200, {}));
+    const error = await createClient({ baseUrl })
+      .call(getHealth, undefined)
+      .then(() => createDbmon({ baseUrl }).connections.get({} as { id: number }))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DbmonError);
+    expect(error).not.toBeInstanceOf(DbmonNetworkError);
+    expect((error as Error).message).toBe("missing path parameter id");
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe("validation mode", () => {
+  const health = { status: "ok", server: "dbmon", version: "1" };
+
+  it("passes answers that match their schemas, and leaves them as received", async () => {
+    const { baseUrl } = await serve(json(200, { ...health, extra: true }));
+    const dbmon = createDbmon({ baseUrl, validate: contractValidator() });
+    expect(await dbmon.utilities.getHealth()).toEqual({ ...health, extra: true });
+  });
+
+  it("throws DbmonValidationError with the issues for an answer that does not match", async () => {
+    const { baseUrl } = await serve(json(200, { status: "ok", server: "other" }));
+    const dbmon = createDbmon({ baseUrl, validate: contractValidator() });
+    const error = await dbmon.utilities.getHealth().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DbmonValidationError);
+    expect(error).toBeInstanceOf(DbmonError);
+    const { issues, body, response, route } = error as DbmonValidationError;
+    expect(issues.map((issue) => issue.path)).toEqual([["server"], ["version"]]);
+    expect(body).toEqual({ status: "ok", server: "other" });
+    expect(response.status).toBe(200);
+    expect(route).toMatchObject({ method: "get", path: "/health" });
+    expect((error as Error).message).toMatch(
+      /^GET \/health: the response does not match its schema \(server: /,
+    );
+  });
+
+  it("checks each page of an iterator, and gives the error as a field in fields style", async () => {
+    const { baseUrl } = await serve(json(200, { conversations: [{ id: 1 }] }));
+    const iterate = createDbmon({ baseUrl, validate: contractValidator() }).conversations.iterate();
+    await expect(iterate[Symbol.asyncIterator]().next()).rejects.toBeInstanceOf(DbmonValidationError);
+    const fields = createDbmon({ baseUrl, validate: contractValidator(), responseStyle: "fields" });
+    const { data, error } = await fields.conversations.list();
+    expect(data).toBeUndefined();
+    expect(error).toBeInstanceOf(DbmonValidationError);
+  });
+
+  it("does not check error answers, which stay API errors", async () => {
+    const { baseUrl } = await serve(json(404, { unexpected: "shape" }));
+    const dbmon = createDbmon({ baseUrl, validate: contractValidator() });
+    await expect(dbmon.connections.get({ id: 1 })).rejects.toBeInstanceOf(NotFoundError);
   });
 });
