@@ -33,6 +33,7 @@ import { ProbeSettings } from "./probes/service.js";
 import { ServerAnalysis } from "./server-info/analysis/service.js";
 import { ServerInfoDocuments } from "./server-info/documents.js";
 import type { Clock, Services } from "./services.js";
+import { DatastoreReader } from "./sql/datastore-reader.js";
 import { Timeline } from "./timeline/service.js";
 
 export interface ServiceBase {
@@ -120,6 +121,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     serverAnalysis: new ServerAnalysis({ datastore, llm: llm.defaultChat, clock, logger }),
     llmProxy: new LlmProxy({ llm, logger, clock, memories }),
     memories,
+    datastoreReader: new DatastoreReader(datastore),
     mcpTools: new ToolCatalogue({ logger }),
     conversations: new ConversationStore(datastore, clock),
     chatCompaction: new ChatCompaction({ llm: llm.defaultChat, logger }),

@@ -24,6 +24,7 @@ import type { OverviewService } from "./overview/service.js";
 import type { ProbeSettings } from "./probes/service.js";
 import type { ServerAnalysis } from "./server-info/analysis/service.js";
 import type { ServerInfoDocuments } from "./server-info/documents.js";
+import type { DatastoreReader } from "./sql/datastore-reader.js";
 import type { Timeline } from "./timeline/service.js";
 
 /** Supplies the current time; tests inject a controllable one. */
@@ -87,6 +88,8 @@ export interface Services {
   llmProxy: LlmProxy;
   /** Memories stored through the MCP tools; pinned ones join every chat's system prompt. */
   memories: MemoryStore;
+  /** Read-only SQL on the datastore as a role that cannot read secrets (query_datastore). */
+  datastoreReader: DatastoreReader;
   /** The MCP tool catalogue, served at /mcp/v1 and through the REST bridge. */
   mcpTools: ToolCatalogue;
   /** Each user's stored chat conversations. */

@@ -5,6 +5,7 @@ import { DomainError, OperationFailed } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { failure, type Tool, type ToolContext, type ToolResult } from "./tool.js";
 import { alertingTools } from "./tools/alerting.js";
+import { datastoreTools } from "./tools/datastore.js";
 import { llmTools } from "./tools/llm.js";
 import { memoryTools } from "./tools/memories.js";
 import { monitoringTools } from "./tools/monitoring.js";
@@ -15,6 +16,7 @@ import { sqlTools } from "./tools/sql.js";
 export const allTools: readonly Tool[] = [
   ...sqlTools,
   ...monitoringTools,
+  ...datastoreTools,
   ...alertingTools,
   ...memoryTools,
   ...llmTools,

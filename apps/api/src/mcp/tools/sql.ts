@@ -26,6 +26,12 @@ const connectionArgs = {
     .describe("Database to connect to instead of the connection's default"),
 };
 
+/** Paging of query-like tools: rows returned and skipped per statement. */
+export const pagingArgs = {
+  limit: z.number().int().min(1).max(1000).default(100).describe("Rows returned per statement"),
+  offset: z.number().int().min(0).max(100_000).default(0).describe("Rows skipped per statement"),
+};
+
 /** Exactly one statement, or a refusal in the caller's terms. */
 function singleStatement(sql: string): Statement {
   let statements: Statement[];
@@ -80,6 +86,20 @@ function firstError(results: StatementResult[]): ToolResult | undefined {
   return failed ? failure(failed.error as string) : undefined;
 }
 
+/** The statements' rows (from `offset`, at most `limit` each), or the first statement's error. */
+export function presentRun(results: StatementResult[], offset: number, limit: number): ToolResult {
+  const error = firstError(results);
+  if (error) {
+    return error;
+  }
+  const parts = results.map((result) => present(result, offset, limit));
+  return text(
+    parts.length === 1
+      ? (parts[0] as string)
+      : parts.map((part, at) => `-- statement ${at + 1}: ${results[at]?.query}\n${part}`).join("\n\n"),
+  );
+}
+
 function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
@@ -93,8 +113,7 @@ export const queryDatabase = defineTool({
   input: {
     query: z.string().min(1).describe("SQL to run; several statements may be separated by semicolons"),
     ...connectionArgs,
-    limit: z.number().int().min(1).max(1000).default(100).describe("Rows returned per statement"),
-    offset: z.number().int().min(0).max(100_000).default(0).describe("Rows skipped per statement"),
+    ...pagingArgs,
     confirmed: z.boolean().default(false).describe("Set to true to run statements that write"),
   },
   async run(context, args) {
@@ -112,20 +131,7 @@ export const queryDatabase = defineTool({
         `${outcome.confirmation_message} Write statements:\n${(outcome.write_statements ?? []).join("\n")}\nCall query_database again with "confirmed": true once the user agreed.`,
       );
     }
-    const error = firstError(outcome.results as StatementResult[]);
-    if (error) {
-      return error;
-    }
-    const parts = outcome.results.map((result) =>
-      present(result as StatementResult, args.offset, args.limit),
-    );
-    return text(
-      parts.length === 1
-        ? (parts[0] as string)
-        : parts
-            .map((part, at) => `-- statement ${at + 1}: ${outcome.results[at]?.query}\n${part}`)
-            .join("\n\n"),
-    );
+    return presentRun(outcome.results as StatementResult[], args.offset, args.limit);
   },
 });
 
