@@ -23,6 +23,7 @@ import type { Config } from "./config.js";
 import { datastoreConnectionCatalog } from "./connections/catalog.js";
 import { ConnectionStore } from "./connections/store.js";
 import { ConversationStore } from "./conversations/store.js";
+import { KnowledgeBase } from "./knowledge-base/service.js";
 import { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
 import { ToolCatalogue } from "./mcp/catalogue.js";
@@ -122,6 +123,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     llmProxy: new LlmProxy({ llm, logger, clock, memories }),
     memories,
     datastoreReader: new DatastoreReader(datastore),
+    knowledgeBase: new KnowledgeBase({ datastore, logger }),
     mcpTools: new ToolCatalogue({ logger }),
     conversations: new ConversationStore(datastore, clock),
     chatCompaction: new ChatCompaction({ llm: llm.defaultChat, logger }),

@@ -15,6 +15,7 @@ import type { ClusterService } from "./clusters/service.js";
 import type { Config } from "./config.js";
 import type { ConnectionStore } from "./connections/store.js";
 import type { ConversationStore } from "./conversations/store.js";
+import type { KnowledgeBase } from "./knowledge-base/service.js";
 import type { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
 import type { ToolCatalogue } from "./mcp/catalogue.js";
@@ -90,6 +91,8 @@ export interface Services {
   memories: MemoryStore;
   /** Read-only SQL on the datastore as a role that cannot read secrets (query_datastore). */
   datastoreReader: DatastoreReader;
+  /** dbmon's documentation, indexed for full-text search (search_knowledgebase). */
+  knowledgeBase: KnowledgeBase;
   /** The MCP tool catalogue, served at /mcp/v1 and through the REST bridge. */
   mcpTools: ToolCatalogue;
   /** Each user's stored chat conversations. */

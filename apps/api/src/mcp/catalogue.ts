@@ -6,6 +6,7 @@ import type { Logger } from "../logger.js";
 import { failure, type Tool, type ToolContext, type ToolResult } from "./tool.js";
 import { alertingTools } from "./tools/alerting.js";
 import { datastoreTools } from "./tools/datastore.js";
+import { knowledgeBaseTools } from "./tools/knowledge-base.js";
 import { llmTools } from "./tools/llm.js";
 import { memoryTools } from "./tools/memories.js";
 import { monitoringTools } from "./tools/monitoring.js";
@@ -20,6 +21,7 @@ export const allTools: readonly Tool[] = [
   ...alertingTools,
   ...memoryTools,
   ...llmTools,
+  ...knowledgeBaseTools,
   ...resourceTools,
 ];
 
