@@ -11,11 +11,13 @@ import { llmTools } from "./tools/llm.js";
 import { memoryTools } from "./tools/memories.js";
 import { monitoringTools } from "./tools/monitoring.js";
 import { resourceTools } from "./tools/resources.js";
+import { similarityTools } from "./tools/similarity.js";
 import { sqlTools } from "./tools/sql.js";
 
 /** Every tool dbmon serves, over /mcp/v1 and the REST bridge alike. */
 export const allTools: readonly Tool[] = [
   ...sqlTools,
+  ...similarityTools,
   ...monitoringTools,
   ...datastoreTools,
   ...alertingTools,

@@ -12,7 +12,7 @@ import {
 import { type BoundConnection, boundConnection } from "../connection.js";
 import { defineTool, failure, type ToolContext, type ToolResult, text, tsv } from "../tool.js";
 
-const connectionArgs = {
+export const connectionArgs = {
   connection_id: z
     .number()
     .int()
@@ -62,7 +62,7 @@ function present(result: StatementResult, offset = 0, limit = result.rows.length
 }
 
 /** Runs read-only SQL on the bound connection with the execution core's limits. */
-async function runRead(
+export async function runRead(
   context: ToolContext,
   bound: BoundConnection,
   sql: string | Statement[],
@@ -100,8 +100,13 @@ export function presentRun(results: StatementResult[], offset: number, limit: nu
   );
 }
 
-function quoteIdent(name: string): string {
+export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** A string literal (the execution core's sessions keep standard_conforming_strings on). */
+export function sqlLiteral(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
 }
 
 export const queryDatabase = defineTool({
@@ -153,11 +158,10 @@ export const getSchemaInfo = defineTool({
       return failure("table_name needs schema_name");
     }
     const bound = await boundConnection(context, args);
-    const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
     const filters = [
       "c.table_schema not in ('pg_catalog', 'information_schema') and c.table_schema not like 'pg_toast%'",
-      args.schema_name ? `c.table_schema = ${literal(args.schema_name)}` : "",
-      args.table_name ? `c.table_name = ${literal(args.table_name)}` : "",
+      args.schema_name ? `c.table_schema = ${sqlLiteral(args.schema_name)}` : "",
+      args.table_name ? `c.table_name = ${sqlLiteral(args.table_name)}` : "",
       args.vector_tables_only
         ? "exists (select 1 from information_schema.columns v where v.table_schema = c.table_schema and v.table_name = c.table_name and v.udt_name = 'vector')"
         : "",
