@@ -113,6 +113,25 @@ describe("the MCP server at /mcp/v1", () => {
     });
   });
 
+  it("serves query_datastore, search_knowledgebase and similarity_search through the SDK's client", async () => {
+    const client = await connect(root.token);
+    expect(
+      await client.callTool({ name: "query_datastore", arguments: { query: "select current_user as who" } }),
+    ).toEqual({ content: [{ type: "text", text: "who\ndbmon_datastore_reader\n(1 row)" }] });
+    const found = (await client.callTool({
+      name: "search_knowledgebase",
+      arguments: { query: "MCP Inspector", top_n: 1 },
+    })) as { content: { text: string }[] };
+    expect(found.content[0]?.text).toMatch(/^\[1\] .*\nsource: docs\/mcp\.md/);
+    // No embedding provider in this app: a tool error, not a transport error.
+    expect(
+      await client.callTool({
+        name: "similarity_search",
+        arguments: { table_name: "docs", query_text: "x", connection_id: connectionId },
+      }),
+    ).toMatchObject({ isError: true });
+  });
+
   it("answers a denied tool, an unknown tool and bad arguments with isError results", async () => {
     const client = await connect(plain.token);
     expect(

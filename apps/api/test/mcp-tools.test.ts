@@ -17,11 +17,13 @@ const ALL_TOOLS = [
   "execute_explain",
   "count_rows",
   "test_query",
+  "similarity_search",
   "list_connections",
   "list_probes",
   "describe_probe",
   "query_metrics",
   "get_metric_baselines",
+  "query_datastore",
   "get_alert_history",
   "get_alert_rules",
   "get_blackouts",
@@ -30,6 +32,7 @@ const ALL_TOOLS = [
   "recall_memories",
   "delete_memory",
   "generate_embedding",
+  "search_knowledgebase",
   "read_resource",
 ];
 
