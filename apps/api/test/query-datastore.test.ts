@@ -138,6 +138,7 @@ describe("query_datastore", () => {
       "select * from alerts for update",
       "create table stolen as select 1",
       "select 1; drop table alerts",
+      "select dbmon_grant_datastore_reader()",
     ];
     for (const query of attempts) {
       const result = await run(query);

@@ -3,29 +3,13 @@
 -- sessions, tokens, encrypted passwords or channel secrets, nor users' conversations and memories.
 -- Only what is granted here is readable; tables added later stay closed unless a migration grants
 -- them. A datastore user without CREATEROLE cannot create the role: the migration then skips it and
--- the tool refuses to run (docs/mcp.md tells an administrator how to create it).
-DO $$
+-- the tool refuses to run. An administrator can create it later and then run, as the datastore
+-- user, `SELECT dbmon_grant_datastore_reader()` to apply the grants (docs/mcp.md).
+CREATE OR REPLACE FUNCTION dbmon_grant_datastore_reader() RETURNS boolean LANGUAGE plpgsql AS $grants$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'dbmon_datastore_reader') THEN
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = current_user AND (rolsuper OR rolcreaterole)) THEN
-      RAISE NOTICE 'dbmon_datastore_reader not created: % lacks CREATEROLE; query_datastore stays unavailable', current_user;
-      RETURN;
-    END IF;
-    BEGIN
-      CREATE ROLE dbmon_datastore_reader NOLOGIN NOINHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
-    EXCEPTION WHEN duplicate_object THEN
-      NULL; -- created at the same moment by the migration of another database on this server
-    END;
+    RETURN false;
   END IF;
-  -- The datastore user must be able to SET ROLE to it (superusers always can).
-  IF NOT pg_has_role(current_user, 'dbmon_datastore_reader', 'MEMBER') THEN
-    BEGIN
-      EXECUTE format('GRANT dbmon_datastore_reader TO %I', current_user);
-    EXCEPTION WHEN insufficient_privilege OR invalid_grant_operation THEN
-      RAISE NOTICE '% cannot be granted dbmon_datastore_reader; query_datastore stays unavailable', current_user;
-    END;
-  END IF;
-
   GRANT USAGE ON SCHEMA public TO dbmon_datastore_reader;
   GRANT SELECT ON
     ai_analysis_cache, alert_acknowledgments, alert_conditions, alert_rules, alert_thresholds, alerts,
@@ -61,5 +45,33 @@ BEGIN
   GRANT USAGE ON SCHEMA metrics TO dbmon_datastore_reader;
   GRANT SELECT ON ALL TABLES IN SCHEMA metrics TO dbmon_datastore_reader;
   ALTER DEFAULT PRIVILEGES IN SCHEMA metrics GRANT SELECT ON TABLES TO dbmon_datastore_reader;
+  RETURN true;
+END
+$grants$;
+--> statement-breakpoint
+REVOKE EXECUTE ON FUNCTION dbmon_grant_datastore_reader() FROM PUBLIC;
+--> statement-breakpoint
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'dbmon_datastore_reader') THEN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = current_user AND (rolsuper OR rolcreaterole)) THEN
+      RAISE NOTICE 'dbmon_datastore_reader not created: % lacks CREATEROLE; query_datastore stays unavailable', current_user;
+      RETURN;
+    END IF;
+    BEGIN
+      CREATE ROLE dbmon_datastore_reader NOLOGIN NOINHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
+    EXCEPTION WHEN duplicate_object THEN
+      NULL; -- created at the same moment by the migration of another database on this server
+    END;
+  END IF;
+  -- The datastore user must be able to SET ROLE to it (superusers always can).
+  IF NOT pg_has_role(current_user, 'dbmon_datastore_reader', 'MEMBER') THEN
+    BEGIN
+      EXECUTE format('GRANT dbmon_datastore_reader TO %I', current_user);
+    EXCEPTION WHEN insufficient_privilege OR invalid_grant_operation THEN
+      RAISE NOTICE '% cannot be granted dbmon_datastore_reader; query_datastore stays unavailable', current_user;
+    END;
+  END IF;
+  PERFORM dbmon_grant_datastore_reader();
 END
 $$;
