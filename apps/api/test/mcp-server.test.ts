@@ -211,6 +211,22 @@ describe("the MCP server at /mcp/v1", () => {
       id: 2,
       error: { code: ErrorCode.MethodNotFound, message: "Method not found" },
     });
+    // As the contract's mcpJsonRpc documents: batches, notifications (202, no body), and 400 for
+    // a body that is not JSON-RPC 2.0.
+    const batch = await post([
+      { jsonrpc: "2.0", id: 3, method: "ping" },
+      { jsonrpc: "2.0", id: 4, method: "prompts/list" },
+    ]);
+    expect(await batch.json()).toEqual([
+      { jsonrpc: "2.0", id: 3, result: {} },
+      { jsonrpc: "2.0", id: 4, result: { prompts: [] } },
+    ]);
+    const notified = await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    expect(notified.status).toBe(202);
+    expect(await notified.text()).toBe("");
+    const wrong = await post({ jsonrpc: "1.0", id: 5, method: "ping" });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({ error: expect.stringMatching(/^Invalid request body/) });
   });
 
   it("answers 401 without a token, and 405 to GET and DELETE (stateless: no stream, no session)", async () => {
