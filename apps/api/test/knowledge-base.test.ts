@@ -3,9 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CorpusChunk, loadCorpus, markdownSections } from "../src/knowledge-base/corpus.js";
 import { KnowledgeBase } from "../src/knowledge-base/service.js";
 import { version } from "../src/version.js";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
-
-type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
+import { buildTestApp, callBridgeTool, createUser, type TestApp, type TestUser } from "./support.js";
 
 describe("markdownSections", () => {
   it("splits at headings, titles sections by their heading path, and keeps code fences whole", () => {
@@ -37,13 +35,7 @@ describe("search_knowledgebase", () => {
   let plain: TestUser;
 
   const call = async (token: string, args: Record<string, unknown>) => {
-    const res = await requestJson(t.app, "/api/v1/mcp/tools/call", {
-      method: "POST",
-      token,
-      body: { name: "search_knowledgebase", arguments: args },
-    });
-    expect(res.status).toBe(200);
-    const result = (await res.json()) as ToolResult;
+    const result = await callBridgeTool(t, token, "search_knowledgebase", args);
     return { error: result.isError === true, text: result.content.map((c) => c.text).join("\n") };
   };
 

@@ -81,7 +81,9 @@ describe("a chat round trip through the MCP tools", () => {
       stop_reason: "tool_use",
     });
     // The provider was offered every tool of the bridge, with the bridge's input schemas.
-    const offered = (fake.requests[0]?.body as { tools: { name: string; input_schema: unknown }[] }).tools;
+    const offered =
+      (fake.requests[0]?.body as { tools?: { name: string; input_schema: unknown }[] } | undefined)?.tools ??
+      [];
     expect(offered.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
     expect(offered.find((tool) => tool.name === "query_metrics")?.input_schema).toEqual(
       tools.find((tool) => tool.name === "query_metrics")?.inputSchema,
@@ -113,7 +115,7 @@ describe("a chat round trip through the MCP tools", () => {
       stop_reason: "end_turn",
     });
     expect(fake.requests).toHaveLength(2);
-    expect((fake.requests[1]?.body as { messages: unknown[] }).messages).toEqual([
+    expect((fake.requests[1]?.body as { messages?: unknown[] } | undefined)?.messages).toEqual([
       { role: "user", content: question.content },
       {
         role: "assistant",

@@ -2,7 +2,9 @@ import { callMcpTool, listMcpTools } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertMetrics, prepareMetrics, seedProbeDefaults } from "./monitoring-support.js";
 import {
+  type BridgeToolResult,
   buildTestApp,
+  callBridgeTool,
   createUser,
   registerTestServer,
   requestJson,
@@ -36,7 +38,7 @@ const ALL_TOOLS = [
   "read_resource",
 ];
 
-type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
+type ToolResult = BridgeToolResult;
 
 describe("MCP tools over the REST bridge", () => {
   let t: TestApp;
@@ -46,15 +48,8 @@ describe("MCP tools over the REST bridge", () => {
   let connectionId: number;
   let hiddenId: number;
 
-  const call = async (token: string, name: string, args: Record<string, unknown> = {}) => {
-    const res = await requestJson(t.app, "/api/v1/mcp/tools/call", {
-      method: "POST",
-      token,
-      body: { name, arguments: args },
-    });
-    expect(res.status).toBe(200);
-    return (await res.json()) as ToolResult;
-  };
+  const call = (token: string, name: string, args: Record<string, unknown> = {}) =>
+    callBridgeTool(t, token, name, args);
   const textOf = (result: ToolResult) => result.content.map((c) => c.text).join("\n");
 
   beforeAll(async () => {

@@ -6,14 +6,13 @@ import { DatastoreReader } from "../src/sql/datastore-reader.js";
 import { insertMetrics, prepareMetrics, seedProbeDefaults } from "./monitoring-support.js";
 import {
   buildTestApp,
+  callBridgeTool,
   createUser,
   registerTestServer,
   requestJson,
   type TestApp,
   type TestUser,
 } from "./support.js";
-
-type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
 
 describe("query_datastore", () => {
   let t: TestApp;
@@ -24,15 +23,8 @@ describe("query_datastore", () => {
   const suffix = randomBytes(4).toString("hex");
   const extraRoles: string[] = [];
 
-  const call = async (token: string, args: Record<string, unknown>) => {
-    const res = await requestJson(t.app, "/api/v1/mcp/tools/call", {
-      method: "POST",
-      token,
-      body: { name: "query_datastore", arguments: args },
-    });
-    expect(res.status).toBe(200);
-    return (await res.json()) as ToolResult;
-  };
+  const call = (token: string, args: Record<string, unknown>) =>
+    callBridgeTool(t, token, "query_datastore", args);
   const run = async (query: string, args: Record<string, unknown> = {}) => {
     const result = await call(granted.token, { query, ...args });
     return { error: result.isError === true, text: result.content.map((c) => c.text).join("\n") };

@@ -12,9 +12,9 @@ import {
 import { runStatements } from "../src/sql/run.js";
 import {
   buildTestApp,
+  callBridgeTool,
   createUser,
   registerTestServer,
-  requestJson,
   type TestApp,
   type TestUser,
 } from "./support.js";
@@ -103,15 +103,8 @@ describe("similarity_search on a monitored server", () => {
   let bareRoot: TestUser;
   let connectionId: number;
 
-  const call = async (app: TestApp, token: string, args: Record<string, unknown>) => {
-    const res = await requestJson(app.app, "/api/v1/mcp/tools/call", {
-      method: "POST",
-      token,
-      body: { name: "similarity_search", arguments: args },
-    });
-    expect(res.status).toBe(200);
-    return (await res.json()) as { content: { text: string }[]; isError?: boolean };
-  };
+  const call = (app: TestApp, token: string, args: Record<string, unknown>) =>
+    callBridgeTool(app, token, "similarity_search", args);
 
   beforeAll(async () => {
     fake = await startFakeProvider();
