@@ -15,5 +15,8 @@ export default defineConfig({
   async onSuccess() {
     // The datastore finds its migrations beside the module that runs them: now this bundle.
     cpSync("../../packages/datastore/src/migrations", "dist/migrations", { recursive: true });
+    // The knowledge base's corpus (knowledge-base/corpus.ts), indexed at start-up: nothing is fetched.
+    cpSync("../../README.md", "dist/knowledge-base/README.md");
+    cpSync("../../docs", "dist/knowledge-base/docs", { recursive: true });
   },
 });

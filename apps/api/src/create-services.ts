@@ -23,6 +23,7 @@ import type { Config } from "./config.js";
 import { datastoreConnectionCatalog } from "./connections/catalog.js";
 import { ConnectionStore } from "./connections/store.js";
 import { ConversationStore } from "./conversations/store.js";
+import { KnowledgeBase } from "./knowledge-base/service.js";
 import { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
 import { ToolCatalogue } from "./mcp/catalogue.js";
@@ -33,6 +34,7 @@ import { ProbeSettings } from "./probes/service.js";
 import { ServerAnalysis } from "./server-info/analysis/service.js";
 import { ServerInfoDocuments } from "./server-info/documents.js";
 import type { Clock, Services } from "./services.js";
+import { DatastoreReader } from "./sql/datastore-reader.js";
 import { Timeline } from "./timeline/service.js";
 
 export interface ServiceBase {
@@ -120,6 +122,8 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     serverAnalysis: new ServerAnalysis({ datastore, llm: llm.defaultChat, clock, logger }),
     llmProxy: new LlmProxy({ llm, logger, clock, memories }),
     memories,
+    datastoreReader: new DatastoreReader(datastore),
+    knowledgeBase: new KnowledgeBase({ datastore, logger }),
     mcpTools: new ToolCatalogue({ logger }),
     conversations: new ConversationStore(datastore, clock),
     chatCompaction: new ChatCompaction({ llm: llm.defaultChat, logger }),

@@ -52,6 +52,13 @@ export async function startService(
       logger.info({ username: admin.username }, "created the first superuser");
       options.onAdminCreated?.(admin);
     }
+    // Indexed now rather than at the first search; a failure leaves only search_knowledgebase without it.
+    await services.knowledgeBase.ensureIndexed().catch((error: unknown) => {
+      logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        "knowledge base not indexed",
+      );
+    });
     if (datastore.embedded && config.monitorSelf) {
       const id = await registerSelfConnection(services, datastore.embedded);
       logger.info({ connectionId: id }, "monitoring the embedded datastore as connection 'local'");

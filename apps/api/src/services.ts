@@ -15,6 +15,7 @@ import type { ClusterService } from "./clusters/service.js";
 import type { Config } from "./config.js";
 import type { ConnectionStore } from "./connections/store.js";
 import type { ConversationStore } from "./conversations/store.js";
+import type { KnowledgeBase } from "./knowledge-base/service.js";
 import type { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
 import type { ToolCatalogue } from "./mcp/catalogue.js";
@@ -24,6 +25,7 @@ import type { OverviewService } from "./overview/service.js";
 import type { ProbeSettings } from "./probes/service.js";
 import type { ServerAnalysis } from "./server-info/analysis/service.js";
 import type { ServerInfoDocuments } from "./server-info/documents.js";
+import type { DatastoreReader } from "./sql/datastore-reader.js";
 import type { Timeline } from "./timeline/service.js";
 
 /** Supplies the current time; tests inject a controllable one. */
@@ -87,6 +89,10 @@ export interface Services {
   llmProxy: LlmProxy;
   /** Memories stored through the MCP tools; pinned ones join every chat's system prompt. */
   memories: MemoryStore;
+  /** Read-only SQL on the datastore as a role that cannot read secrets (query_datastore). */
+  datastoreReader: DatastoreReader;
+  /** dbmon's documentation, indexed for full-text search (search_knowledgebase). */
+  knowledgeBase: KnowledgeBase;
   /** The MCP tool catalogue, served at /mcp/v1 and through the REST bridge. */
   mcpTools: ToolCatalogue;
   /** Each user's stored chat conversations. */

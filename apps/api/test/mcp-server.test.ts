@@ -113,6 +113,25 @@ describe("the MCP server at /mcp/v1", () => {
     });
   });
 
+  it("serves query_datastore, search_knowledgebase and similarity_search through the SDK's client", async () => {
+    const client = await connect(root.token);
+    expect(
+      await client.callTool({ name: "query_datastore", arguments: { query: "select current_user as who" } }),
+    ).toEqual({ content: [{ type: "text", text: "who\ndbmon_datastore_reader\n(1 row)" }] });
+    const found = (await client.callTool({
+      name: "search_knowledgebase",
+      arguments: { query: "MCP Inspector", top_n: 1 },
+    })) as { content: { text: string }[] };
+    expect(found.content[0]?.text).toMatch(/^\[1\] .*\nsource: docs\/mcp\.md/);
+    // No embedding provider in this app: a tool error, not a transport error.
+    expect(
+      await client.callTool({
+        name: "similarity_search",
+        arguments: { table_name: "docs", query_text: "x", connection_id: connectionId },
+      }),
+    ).toMatchObject({ isError: true });
+  });
+
   it("answers a denied tool, an unknown tool and bad arguments with isError results", async () => {
     const client = await connect(plain.token);
     expect(
@@ -192,6 +211,22 @@ describe("the MCP server at /mcp/v1", () => {
       id: 2,
       error: { code: ErrorCode.MethodNotFound, message: "Method not found" },
     });
+    // As the contract's mcpJsonRpc documents: batches, notifications (202, no body), and 400 for
+    // a body that is not JSON-RPC 2.0.
+    const batch = await post([
+      { jsonrpc: "2.0", id: 3, method: "ping" },
+      { jsonrpc: "2.0", id: 4, method: "prompts/list" },
+    ]);
+    expect(await batch.json()).toEqual([
+      { jsonrpc: "2.0", id: 3, result: {} },
+      { jsonrpc: "2.0", id: 4, result: { prompts: [] } },
+    ]);
+    const notified = await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    expect(notified.status).toBe(202);
+    expect(await notified.text()).toBe("");
+    const wrong = await post({ jsonrpc: "1.0", id: 5, method: "ping" });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({ error: expect.stringMatching(/^Invalid request body/) });
   });
 
   it("answers 401 without a token, and 405 to GET and DELETE (stateless: no stream, no session)", async () => {

@@ -2,7 +2,9 @@ import { callMcpTool, listMcpTools } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertMetrics, prepareMetrics, seedProbeDefaults } from "./monitoring-support.js";
 import {
+  type BridgeToolResult,
   buildTestApp,
+  callBridgeTool,
   createUser,
   registerTestServer,
   requestJson,
@@ -17,11 +19,13 @@ const ALL_TOOLS = [
   "execute_explain",
   "count_rows",
   "test_query",
+  "similarity_search",
   "list_connections",
   "list_probes",
   "describe_probe",
   "query_metrics",
   "get_metric_baselines",
+  "query_datastore",
   "get_alert_history",
   "get_alert_rules",
   "get_blackouts",
@@ -30,10 +34,11 @@ const ALL_TOOLS = [
   "recall_memories",
   "delete_memory",
   "generate_embedding",
+  "search_knowledgebase",
   "read_resource",
 ];
 
-type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
+type ToolResult = BridgeToolResult;
 
 describe("MCP tools over the REST bridge", () => {
   let t: TestApp;
@@ -43,15 +48,8 @@ describe("MCP tools over the REST bridge", () => {
   let connectionId: number;
   let hiddenId: number;
 
-  const call = async (token: string, name: string, args: Record<string, unknown> = {}) => {
-    const res = await requestJson(t.app, "/api/v1/mcp/tools/call", {
-      method: "POST",
-      token,
-      body: { name, arguments: args },
-    });
-    expect(res.status).toBe(200);
-    return (await res.json()) as ToolResult;
-  };
+  const call = (token: string, name: string, args: Record<string, unknown> = {}) =>
+    callBridgeTool(t, token, name, args);
   const textOf = (result: ToolResult) => result.content.map((c) => c.text).join("\n");
 
   beforeAll(async () => {

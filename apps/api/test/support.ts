@@ -226,3 +226,27 @@ export async function registerTestServer(t: TestApp, token: string, name = "prim
   }
   return ((await created.json()) as { id: number }).id;
 }
+
+/** An MCP tool result as the REST bridge answers it. */
+export interface BridgeToolResult {
+  content: { type: string; text: string }[];
+  isError?: boolean;
+}
+
+/** Calls an MCP tool through POST /api/v1/mcp/tools/call, which answers 200 for tool errors too. */
+export async function callBridgeTool(
+  t: TestApp,
+  token: string,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<BridgeToolResult> {
+  const res = await requestJson(t.app, "/api/v1/mcp/tools/call", {
+    method: "POST",
+    token,
+    body: { name, arguments: args },
+  });
+  if (res.status !== 200) {
+    throw new Error(`${name}: ${res.status} ${await res.text()}`);
+  }
+  return (await res.json()) as BridgeToolResult;
+}

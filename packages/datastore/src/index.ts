@@ -1,5 +1,6 @@
 export { advisoryLocks } from "./advisory-locks.js";
 export { type Datastore, type DatastoreConfig, type Db, openDatastore, type Sql } from "./datastore.js";
+export { DATASTORE_READER_ROLE, DATASTORE_SECRET_COLUMNS } from "./datastore-reader.js";
 export { type EmbeddedServer, startEmbeddedServer } from "./embedded.js";
 export {
   createHostPolicy,

@@ -1,5 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Context } from "hono";
 import { createMcpServer } from "../mcp/server.js";
+import type { AppEnv } from "../services.js";
 import type { App } from "./app-type.js";
 import { refuseMethod } from "./method-not-allowed.js";
 
@@ -9,41 +11,43 @@ export const MCP_PATH = "/mcp/v1";
 const ACCEPTED = "application/json, text/event-stream";
 
 /**
- * `/mcp/v1`: the MCP Streamable HTTP transport of the SDK, stateless (a server and a transport per
- * request, no session id), so any process of a deployment answers any request. Callers authenticate
- * with their bearer token like on the REST API, before the transport sees anything.
- *
+ * Answers a POST to `/mcp/v1` (the contract's `mcpJsonRpc`) with the MCP Streamable HTTP transport
+ * of the SDK, stateless (a server and a transport per request, no session id), so any process of a
+ * deployment answers any request. The guard has authenticated the caller before.
+ */
+export async function answerMcpRequest(c: Context<AppEnv>): Promise<Response> {
+  const access = c.get("access");
+  await access.requireCaller();
+  const server = createMcpServer(c.get("services"), access);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    // The body was read (and checked for size and NUL) by the middleware; the transport gets a
+    // fresh request over the same text. Plain JSON-RPC clients need not list text/event-stream.
+    const headers = new Headers(c.req.raw.headers);
+    if (!headers.get("accept")?.includes("text/event-stream")) {
+      headers.set("accept", ACCEPTED);
+    }
+    const request = new Request(c.req.raw.url, {
+      method: "POST",
+      headers,
+      body: await c.req.text(),
+      signal: c.req.raw.signal,
+    });
+    return await transport.handleRequest(request);
+  } finally {
+    await server.close();
+  }
+}
+
+/**
  * Stateless, the endpoint offers no server-to-client SSE stream (GET) and no session to end
  * (DELETE): the transport specification has both answered 405, which its clients expect.
  */
 export function registerMcpEndpoint(app: App): void {
-  app.post(MCP_PATH, async (c) => {
-    const access = c.get("access");
-    await access.requireCaller();
-    const server = createMcpServer(c.get("services"), access);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    await server.connect(transport);
-    try {
-      // The body was read (and checked for size and NUL) by the middleware; the transport gets a
-      // fresh request over the same text. Plain JSON-RPC clients need not list text/event-stream.
-      const headers = new Headers(c.req.raw.headers);
-      if (!headers.get("accept")?.includes("text/event-stream")) {
-        headers.set("accept", ACCEPTED);
-      }
-      const request = new Request(c.req.raw.url, {
-        method: "POST",
-        headers,
-        body: await c.req.text(),
-        signal: c.req.raw.signal,
-      });
-      return await transport.handleRequest(request);
-    } finally {
-      await server.close();
-    }
-  });
   app.on(["GET", "DELETE"], MCP_PATH, async (c) => {
     await c.get("access").requireCaller();
     refuseMethod(["POST"]);

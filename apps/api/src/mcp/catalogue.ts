@@ -5,19 +5,25 @@ import { DomainError, OperationFailed } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { failure, type Tool, type ToolContext, type ToolResult } from "./tool.js";
 import { alertingTools } from "./tools/alerting.js";
+import { datastoreTools } from "./tools/datastore.js";
+import { knowledgeBaseTools } from "./tools/knowledge-base.js";
 import { llmTools } from "./tools/llm.js";
 import { memoryTools } from "./tools/memories.js";
 import { monitoringTools } from "./tools/monitoring.js";
 import { resourceTools } from "./tools/resources.js";
+import { similarityTools } from "./tools/similarity.js";
 import { sqlTools } from "./tools/sql.js";
 
 /** Every tool dbmon serves, over /mcp/v1 and the REST bridge alike. */
 export const allTools: readonly Tool[] = [
   ...sqlTools,
+  ...similarityTools,
   ...monitoringTools,
+  ...datastoreTools,
   ...alertingTools,
   ...memoryTools,
   ...llmTools,
+  ...knowledgeBaseTools,
   ...resourceTools,
 ];
 

@@ -22,6 +22,12 @@ export interface RunStatementsOptions {
   maxResultBytes?: number;
   /** Aborting it cancels the running statement, as the deadline does. */
   signal?: AbortSignal;
+  /**
+   * Run the statements as this role (SET LOCAL ROLE before the first one), whose privileges then
+   * bound what they can read. Only for read_only mode, whose refusals keep statements from switching
+   * back (SET, RESET, set_config).
+   */
+  role?: string;
 }
 
 /** One statement's outcome: the wire shape of POST /connections/{id}/query, plus a notice. */
@@ -71,7 +77,10 @@ type RunLimits = RowLimits & { maxRows: number };
  * transaction (set_config, pg_terminate_backend, pg_read_file, dblink…), is refused before it runs.
  */
 export async function runStatements(options: RunStatementsOptions): Promise<QueryRun> {
-  const limits: Required<Omit<RunStatementsOptions, "connection" | "sql" | "mode" | "signal">> = {
+  if (options.role !== undefined && options.mode !== "read_only") {
+    throw new Error("a role is only taken for read-only runs");
+  }
+  const limits: Required<Omit<RunStatementsOptions, "connection" | "sql" | "mode" | "signal" | "role">> = {
     deadlineMs: options.deadlineMs ?? DEFAULT_LIMITS.deadlineMs,
     maxRows: options.maxRows ?? DEFAULT_LIMITS.maxRows,
     maxCellBytes: options.maxCellBytes ?? DEFAULT_LIMITS.maxCellBytes,
@@ -110,6 +119,9 @@ export async function runStatements(options: RunStatementsOptions): Promise<Quer
   try {
     await sql
       .begin(options.mode === "read_only" ? "read only" : "read write", async (tx) => {
+        if (options.role !== undefined) {
+          await tx.unsafe(`set local role "${options.role.replace(/"/g, '""')}"`);
+        }
         for (const statement of statements) {
           const refusal = options.mode === "read_only" ? refuse(statement) : undefined;
           const result = refusal

@@ -1444,6 +1444,17 @@ export const listMCPTools: Endpoint<typeof C.listMcpTools> = { operationId: "lis
 export const callMCPTool: Endpoint<typeof C.callMcpTool> = { operationId: "callMCPTool", method: "post", path: "/api/v1/mcp/tools/call", pathParams: [], queryParams: [], body: 1 };
 
 /**
+ * MCP server (Streamable HTTP, JSON-RPC 2.0)
+ *
+ * The MCP endpoint, for MCP clients (the SDKs, the MCP Inspector, Claude Desktop through mcp-remote): the Streamable HTTP transport of `@modelcontextprotocol/sdk`, stateless (no session id), every answer one `application/json` body. A JSON-RPC request (or a batch) gets its JSON-RPC response with HTTP 200, outcomes of the method included (`error` -32601 for an unknown method); a notification gets 202 without a body. `tools/list` lists what the caller may use, exactly as `GET /api/v1/mcp/tools`; `tools/call` runs a tool as `POST /api/v1/mcp/tools/call` does, a refusal being a result with `isError`. GET and DELETE are answered 405 (no stream, no session). docs/mcp.md shows how to connect a client.
+ *
+ * Access: any authenticated caller. Each tool call and resource read checks the caller's MCP privileges, the token's scope and, for tools bound to a connection, access to it.
+ *
+ * `POST /mcp/v1`
+ */
+export const mcpJsonRpc: Endpoint<typeof C.mcpJsonRpc> = { operationId: "mcpJsonRpc", method: "post", path: "/mcp/v1", pathParams: [], queryParams: [], body: 2 };
+
+/**
  * AI-generated overview of the estate, a scope or a selection of connections
  *
  * Without parameters, the estate overview (regenerated on a significant change, or now with refresh=true); status "generating" until the first one exists. With scope_type and scope_id, or connection_ids, a summary of those servers, cached for five minutes. 503 when no chat provider is configured.

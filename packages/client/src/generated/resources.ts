@@ -719,6 +719,16 @@ export interface Resources<S extends ResultStyle> {
      * `POST /api/v1/mcp/tools/call`
      */
     callTool(...args: Args<FlatInput<typeof C.callMcpTool>, CallOptions>): Promise<Result<typeof C.callMcpTool, S>>;
+    /**
+     * MCP server (Streamable HTTP, JSON-RPC 2.0)
+     *
+     * The MCP endpoint, for MCP clients (the SDKs, the MCP Inspector, Claude Desktop through mcp-remote): the Streamable HTTP transport of `@modelcontextprotocol/sdk`, stateless (no session id), every answer one `application/json` body. A JSON-RPC request (or a batch) gets its JSON-RPC response with HTTP 200, outcomes of the method included (`error` -32601 for an unknown method); a notification gets 202 without a body. `tools/list` lists what the caller may use, exactly as `GET /api/v1/mcp/tools`; `tools/call` runs a tool as `POST /api/v1/mcp/tools/call` does, a refusal being a result with `isError`. GET and DELETE are answered 405 (no stream, no session). docs/mcp.md shows how to connect a client.
+     *
+     * Access: any authenticated caller. Each tool call and resource read checks the caller's MCP privileges, the token's scope and, for tools bound to a connection, access to it.
+     *
+     * `POST /mcp/v1`
+     */
+    mcpJsonRpc(...args: Args<WrappedInput<typeof C.mcpJsonRpc>, CallOptions>): Promise<Result<typeof C.mcpJsonRpc, S>>;
   };
   memories: {
     /**
@@ -1468,6 +1478,7 @@ export const resourceTable: Record<string, Record<string, Endpoint | readonly [E
   mcp: {
     listTools: E.listMCPTools,
     callTool: E.callMCPTool,
+    mcpJsonRpc: E.mcpJsonRpc,
   },
   memories: {
     list: E.listMemories,

@@ -46,3 +46,34 @@ export const McpToolCallResponseSchema = z
     isError: z.boolean().optional().openapi({ description: "The tool refused or failed" }),
   })
   .openapi("MCPToolCallResponse");
+
+const JsonRpcIdSchema = z.union([z.string(), z.number().int()]);
+
+export const JsonRpcRequestSchema = z
+  .object({
+    jsonrpc: z.literal("2.0"),
+    id: JsonRpcIdSchema.optional().openapi({ description: "Absent in a notification, which gets no answer" }),
+    method: z.string().min(1).openapi({
+      description:
+        "initialize, notifications/initialized, ping, tools/list, tools/call, resources/list, resources/read or prompts/list",
+      example: "tools/list",
+    }),
+    params: z.record(z.string(), z.unknown()).optional(),
+  })
+  .passthrough()
+  .openapi("JSONRPCRequest");
+
+export const JsonRpcResponseSchema = z
+  .object({
+    jsonrpc: z.literal("2.0"),
+    id: JsonRpcIdSchema.nullable().optional(),
+    result: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: "The method's result (tools/call: content and isError, as the REST bridge)" }),
+    error: z
+      .object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() })
+      .optional()
+      .openapi({ description: "-32601 Method not found, -32602 Invalid params, -32603 Internal error" }),
+  })
+  .openapi("JSONRPCResponse");

@@ -12,7 +12,7 @@ import {
 import { type BoundConnection, boundConnection } from "../connection.js";
 import { defineTool, failure, type ToolContext, type ToolResult, text, tsv } from "../tool.js";
 
-const connectionArgs = {
+export const connectionArgs = {
   connection_id: z
     .number()
     .int()
@@ -24,6 +24,12 @@ const connectionArgs = {
     .min(1)
     .optional()
     .describe("Database to connect to instead of the connection's default"),
+};
+
+/** Paging of query-like tools: rows returned and skipped per statement. */
+export const pagingArgs = {
+  limit: z.number().int().min(1).max(1000).default(100).describe("Rows returned per statement"),
+  offset: z.number().int().min(0).max(100_000).default(0).describe("Rows skipped per statement"),
 };
 
 /** Exactly one statement, or a refusal in the caller's terms. */
@@ -56,7 +62,7 @@ function present(result: StatementResult, offset = 0, limit = result.rows.length
 }
 
 /** Runs read-only SQL on the bound connection with the execution core's limits. */
-async function runRead(
+export async function runRead(
   context: ToolContext,
   bound: BoundConnection,
   sql: string | Statement[],
@@ -80,8 +86,27 @@ function firstError(results: StatementResult[]): ToolResult | undefined {
   return failed ? failure(failed.error as string) : undefined;
 }
 
-function quoteIdent(name: string): string {
+/** The statements' rows (from `offset`, at most `limit` each), or the first statement's error. */
+export function presentRun(results: StatementResult[], offset: number, limit: number): ToolResult {
+  const error = firstError(results);
+  if (error) {
+    return error;
+  }
+  const parts = results.map((result) => present(result, offset, limit));
+  return text(
+    parts.length === 1
+      ? (parts[0] as string)
+      : parts.map((part, at) => `-- statement ${at + 1}: ${results[at]?.query}\n${part}`).join("\n\n"),
+  );
+}
+
+export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** A string literal (the execution core's sessions keep standard_conforming_strings on). */
+export function sqlLiteral(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
 }
 
 export const queryDatabase = defineTool({
@@ -93,8 +118,7 @@ export const queryDatabase = defineTool({
   input: {
     query: z.string().min(1).describe("SQL to run; several statements may be separated by semicolons"),
     ...connectionArgs,
-    limit: z.number().int().min(1).max(1000).default(100).describe("Rows returned per statement"),
-    offset: z.number().int().min(0).max(100_000).default(0).describe("Rows skipped per statement"),
+    ...pagingArgs,
     confirmed: z.boolean().default(false).describe("Set to true to run statements that write"),
   },
   async run(context, args) {
@@ -112,20 +136,7 @@ export const queryDatabase = defineTool({
         `${outcome.confirmation_message} Write statements:\n${(outcome.write_statements ?? []).join("\n")}\nCall query_database again with "confirmed": true once the user agreed.`,
       );
     }
-    const error = firstError(outcome.results as StatementResult[]);
-    if (error) {
-      return error;
-    }
-    const parts = outcome.results.map((result) =>
-      present(result as StatementResult, args.offset, args.limit),
-    );
-    return text(
-      parts.length === 1
-        ? (parts[0] as string)
-        : parts
-            .map((part, at) => `-- statement ${at + 1}: ${outcome.results[at]?.query}\n${part}`)
-            .join("\n\n"),
-    );
+    return presentRun(outcome.results as StatementResult[], args.offset, args.limit);
   },
 });
 
@@ -147,11 +158,10 @@ export const getSchemaInfo = defineTool({
       return failure("table_name needs schema_name");
     }
     const bound = await boundConnection(context, args);
-    const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
     const filters = [
       "c.table_schema not in ('pg_catalog', 'information_schema') and c.table_schema not like 'pg_toast%'",
-      args.schema_name ? `c.table_schema = ${literal(args.schema_name)}` : "",
-      args.table_name ? `c.table_name = ${literal(args.table_name)}` : "",
+      args.schema_name ? `c.table_schema = ${sqlLiteral(args.schema_name)}` : "",
+      args.table_name ? `c.table_name = ${sqlLiteral(args.table_name)}` : "",
       args.vector_tables_only
         ? "exists (select 1 from information_schema.columns v where v.table_schema = c.table_schema and v.table_name = c.table_name and v.udt_name = 'vector')"
         : "",
