@@ -61,6 +61,7 @@ export async function startService(
         datastore,
         logger,
         secretKey: services.secretKey,
+        leaseSeconds: config.collectorLeaseSeconds,
         sslDirectory: config.sslDirectory,
         hostPolicy: services.hostPolicy,
       });
@@ -73,6 +74,7 @@ export async function startService(
         secretKey: services.secretKey,
         hosts: services.outboundHosts,
         clock: systemClock,
+        evaluationSeconds: config.evaluationSeconds,
       });
     }
   } catch (error) {
