@@ -131,7 +131,9 @@ export const environmentVariables = z.object({
   DBMON_COLLECTOR_LEASE_SECONDS: count(3_600)
     .min(3)
     .default(30)
-    .describe("Seconds a collector's lease on a connection lasts unless renewed (a dead one's move after it)"),
+    .describe(
+      "Seconds a collector's lease on a connection lasts unless renewed (a dead one's move after it)",
+    ),
   DBMON_MONITOR_SELF: boolean
     .default(true)
     .describe("Monitor the embedded datastore as the connection `local`"),

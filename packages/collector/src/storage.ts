@@ -140,11 +140,12 @@ export interface StoreResult {
  * batch fails so that one bad row loses only itself. Snapshot probes store only when the content hash
  * differs from the last stored snapshot. The run is recorded in `probe_runs` in the same transaction.
  *
- * With `leaseHolder`, the run is stored only while that collector holds the connection's lease, and
+ * With `leaseHolder`, the run is stored only while the connection's lease names that collector, and
  * the lease row is locked until the run is stored: a collector that has just given the connection
- * away (rebalancing) or lost it (it stalled past its lease) stores nothing more, and the collector
- * taking it over reads `probe_runs` only after the last run stored, so two collectors never both
- * store a collection of one connection.
+ * away (rebalancing) or lost it to another (it stalled past its lease) stores nothing more, and the
+ * collector taking it over reads `probe_runs` only after the last run stored, so two collectors
+ * never both store collections of one connection. A lapsed lease that no one has taken yet still
+ * names its holder: storing then duplicates nothing, and its next renewal keeps it.
  */
 export async function storeProbeRun(
   sql: Sql,
@@ -163,7 +164,7 @@ export async function storeProbeRun(
     if (leaseHolder !== undefined) {
       const held = await tx`
         select 1 from collector_leases
-        where connection_id = ${connectionId} and holder = ${leaseHolder} and expires_at > now()
+        where connection_id = ${connectionId} and holder = ${leaseHolder}
         for share`;
       if (held.length === 0) {
         result.leaseLost = true;
