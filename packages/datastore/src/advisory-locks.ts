@@ -22,6 +22,8 @@ export const advisoryLocks = {
    * locks never meet the one-key locks above.
    */
   overviewScope: 72_391_845,
+  /** Transaction lock around the alerter's update of `autovacuum_crossings`. */
+  autovacuumCrossings: 7_239_184_567,
   /** One cluster topology refresh at a time over all collectors ("dbmn"). */
   topologyRefresh: 0x64626d6e,
 } as const;
