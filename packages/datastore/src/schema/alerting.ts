@@ -205,6 +205,23 @@ export const autovacuumCrossings = pgTable(
   ],
 );
 
+/**
+ * The collection of each database `autovacuum_crossings` was last brought up to date with: when it
+ * is the collection before the latest, a table past its trigger without a crossing crossed at the
+ * latest; otherwise (the first time, or after the alerter was away) its history says when.
+ */
+export const autovacuumCrossingSyncs = pgTable(
+  "autovacuum_crossing_syncs",
+  {
+    connectionId: integer()
+      .notNull()
+      .references(() => connections.id, { onDelete: "cascade" }),
+    databaseName: text().notNull(),
+    syncedAt: timestamp({ withTimezone: true }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.connectionId, table.databaseName] })],
+);
+
 const blackoutScopeColumns = {
   scope: text().notNull(),
   groupId: integer(),
