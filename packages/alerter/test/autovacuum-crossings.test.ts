@@ -121,4 +121,21 @@ describe("autovacuum_not_running counts from the table's first crossing of its t
       ["public.busy", "active", 2],
     ]);
   });
+
+  it("after collections no alerter followed, a crossing is traced back to the collection it happened at", async () => {
+    const alerter = h.alerter();
+    const c = await addConnection(h.datastore, "away");
+    const start = new Date(Date.now() - 4 * HOUR_MS);
+    const at = (hours: number) => new Date(start.getTime() + hours * HOUR_MS);
+    await collect(c, at(0), { idle: { dead: 100 } });
+    h.clock.set(at(0));
+    await alerter.evaluate();
+    // The alerters are away while the table crosses its trigger (at 1 h) and stays past it.
+    for (const hours of [1, 2, 3]) {
+      await collect(c, at(hours), { idle: { dead: 400 } });
+    }
+    h.clock.set(at(3));
+    await alerter.evaluate();
+    expect(await overdue(c)).toEqual([["public.idle", "active", 2]]);
+  });
 });
