@@ -104,22 +104,3 @@ export async function stopAll(processes: readonly DbmonProcess[], graceMs = 10_0
     }),
   );
 }
-
-/** Polls `check` until it answers something other than undefined. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) {
-      return value;
-    }
-    if (Date.now() > until) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((done) => setTimeout(done, 250));
-  }
-}

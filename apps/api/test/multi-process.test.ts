@@ -9,10 +9,11 @@ import {
   startPrimary,
   type TestDatabase,
   type TestServer,
+  waitFor,
 } from "@dbmon/datastore/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DbmonProcess, startDbmon, stopAll, waitFor } from "./dbmon-processes.js";
+import { type DbmonProcess, startDbmon, stopAll } from "./dbmon-processes.js";
 
 /**
  * Two `dbmon serve`, two `dbmon collector` and two `dbmon alerter` processes on one datastore,
@@ -36,6 +37,9 @@ const PROBES: Record<string, string> = {
   pg_connectivity: "connection_id, collected_at",
   pg_settings: "connection_id, collected_at, name",
 };
+/** Waits for conditions of the shared processes: generous on a loaded machine, polled twice a second. */
+const waitForCondition = <T>(what: string, check: () => Promise<T | undefined>) =>
+  waitFor(what, check, 60_000, 500);
 const ADMIN = { username: "admin", password: "multi-process-Admin-1" };
 
 interface Sample {
@@ -280,7 +284,7 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
       }
 
       // Every connection leased, the leases shared between the two collectors, each collected twice.
-      await waitFor("two collections of every database", async () => {
+      await waitForCondition("two collections of every database", async () => {
         const collected = await samples("pg_connectivity");
         return connectionIds.every((id) => (collected.get(id)?.length ?? 0) >= 2) ? true : undefined;
       });
@@ -294,15 +298,20 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
     });
 
     it("sends each alert notification exactly once", async () => {
-      const alerts = await waitFor("the rule's alert on every database, each delivered", async () => {
-        const fired = await datastore<{ id: number }[]>`
+      const alerts = await waitForCondition(
+        "the rule's alert on every database, each delivered",
+        async () => {
+          const fired = await datastore<{ id: number }[]>`
           select a.id::int as id from alerts a join alert_rules r on r.id = a.rule_id
           where r.name = 'high_max_connections' and a.status = 'active'`;
-        const delivered = new Set(deliveries.filter((d) => d.event === "alert_fire").map((d) => d.alert_id));
-        return fired.length === DATABASES && fired.every((alert) => delivered.has(alert.id))
-          ? fired
-          : undefined;
-      });
+          const delivered = new Set(
+            deliveries.filter((d) => d.event === "alert_fire").map((d) => d.alert_id),
+          );
+          return fired.length === DATABASES && fired.every((alert) => delivered.has(alert.id))
+            ? fired
+            : undefined;
+        },
+      );
       expect(alerts).toHaveLength(DATABASES);
       // Both alerters keep evaluating and dispatching: nothing is sent again.
       await new Promise((done) => setTimeout(done, 2 * EVALUATION_SECONDS * 1000 + 1_000));
@@ -332,7 +341,7 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
       const killedAt = Date.now();
       await victim.process.exited;
 
-      await waitFor("the survivor to hold every lease", async () => {
+      await waitForCondition("the survivor to hold every lease", async () => {
         const leased = await holders();
         return connectionIds.every((id) => leased.get(id) === survivor.instanceId) ? true : undefined;
       });
@@ -345,7 +354,7 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
 
       // A collection of each taken-over database after the takeover, and no gap anywhere.
       const takenAt = Math.max(...taken.map((lease) => lease.acquired_ms));
-      await waitFor("a collection of every taken-over database", async () => {
+      await waitForCondition("a collection of every taken-over database", async () => {
         const collected = await samples("pg_connectivity");
         return victims.every((id) => (collected.get(id) ?? []).some((at) => at > takenAt)) ? true : undefined;
       });
@@ -357,13 +366,13 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
       const late = startDbmon("collector", collectorEnv);
       processes.push(late);
       const instanceId = String((await late.logged("dbmon collector running")).instanceId);
-      const moved = await waitFor("the leases shared out again", async () => {
+      const moved = await waitForCondition("the leases shared out again", async () => {
         const leased = [...(await holders())];
         const taken = leased.filter(([, holder]) => holder === instanceId).map(([id]) => id);
         return leased.length === DATABASES && taken.length === DATABASES / 2 ? taken : undefined;
       });
       const movedAt = Date.now();
-      await waitFor("a collection of every moved database by the new collector", async () => {
+      await waitForCondition("a collection of every moved database by the new collector", async () => {
         const collected = await samples("pg_connectivity");
         return moved.every((id) => (collected.get(id) ?? []).some((at) => at > movedAt)) ? true : undefined;
       });
