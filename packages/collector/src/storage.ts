@@ -162,6 +162,10 @@ export async function storeProbeRun(
   return sql.begin(async (tx) => {
     const result: StoreResult = { stored: 0, failed: 0, unchanged: false, leaseLost: false };
     if (leaseHolder !== undefined) {
+      // The connection's row first, as the inserts' foreign keys would: a lease cycle taking it
+      // (FOR UPDATE of the connection, then the lease) or its deletion (the connection, then by
+      // cascade the lease) locks in that order too, so neither can deadlock with this run.
+      await tx`select 1 from connections where id = ${connectionId} for key share`;
       const held = await tx`
         select 1 from collector_leases
         where connection_id = ${connectionId} and holder = ${leaseHolder}
