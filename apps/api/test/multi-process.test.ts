@@ -25,7 +25,7 @@ import { type DbmonProcess, startDbmon, stopAll } from "./dbmon-processes.js";
  */
 const DATABASES = 50;
 /** Probe interval (s): the gap bound (two intervals) leaves one lease period plus slack for a takeover. */
-const INTERVAL_SECONDS = 8;
+const INTERVAL_SECONDS = 10;
 /** DBMON_COLLECTOR_LEASE_SECONDS: renewed every third of it. */
 const LEASE_SECONDS = 4;
 /** DBMON_EVALUATION_INTERVAL_SECONDS. */
