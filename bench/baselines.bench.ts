@@ -126,9 +126,9 @@ export async function run(): Promise<void> {
       `\n## Anomaly baselines from ${DAYS} days of history (${DATABASES} databases, ${TABLES} tables each)`,
     );
     console.log(
-      "| connections | rows of history | generated s | full recalculation s | baselines | evaluation pass ms |",
+      "| connections | rows of history | generated s | full recalculation s | baselines | first evaluation pass ms | evaluation pass ms |",
     );
-    console.log("|---|---|---|---|---|---|");
+    console.log("|---|---|---|---|---|---|---|");
     let total = 0;
     for (const connections of CONNECTIONS) {
       const ids = (
@@ -147,9 +147,12 @@ export async function run(): Promise<void> {
       const [{ count } = { count: 0 }] = await sql<
         { count: number }[]
       >`select count(*)::int as count from metric_baselines`;
+      // The first pass also traces back when each table past autovacuum's trigger crossed it (once
+      // per database the alerters have not followed); later passes only follow new collections.
+      const firstEvaluation = await timed(() => alerter.evaluate());
       const evaluation = await timed(() => alerter.evaluate());
       console.log(
-        `| ${connections} | ${rows} | ${(generation / 1000).toFixed(1)} | ${(recalculation / 1000).toFixed(2)} | ${count} | ${evaluation.toFixed(0)} |`,
+        `| ${connections} | ${rows} | ${(generation / 1000).toFixed(1)} | ${(recalculation / 1000).toFixed(2)} | ${count} | ${firstEvaluation.toFixed(0)} | ${evaluation.toFixed(0)} |`,
       );
     }
     await alerter.stop();

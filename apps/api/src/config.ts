@@ -107,6 +107,10 @@ export const environmentVariables = z.object({
   DBMON_ALERTER: boolean
     .default(true)
     .describe("Run the alerter inside `dbmon serve` (turn off when it runs as `dbmon alerter`)"),
+  DBMON_EVALUATION_INTERVAL_SECONDS: count(3_600)
+    .min(1)
+    .default(60)
+    .describe("Seconds between the alerter's evaluations of every rule"),
   DBMON_SHUTDOWN_TIMEOUT_SECONDS: z.coerce
     .number()
     .int()
@@ -124,6 +128,12 @@ export const environmentVariables = z.object({
   DBMON_COLLECTOR: boolean
     .default(true)
     .describe("Run the collector inside `dbmon serve` (turn off when it runs as `dbmon collector`)"),
+  DBMON_COLLECTOR_LEASE_SECONDS: count(3_600)
+    .min(3)
+    .default(30)
+    .describe(
+      "Seconds a collector's lease on a connection lasts unless renewed (a dead one's move after it)",
+    ),
   DBMON_MONITOR_SELF: boolean
     .default(true)
     .describe("Monitor the embedded datastore as the connection `local`"),
@@ -185,6 +195,8 @@ export interface Config {
   sslDirectory: string | undefined;
   /** Run the collector inside `dbmon serve`. */
   runCollector: boolean;
+  /** Seconds a collector's lease on a connection lasts unless renewed. */
+  collectorLeaseSeconds: number;
   /** Register the embedded datastore as the monitored connection `local`. */
   monitorSelf: boolean;
   /** The LLM provider for AI features; null when none is configured. */
@@ -193,6 +205,8 @@ export interface Config {
   notificationAllowedHosts: string | undefined;
   /** Whether `dbmon serve` runs the alerter in its process. */
   alerter: boolean;
+  /** Seconds between the alerter's evaluation passes. */
+  evaluationSeconds: number;
   /** The superuser created on first start when there are no users. */
   adminUsername: string;
   /** Its password; generated and printed once when absent. */
@@ -247,10 +261,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secret: e.DBMON_SECRET,
     sslDirectory: e.DBMON_SSL_DIR,
     runCollector: e.DBMON_COLLECTOR,
+    collectorLeaseSeconds: e.DBMON_COLLECTOR_LEASE_SECONDS,
     monitorSelf: e.DBMON_MONITOR_SELF,
     llm: loadLlm(env),
     notificationAllowedHosts: e.DBMON_NOTIFICATION_ALLOWED_HOSTS,
     alerter: e.DBMON_ALERTER,
+    evaluationSeconds: e.DBMON_EVALUATION_INTERVAL_SECONDS,
     adminUsername: e.DBMON_ADMIN_USERNAME,
     adminPassword: e.DBMON_ADMIN_PASSWORD,
     trustedProxies: e.DBMON_TRUSTED_PROXIES,

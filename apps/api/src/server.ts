@@ -68,6 +68,7 @@ export async function startService(
         datastore,
         logger,
         secretKey: services.secretKey,
+        leaseSeconds: config.collectorLeaseSeconds,
         sslDirectory: config.sslDirectory,
         hostPolicy: services.hostPolicy,
       });
@@ -80,6 +81,7 @@ export async function startService(
         secretKey: services.secretKey,
         hosts: services.outboundHosts,
         clock: systemClock,
+        evaluationSeconds: config.evaluationSeconds,
       });
     }
   } catch (error) {

@@ -17,10 +17,12 @@ describe("configuration", () => {
       blockedHosts: undefined,
       secret: undefined,
       runCollector: true,
+      collectorLeaseSeconds: 30,
       monitorSelf: true,
       llm: null,
       notificationAllowedHosts: undefined,
       alerter: true,
+      evaluationSeconds: 60,
       adminUsername: "admin",
       adminPassword: undefined,
       trustedProxies: [],
@@ -59,6 +61,8 @@ describe("configuration", () => {
       DBMON_LOG_LEVEL: "debug",
       DBMON_CORS_ORIGIN: "https://ui.example.com/",
       DBMON_HSTS: "true",
+      DBMON_COLLECTOR_LEASE_SECONDS: "6",
+      DBMON_EVALUATION_INTERVAL_SECONDS: "5",
     });
     expect(config).toMatchObject({
       host: "0.0.0.0",
@@ -68,6 +72,8 @@ describe("configuration", () => {
       logLevel: "debug",
       corsOrigin: "https://ui.example.com",
       hsts: true,
+      collectorLeaseSeconds: 6,
+      evaluationSeconds: 5,
     });
   });
 
@@ -86,6 +92,8 @@ describe("configuration", () => {
     [{ DBMON_COLLECTOR: "sometimes" }, "DBMON_COLLECTOR"],
     [{ DBMON_TRUSTED_PROXIES: "proxy.example.com" }, "DBMON_TRUSTED_PROXIES"],
     [{ DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS: "-1" }, "DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS"],
+    [{ DBMON_COLLECTOR_LEASE_SECONDS: "2" }, "DBMON_COLLECTOR_LEASE_SECONDS"],
+    [{ DBMON_EVALUATION_INTERVAL_SECONDS: "0" }, "DBMON_EVALUATION_INTERVAL_SECONDS"],
   ])("names the wrong variable in one line (%o)", (env, variable) => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
     try {

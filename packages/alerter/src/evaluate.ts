@@ -45,6 +45,7 @@ async function metricValues(
     return undefined;
   }
   try {
+    await definition.prepare?.(sql, context.now);
     const values = await currentValues(sql, definition, context.now);
     return {
       values: values.filter((v) => v.value !== null && Number.isFinite(v.value)),

@@ -1,5 +1,7 @@
 import type { Sql } from "@dbmon/datastore";
 import { findProbeSpec } from "@dbmon/datastore";
+import { AUTOVACUUM_FRESHNESS_SECONDS, updateAutovacuumCrossings } from "./autovacuum-crossings.js";
+import { collected, seconds, settingAt } from "./metric-sql.js";
 
 /**
  * How each rule metric is computed from collected data. A definition's query gives the metric's value
@@ -28,6 +30,11 @@ export interface MetricDefinition {
    * metrics need nothing before the range, and reading it would only cost time.
    */
   readsPreviousCollection?: true;
+  /**
+   * Brings state the query reads up to date with the collections up to `now`, before each
+   * evaluation (one alerter at a time): what would otherwise take the query a look through history.
+   */
+  prepare?: (sql: Sql, now: Date) => Promise<void>;
 }
 
 export interface MetricValue {
@@ -52,16 +59,6 @@ const THIRTY_MINUTES = 1800;
 /** Columns that identify one collection of a table: database-scoped probes collect per database. */
 const collectionKey = (table: string) =>
   findProbeSpec(table)?.scope === "database" ? "connection_id, database_name" : "connection_id";
-
-/**
- * Rows of a metrics table collected in the range, reached through each connection: the tables' index
- * leads with connection_id, so a short range (the latest collections) is a few index lookups per
- * connection instead of a scan of the week's partition.
- */
-const collected = (table: string, where = "true") =>
-  `(select t.* from public.connections c
-    cross join lateral (select * from metrics.${table} where connection_id = c.id
-      and collected_at > $2::timestamptz and collected_at <= $1::timestamptz and ${where}) t)`;
 
 /**
  * The values of the latest collection of each series at `now`, when that collection is at most the
@@ -93,20 +90,6 @@ export function currentValues(sql: Sql, definition: MetricDefinition, now: Date)
 const superseded = (table: string) => `exists (
     select 1 from probe_runs r where r.connection_id = latest.connection_id and r.probe_name = '${table}'
       and r.last_run_at > latest.collected_at and r.last_run_at <= $1::timestamptz)`;
-
-/**
- * A join giving, as `alias.value`, the value a setting had when sample `a` was collected: the stored
- * snapshot in force then (pg_settings is stored only when it changes); the first snapshot also covers
- * the time before it, as nothing better is known. Set-based rather than a lookup per sample, which a
- * week of history would make thousands of.
- */
-const settingAt = (name: string, alias: string) => `
-  left join (select connection_id, setting::float8 as value,
-      case when lag(collected_at) over w is null then '-infinity'::timestamptz else collected_at end as since,
-      coalesce(lead(collected_at) over w, 'infinity'::timestamptz) as until
-    from metrics.pg_settings where name = '${name}' and collected_at <= $1::timestamptz
-    window w as (partition by connection_id order by collected_at)) ${alias}
-  on ${alias}.connection_id = a.connection_id and a.collected_at >= ${alias}.since and a.collected_at < ${alias}.until`;
 
 /**
  * Increases of counters between consecutive collections of each series (negative after a statistics
@@ -152,8 +135,6 @@ const worstTablePerDatabase = (tables: MetricDefinition["tables"], rows: string)
 });
 
 const clientBackends = collected("pg_stat_activity", "backend_type = 'client backend'");
-
-const seconds = (expression: string) => `extract(epoch from ${expression})::float8`;
 
 const SERVER = "null::text as database_name, null::text as object_name";
 
@@ -303,18 +284,23 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
   ),
   // D12: the archiver's counters are collected with pg_stat_wal.
   "pg_stat_archiver.failed_count_delta": delta("pg_stat_wal", "failed_count", THIRTY_MINUTES),
-  table_last_autovacuum_hours: worstTablePerDatabase(
-    ["pg_stat_all_tables", "pg_settings"],
-    `
+  // Hours since the table crossed its autovacuum trigger (since its last vacuum), from the crossings
+  // the alerter keeps (autovacuum-crossings.ts): a table never vacuumed counts from its crossing, not
+  // from the epoch, without reading its history at every evaluation.
+  table_last_autovacuum_hours: {
+    ...worstTablePerDatabase(
+      ["pg_stat_all_tables", "pg_settings"],
+      `
       select a.connection_id, a.database_name, a.schemaname || '.' || a.relname as object_name, a.collected_at,
-        ${seconds("a.collected_at - coalesce(a.last_autovacuum, 'epoch'::timestamptz)")} / 3600 as value
+        ${seconds("a.collected_at - x.crossed_at")} / 3600 as value
       from ${collected("pg_stat_all_tables")} a
-      ${settingAt("autovacuum_vacuum_threshold", "vt")} ${settingAt("autovacuum_vacuum_scale_factor", "vs")}
-      -- Autovacuum's trigger, from its own row estimate (negative: never estimated, counts as 0);
-      -- rows collected before reltuples was, fall back to n_live_tup.
-      where a.n_dead_tup > coalesce(vt.value, 50)
-        + coalesce(vs.value, 0.2) * coalesce(greatest(a.reltuples, 0), a.n_live_tup)`,
-  ),
+      join public.autovacuum_crossings x on x.connection_id = a.connection_id and x.database_name = a.database_name
+        and x.schema_name = a.schemaname and x.relation_name = a.relname
+      where a.collected_at >= x.crossed_at`,
+    ),
+    freshnessSeconds: AUTOVACUUM_FRESHNESS_SECONDS,
+    prepare: updateAutovacuumCrossings,
+  },
   "pg_stat_all_tables.dead_tuple_percent": worstTablePerDatabase(
     ["pg_stat_all_tables"],
     `

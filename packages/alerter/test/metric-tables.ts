@@ -49,7 +49,7 @@ const tables: Record<string, { database: boolean; columns: string }> = {
   pg_stat_all_tables: {
     database: true,
     columns:
-      "schemaname text, relname text, n_live_tup double precision, n_dead_tup double precision, last_autovacuum timestamptz, reltuples double precision",
+      "schemaname text, relname text, n_live_tup double precision, n_dead_tup double precision, last_vacuum timestamptz, last_autovacuum timestamptz, reltuples double precision",
   },
   pg_stat_statements: {
     database: true,

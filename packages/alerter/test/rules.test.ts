@@ -60,8 +60,12 @@ async function sample(at: Date, phase: "fire" | "clear"): Promise<void> {
     await sql`insert into metrics.pg_stat_checkpointer (connection_id, collected_at, num_requested) values (${c}, ${ts}, 60)`;
     await sql`insert into metrics.pg_stat_wal (connection_id, collected_at, failed_count) values (${c}, ${ts}, 4)`;
   }
-  await sql`insert into metrics.pg_stat_all_tables (connection_id, database_name, collected_at, schemaname, relname, n_live_tup, n_dead_tup, last_autovacuum)
-    values (${c}, 'app', ${ts}, 'public', 'orders', 2000, ${fire ? 1500 : 0}, null)`;
+  // When firing, past autovacuum's trigger for two hours already (the collection then included).
+  const tableCollections = fire ? [new Date(at.getTime() - 2 * 3600_000).toISOString(), ts] : [ts];
+  for (const collectedAt of tableCollections) {
+    await sql`insert into metrics.pg_stat_all_tables (connection_id, database_name, collected_at, schemaname, relname, n_live_tup, n_dead_tup, last_autovacuum)
+      values (${c}, 'app', ${collectedAt}, 'public', 'orders', 2000, ${fire ? 1500 : 0}, null)`;
+  }
   await sql`insert into metrics.pg_stat_statements (connection_id, database_name, collected_at, queryid, mean_exec_time)
     select ${c}, 'app', ${ts}::timestamptz, g::text, ${fire ? 2000 : 5} from generate_series(1, 12) g`;
   if (fire) {
@@ -176,14 +180,16 @@ describe("collected rows", () => {
     const sql = h.datastore.sql;
     const now = new Date();
     h.clock.set(now);
-    const at = new Date(now.getTime() - 1000).toISOString();
     // A new database's catalog: statistics empty (n_live_tup 0), 200 dead tuples, but autovacuum
     // estimates 3,000 rows and waits for 50 + 0.2 × 3,000 = 650; a table never estimated (-1) waits
-    // for 50 only.
-    await sql`insert into metrics.pg_stat_all_tables (connection_id, database_name, collected_at, schemaname, relname,
-        n_live_tup, n_dead_tup, last_autovacuum, reltuples)
-      values (${c}, 'app', ${at}, 'pg_catalog', 'pg_attribute', 0, 200, null, 3000),
-             (${c}, 'app', ${at}, 'public', 'fresh', 0, 60, null, -1)`;
+    // for 50 only. Collected two hours ago and now.
+    for (const ago of [2 * 3600_000, 1000]) {
+      const at = new Date(now.getTime() - ago).toISOString();
+      await sql`insert into metrics.pg_stat_all_tables (connection_id, database_name, collected_at, schemaname, relname,
+          n_live_tup, n_dead_tup, last_autovacuum, reltuples)
+        values (${c}, 'app', ${at}, 'pg_catalog', 'pg_attribute', 0, 200, null, 3000),
+               (${c}, 'app', ${at}, 'public', 'fresh', 0, 60, null, -1)`;
+    }
     await alerter.evaluate();
     expect((await statusOf("autovacuum_not_running", c)).map(([status, object]) => [status, object])).toEqual(
       [["active", "public.fresh"]],

@@ -131,6 +131,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
 
   const deps: MonitorDeps = {
     sql,
+    leaseHolder: instanceId,
     logger,
     clock,
     partitions,

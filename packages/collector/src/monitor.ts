@@ -27,6 +27,8 @@ export interface MonitorSettings {
 
 export interface MonitorDeps {
   sql: Sql;
+  /** This collector's name in `collector_leases`: runs are stored only while it holds the lease. */
+  leaseHolder: string;
   logger: CollectorLogger;
   clock: Clock;
   partitions: PartitionManager;
@@ -180,7 +182,21 @@ export class ConnectionMonitor {
     }
     try {
       await this.deps.partitions.ensureFor(probe, collectedAt);
-      await storeProbeRun(this.deps.sql, this.deps.logger, probe, this.connection.id, collectedAt, rows);
+      const stored = await storeProbeRun(
+        this.deps.sql,
+        this.deps.logger,
+        probe,
+        this.connection.id,
+        collectedAt,
+        rows,
+        this.deps.leaseHolder,
+      );
+      if (stored.leaseLost) {
+        this.deps.logger.debug(
+          { connectionId: this.connection.id, probe: probe.name },
+          "lease lost: the run is not stored",
+        );
+      }
     } catch (error) {
       this.deps.logger.error(
         { connectionId: this.connection.id, probe: probe.name, err: describeError(error) },

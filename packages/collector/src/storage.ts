@@ -131,12 +131,21 @@ export interface StoreResult {
   failed: number;
   /** A snapshot probe whose content had not changed: nothing was stored. */
   unchanged: boolean;
+  /** The collector no longer holds the connection's lease: nothing was stored. */
+  leaseLost: boolean;
 }
 
 /**
  * Stores one run of a probe for a connection: multi-row inserts, falling back to row-by-row when a
  * batch fails so that one bad row loses only itself. Snapshot probes store only when the content hash
  * differs from the last stored snapshot. The run is recorded in `probe_runs` in the same transaction.
+ *
+ * With `leaseHolder`, the run is stored only while the connection's lease names that collector, and
+ * the lease row is locked until the run is stored: a collector that has just given the connection
+ * away (rebalancing) or lost it to another (it stalled past its lease) stores nothing more, and the
+ * collector taking it over reads `probe_runs` only after the last run stored, so two collectors
+ * never both store collections of one connection. A lapsed lease that no one has taken yet still
+ * names its holder: storing then duplicates nothing, and its next renewal keeps it.
  */
 export async function storeProbeRun(
   sql: Sql,
@@ -145,12 +154,27 @@ export async function storeProbeRun(
   connectionId: number,
   collectedAt: Date,
   rows: readonly ProbeRow[] | null,
+  leaseHolder?: string,
 ): Promise<StoreResult> {
   const columns = [...keyColumns(probe), ...probe.columns.map((column) => column.name)];
   const jsonColumns = probe.columns.filter((column) => column.type === "jsonb").map((column) => column.name);
   const hash = probe.snapshot && rows ? snapshotHash(rows) : null;
   return sql.begin(async (tx) => {
-    const result: StoreResult = { stored: 0, failed: 0, unchanged: false };
+    const result: StoreResult = { stored: 0, failed: 0, unchanged: false, leaseLost: false };
+    if (leaseHolder !== undefined) {
+      // The connection's row first, as the inserts' foreign keys would: a lease cycle taking it
+      // (FOR UPDATE of the connection, then the lease) or its deletion (the connection, then by
+      // cascade the lease) locks in that order too, so neither can deadlock with this run.
+      await tx`select 1 from connections where id = ${connectionId} for key share`;
+      const held = await tx`
+        select 1 from collector_leases
+        where connection_id = ${connectionId} and holder = ${leaseHolder}
+        for share`;
+      if (held.length === 0) {
+        result.leaseLost = true;
+        return result;
+      }
+    }
     if (hash !== null) {
       const [previous] = await tx<{ snapshot_hash: string | null }[]>`
         select snapshot_hash from probe_runs

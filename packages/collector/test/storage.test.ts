@@ -77,7 +77,7 @@ describe("metrics storage", () => {
       collectedAt,
       rows,
     );
-    expect(result).toEqual({ stored: 2, failed: 1, unchanged: false });
+    expect(result).toEqual({ stored: 2, failed: 1, unchanged: false, leaseLost: false });
     expect(warnings).toContain("a collected row could not be stored");
     const stored = await env.datastore.sql`
       select database_name, label, amount from metrics.test_samples where connection_id = ${connectionId}
@@ -86,6 +86,42 @@ describe("metrics storage", () => {
       { database_name: "a", label: "first", amount: 1 },
       { database_name: "b", label: "third", amount: 3 },
     ]);
+  });
+
+  it("stores a collector's run only while the connection's lease names it", async () => {
+    const sql = env.datastore.sql;
+    const other = await insertConnection(env, { name: "leased", database_name: "postgres" });
+    const partitions = new PartitionManager(sql, [sampleProbe]);
+    const store = async (holder: string) => {
+      const at = new Date();
+      await partitions.ensureFor(sampleProbe, at);
+      return storeProbeRun(
+        sql,
+        logger,
+        sampleProbe,
+        other,
+        at,
+        [{ database_name: "a", label: holder }],
+        holder,
+      );
+    };
+    const stored = async () =>
+      (await sql`select 1 from metrics.test_samples where connection_id = ${other}`).length;
+    const runs = async () => (await sql`select 1 from probe_runs where connection_id = ${other}`).length;
+
+    expect(await store("nobody")).toMatchObject({ stored: 0, leaseLost: true });
+    await sql`
+      insert into collector_leases (connection_id, holder, acquired_at, expires_at)
+      values (${other}, 'collector-a', now(), now() + interval '1 minute')`;
+    expect(await store("collector-b")).toMatchObject({ stored: 0, leaseLost: true });
+    expect([await stored(), await runs()]).toEqual([0, 0]);
+    expect(await store("collector-a")).toMatchObject({ stored: 1, leaseLost: false });
+    // Lapsed but taken by no one: still A's. Taken over by B: A stores nothing more.
+    await sql`update collector_leases set expires_at = now() - interval '1 second' where connection_id = ${other}`;
+    expect(await store("collector-a")).toMatchObject({ stored: 1, leaseLost: false });
+    await sql`update collector_leases set holder = 'collector-b' where connection_id = ${other}`;
+    expect(await store("collector-a")).toMatchObject({ stored: 0, leaseLost: true });
+    expect([await stored(), await runs()]).toEqual([2, 1]);
   });
 
   it("stores a snapshot only when its content differs from the last one", async () => {

@@ -119,21 +119,4 @@ export async function createMonitoredDatabase(
   };
 }
 
-/** Polls until `check` returns a value that is not undefined, or fails after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) {
-      return value;
-    }
-    if (Date.now() > until) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((done) => setTimeout(done, 100));
-  }
-}
+export { waitFor } from "@dbmon/datastore/testing";

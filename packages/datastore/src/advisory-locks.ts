@@ -24,6 +24,8 @@ export const advisoryLocks = {
   overviewScope: 72_391_845,
   /** Transaction lock around rebuilding the knowledge base index, one API process at a time. */
   knowledgeBaseIndex: 7_239_184_567,
+  /** Transaction lock around the alerter's update of `autovacuum_crossings`. */
+  autovacuumCrossings: 7_239_184_568,
   /** One cluster topology refresh at a time over all collectors ("dbmn"). */
   topologyRefresh: 0x64626d6e,
 } as const;

@@ -20,6 +20,7 @@ export function registerAlerterCommand(program: Command): void {
         datastore,
         logger,
         secretKey,
+        evaluationSeconds: config.evaluationSeconds,
         hosts: createOutboundHostPolicy({ allowed: config.notificationAllowedHosts }),
       });
       logger.info("dbmon alerter running");

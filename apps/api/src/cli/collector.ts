@@ -18,6 +18,7 @@ export function registerCollectorCommand(program: Command): void {
         datastore,
         logger,
         secretKey,
+        leaseSeconds: config.collectorLeaseSeconds,
         sslDirectory: config.sslDirectory,
         hostPolicy: createHostPolicy({ allowed: config.allowedHosts, blocked: config.blockedHosts }),
       });

@@ -179,6 +179,49 @@ export const alertConditions = pgTable(
   ],
 );
 
+/**
+ * Tables past their autovacuum trigger, since when: the collection at which each first crossed it
+ * (since its last vacuum), kept by the alerter as collections arrive so that
+ * `table_last_autovacuum_hours` reads one row per table instead of the table's history. A row goes
+ * when the table drops below the trigger or is vacuumed.
+ */
+export const autovacuumCrossings = pgTable(
+  "autovacuum_crossings",
+  {
+    connectionId: integer()
+      .notNull()
+      .references(() => connections.id, { onDelete: "cascade" }),
+    databaseName: text().notNull(),
+    schemaName: text().notNull(),
+    relationName: text().notNull(),
+    crossedAt: timestamp({ withTimezone: true }).notNull(),
+    /** The table's latest vacuum (manual or automatic) when it crossed: a later one resets the row. */
+    vacuumedAt: timestamp({ withTimezone: true }),
+  },
+  (table) => [
+    primaryKey({
+      columns: [table.connectionId, table.databaseName, table.schemaName, table.relationName],
+    }),
+  ],
+);
+
+/**
+ * The collection of each database `autovacuum_crossings` was last brought up to date with: when it
+ * is the collection before the latest, a table past its trigger without a crossing crossed at the
+ * latest; otherwise (the first time, or after the alerter was away) its history says when.
+ */
+export const autovacuumCrossingSyncs = pgTable(
+  "autovacuum_crossing_syncs",
+  {
+    connectionId: integer()
+      .notNull()
+      .references(() => connections.id, { onDelete: "cascade" }),
+    databaseName: text().notNull(),
+    syncedAt: timestamp({ withTimezone: true }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.connectionId, table.databaseName] })],
+);
+
 const blackoutScopeColumns = {
   scope: text().notNull(),
   groupId: integer(),

@@ -16,3 +16,4 @@ export {
 } from "./private-postgres.js";
 export { execStatements } from "./statements.js";
 export { databaseUrl } from "./urls.js";
+export { waitFor } from "./wait.js";

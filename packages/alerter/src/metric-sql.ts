@@ -1,0 +1,27 @@
+/** SQL fragments the metric queries (and the state some of them keep) are built from. */
+
+/**
+ * Rows of a metrics table collected in the range, reached through each connection: the tables' index
+ * leads with connection_id, so a short range (the latest collections) is a few index lookups per
+ * connection instead of a scan of the week's partition.
+ */
+export const collected = (table: string, where = "true") =>
+  `(select t.* from public.connections c
+    cross join lateral (select * from metrics.${table} where connection_id = c.id
+      and collected_at > $2::timestamptz and collected_at <= $1::timestamptz and ${where}) t)`;
+
+/**
+ * A join giving, as `alias.value`, the value a setting had when sample `a` was collected: the stored
+ * snapshot in force then (pg_settings is stored only when it changes); the first snapshot also covers
+ * the time before it, as nothing better is known. Set-based rather than a lookup per sample, which a
+ * week of history would make thousands of.
+ */
+export const settingAt = (name: string, alias: string) => `
+  left join (select connection_id, setting::float8 as value,
+      case when lag(collected_at) over w is null then '-infinity'::timestamptz else collected_at end as since,
+      coalesce(lead(collected_at) over w, 'infinity'::timestamptz) as until
+    from metrics.pg_settings where name = '${name}' and collected_at <= $1::timestamptz
+    window w as (partition by connection_id order by collected_at)) ${alias}
+  on ${alias}.connection_id = a.connection_id and a.collected_at >= ${alias}.since and a.collected_at < ${alias}.until`;
+
+export const seconds = (expression: string) => `extract(epoch from ${expression})::float8`;
