@@ -44,6 +44,11 @@ describe("query_datastore", () => {
       body: { privileges: ["query_datastore"] },
     });
     const connectionId = await registerTestServer(t, root.token);
+    await requestJson(t.app, `/api/v1/rbac/groups/${group.id}/privileges/connections`, {
+      method: "POST",
+      token: root.token,
+      body: { connection_id: connectionId, access_level: "read" },
+    });
     await seedProbeDefaults(t);
     const now = new Date();
     await prepareMetrics(t, now);
@@ -169,6 +174,29 @@ describe("query_datastore", () => {
       isError: true,
     });
     expect((await call(root.token, { query: "select 1" })).isError).toBeUndefined();
+  });
+
+  it("needs access to every connection, since it reads the history of all of them", async () => {
+    const hidden = await registerTestServer(t, root.token, "hidden");
+    try {
+      expect(await call(granted.token, { query: "select 1" })).toEqual({
+        content: [
+          {
+            type: "text",
+            text: "Access denied: query_datastore reads the history of every connection, and some are hidden from you",
+          },
+        ],
+        isError: true,
+      });
+      expect((await call(root.token, { query: "select 1" })).isError).toBeUndefined();
+    } finally {
+      const deleted = await requestJson(t.app, `/api/v1/connections/${hidden}`, {
+        method: "DELETE",
+        token: root.token,
+      });
+      expect(deleted.status).toBe(204);
+    }
+    expect((await call(granted.token, { query: "select 1" })).isError).toBeUndefined();
   });
 
   describe("refuses rather than run unrestricted", () => {

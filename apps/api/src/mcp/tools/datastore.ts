@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Forbidden } from "../../errors.js";
 import { defineTool } from "../tool.js";
 import { pagingArgs, presentRun } from "./sql.js";
 
@@ -13,6 +14,13 @@ export const queryDatastore = defineTool({
     ...pagingArgs,
   },
   async run(context, args) {
+    // The datastore holds every connection's history and the tool cannot filter SQL it did not
+    // write, so it is only for callers from whom no connection is hidden (token scopes included).
+    if (!(await context.access.visibleConnections()).all) {
+      throw new Forbidden(
+        "Access denied: query_datastore reads the history of every connection, and some are hidden from you",
+      );
+    }
     const results = await context.services.datastoreReader.run(args.query, {
       maxRows: args.offset + args.limit + 1,
       signal: context.signal,
