@@ -149,6 +149,7 @@ describe("server information", () => {
       expect(body.dbserver).toEqual(live);
       expect(body.postgresql).toEqual(body.dbserver);
       expect(typeof body.dbserver.max_connections).toBe("number");
+      expect(body.collected_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(new Date(body.collected_at).getTime()).toBeGreaterThan(Date.now() - 120_000);
       expect(body.ai_analysis).toBeNull();
     });
