@@ -1,17 +1,29 @@
 import { createServer } from "node:http";
 import { createServer as createTcpServer } from "node:net";
+import type { InputOf } from "@dbmon/client";
 import {
   acknowledgeAlert,
   alertCounts,
+  createBlackout,
+  createBlackoutSchedule,
   deleteAlertOverride,
+  deleteBlackout,
+  deleteBlackoutSchedule,
   getAlertOverrideContext,
   getAlertRule,
+  getBlackout,
+  getBlackoutSchedule,
   listAlertOverrides,
   listAlertRules,
   listAlerts,
+  listBlackoutSchedules,
+  listBlackouts,
   saveAlertAnalysis,
+  stopBlackout,
   unacknowledgeAlert,
   updateAlertRule,
+  updateBlackout,
+  updateBlackoutSchedule,
   upsertAlertOverride,
 } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -357,9 +369,15 @@ describe("blackouts", () => {
     });
     expect((await post({ ...base, connection_id: visibleId })).status).toBe(400);
     expect((await post(base, plain)).status).toBe(403);
-    const created = await post({ ...base, scope: "server", connection_id: visibleId, database_name: "app" });
-    expect(created.status).toBe(201);
-    const blackout = (await created.json()) as Record<string, unknown>;
+    const create = (body: InputOf<typeof createBlackout>["body"]) =>
+      as(blackoutManager).call(createBlackout, { body });
+    const typedBase = { ...base, scope: "estate" } as const;
+    const blackout = await create({
+      ...typedBase,
+      scope: "server",
+      connection_id: visibleId,
+      database_name: "app",
+    });
     expect(blackout).toMatchObject({
       scope: "server",
       connection_id: visibleId,
@@ -370,46 +388,39 @@ describe("blackouts", () => {
       created_by: "blackouts",
       is_active: true,
     });
-    const future = (await (await post({ ...base, start_time: at(hour), end_time: at(2 * hour) })).json()) as {
-      id: number;
-      is_active: boolean;
-    };
+    const future = await create({ ...typedBase, start_time: at(hour), end_time: at(2 * hour) });
     expect(future.is_active).toBe(false);
-    const hiddenOne = (await (await post({ ...base, scope: "server", connection_id: hiddenId })).json()) as {
-      id: number;
-    };
+    const hiddenOne = await create({ ...typedBase, scope: "server", connection_id: hiddenId });
 
-    const active = (await (await call("/api/v1/blackouts?active=true", plain)).json()) as {
-      blackouts: { id: number }[];
-      total_count: number;
-    };
+    const active = await as(plain).call(listBlackouts, { query: { active: true } });
     expect(active.blackouts.map((b) => b.id)).toEqual([blackout.id]);
     expect(active.total_count).toBe(1);
-    const all = (await (await call("/api/v1/blackouts", admin)).json()) as { total_count: number };
+    const all = await as(admin).call(listBlackouts, { query: {} });
     expect(all.total_count).toBe(3);
     expect((await call(`/api/v1/blackouts/${hiddenOne.id}`, plain)).status).toBe(404);
-    expect((await call(`/api/v1/blackouts/${blackout.id}`, plain)).status).toBe(200);
-
-    const updated = await call(`/api/v1/blackouts/${blackout.id}`, blackoutManager, "PUT", {
-      reason: "longer",
+    expect(await as(plain).call(getBlackout, { params: { id: blackout.id } })).toMatchObject({
+      id: blackout.id,
     });
-    expect(await updated.json()).toMatchObject({ reason: "longer", is_active: true });
+
+    const updated = await as(blackoutManager).call(updateBlackout, {
+      params: { id: blackout.id },
+      body: { reason: "longer" },
+    });
+    expect(updated).toMatchObject({ reason: "longer", is_active: true });
     expect(
       (await call(`/api/v1/blackouts/${blackout.id}`, blackoutManager, "PUT", { end_time: at(-3 * hour) }))
         .status,
     ).toBe(400);
 
     expect((await call(`/api/v1/blackouts/${blackout.id}/stop`, blackoutManager, "GET")).status).toBe(405);
-    const stopped = await call(`/api/v1/blackouts/${blackout.id}/stop`, blackoutManager, "POST");
-    const stoppedBody = (await stopped.json()) as { is_active: boolean; end_time: string };
+    const stoppedBody = await as(blackoutManager).call(stopBlackout, { params: { id: blackout.id } });
     expect(stoppedBody.is_active).toBe(false);
     expect(Math.abs(new Date(stoppedBody.end_time).getTime() - Date.now())).toBeLessThan(10_000);
     const again = await call(`/api/v1/blackouts/${blackout.id}/stop`, blackoutManager, "POST");
     expect(await again.json()).toEqual({ error: "Blackout not found or not currently active" });
-    const stoppedFuture = await call(`/api/v1/blackouts/${future.id}/stop`, blackoutManager, "POST");
-    expect(stoppedFuture.status).toBe(200);
+    await as(blackoutManager).call(stopBlackout, { params: { id: future.id } });
 
-    expect(await (await call(`/api/v1/blackouts/${blackout.id}`, blackoutManager, "DELETE")).json()).toEqual({
+    expect(await as(blackoutManager).call(deleteBlackout, { params: { id: blackout.id } })).toEqual({
       status: "deleted",
     });
     expect((await call(`/api/v1/blackouts/${blackout.id}`, blackoutManager, "DELETE")).status).toBe(404);
@@ -434,9 +445,8 @@ describe("blackouts", () => {
     });
     expect((await post({ ...base, cron_expression: "61 * * * *" })).status).toBe(400);
     expect((await post({ ...base, timezone: "Mars/Olympus" })).status).toBe(400);
-    const created = await post(base);
-    expect(created.status).toBe(201);
-    const schedule = (await created.json()) as Record<string, unknown>;
+    const typedBase = { ...base, scope: "estate" } as const;
+    const schedule = await as(blackoutManager).call(createBlackoutSchedule, { body: typedBase });
     expect(schedule).toMatchObject({
       ...base,
       timezone: "UTC",
@@ -444,33 +454,23 @@ describe("blackouts", () => {
       created_by: "blackouts",
       connection_id: null,
     });
-    const list = (await (await call("/api/v1/blackout-schedules", plain)).json()) as {
-      schedules: unknown[];
-      total_count: number;
-    };
+    const list = await as(plain).call(listBlackoutSchedules, { query: {} });
     expect(list.total_count).toBe(1);
-    const updated = await call(`/api/v1/blackout-schedules/${schedule.id}`, blackoutManager, "PUT", {
-      ...base,
-      timezone: "Europe/Paris",
-      enabled: false,
+    const updated = await as(blackoutManager).call(updateBlackoutSchedule, {
+      params: { id: schedule.id },
+      body: { ...typedBase, timezone: "Europe/Paris", enabled: false },
     });
-    expect(await updated.json()).toMatchObject({
+    expect(updated).toMatchObject({
       timezone: "Europe/Paris",
       enabled: false,
       created_by: "blackouts",
     });
-    expect(
-      (
-        (await (await call("/api/v1/blackout-schedules?enabled=true", plain)).json()) as {
-          total_count: number;
-        }
-      ).total_count,
-    ).toBe(0);
-    expect((await call(`/api/v1/blackout-schedules/${schedule.id}`, plain)).status).toBe(200);
+    expect((await as(plain).call(listBlackoutSchedules, { query: { enabled: true } })).total_count).toBe(0);
+    expect(await as(plain).call(getBlackoutSchedule, { params: { id: schedule.id } })).toMatchObject({
+      id: schedule.id,
+    });
     expect((await call(`/api/v1/blackout-schedules/${schedule.id}`, plain, "DELETE")).status).toBe(403);
-    expect(
-      await (await call(`/api/v1/blackout-schedules/${schedule.id}`, blackoutManager, "DELETE")).json(),
-    ).toEqual({
+    expect(await as(blackoutManager).call(deleteBlackoutSchedule, { params: { id: schedule.id } })).toEqual({
       status: "deleted",
     });
     expect(await (await call(`/api/v1/blackout-schedules/${schedule.id}`, plain)).json()).toEqual({
