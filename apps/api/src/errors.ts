@@ -5,6 +5,11 @@
  */
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind;
+  constructor(message: string) {
+    super(message);
+    // The subclass's own name, for logs and stack traces.
+    this.name = new.target.name;
+  }
 }
 
 export type DomainErrorKind =
@@ -19,46 +24,34 @@ export type DomainErrorKind =
   | "upstream_failed"
   | "unavailable";
 
-/** The request asks for something malformed or impossible. */
-export class InvalidInput extends DomainError {
-  override name = "InvalidInput";
-  readonly kind = "invalid";
+/** The base class of the refusals of one kind. */
+function refusalOf<const K extends DomainErrorKind>(kind: K) {
+  abstract class Refusal extends DomainError {
+    readonly kind = kind;
+  }
+  return Refusal;
 }
+
+/** The request asks for something malformed or impossible. */
+export class InvalidInput extends refusalOf("invalid") {}
 
 /** No credential, or one that stands for nobody. */
-export class NotAuthenticated extends DomainError {
-  override name = "NotAuthenticated";
-  readonly kind = "unauthenticated";
-}
+export class NotAuthenticated extends refusalOf("unauthenticated") {}
 
 /** The caller is known but may not do this. */
-export class Forbidden extends DomainError {
-  override name = "Forbidden";
-  readonly kind = "forbidden";
-}
+export class Forbidden extends refusalOf("forbidden") {}
 
 /** The thing acted on does not exist (or is not the caller's to know of). */
-export class NotFound extends DomainError {
-  override name = "NotFound";
-  readonly kind = "not_found";
-}
+export class NotFound extends refusalOf("not_found") {}
 
 /** The request contradicts the current state (a duplicate name, a resource in use). */
-export class Conflict extends DomainError {
-  override name = "Conflict";
-  readonly kind = "conflict";
-}
+export class Conflict extends refusalOf("conflict") {}
 
 /** The input is over a size limit. */
-export class TooLarge extends DomainError {
-  override name = "TooLarge";
-  readonly kind = "too_large";
-}
+export class TooLarge extends refusalOf("too_large") {}
 
 /** Throttled: the caller may try again after `retryAfterSeconds`. */
-export class TooManyRequests extends DomainError {
-  override name = "TooManyRequests";
-  readonly kind = "too_many_requests";
+export class TooManyRequests extends refusalOf("too_many_requests") {
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
@@ -71,19 +64,10 @@ export class TooManyRequests extends DomainError {
  * The operation failed for a reason the caller may know (an upstream server refused, say);
  * the message is safe to show, unlike an unexpected error's.
  */
-export class OperationFailed extends DomainError {
-  override name = "OperationFailed";
-  readonly kind = "failed";
-}
+export class OperationFailed extends refusalOf("failed") {}
 
 /** A server the operation talks to on the caller's behalf (a webhook receiver, say) refused or failed. */
-export class UpstreamFailed extends DomainError {
-  override name = "UpstreamFailed";
-  readonly kind = "upstream_failed";
-}
+export class UpstreamFailed extends refusalOf("upstream_failed") {}
 
 /** A dependency the operation needs is not configured or not reachable. */
-export class Unavailable extends DomainError {
-  override name = "Unavailable";
-  readonly kind = "unavailable";
-}
+export class Unavailable extends refusalOf("unavailable") {}

@@ -1,7 +1,40 @@
 import { createServer } from "node:http";
 import { createServer as createTcpServer } from "node:net";
+import type { InputOf } from "@dbmon/client";
+import {
+  acknowledgeAlert,
+  alertCounts,
+  createBlackout,
+  createBlackoutSchedule,
+  deleteAlertOverride,
+  deleteBlackout,
+  deleteBlackoutSchedule,
+  getAlertOverrideContext,
+  getAlertRule,
+  getBlackout,
+  getBlackoutSchedule,
+  listAlertOverrides,
+  listAlertRules,
+  listAlerts,
+  listBlackoutSchedules,
+  listBlackouts,
+  saveAlertAnalysis,
+  stopBlackout,
+  unacknowledgeAlert,
+  updateAlertRule,
+  updateBlackout,
+  updateBlackoutSchedule,
+  upsertAlertOverride,
+} from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  requestJson,
+  type TestApp,
+  type TestUser,
+  typedClient,
+} from "./support.js";
 
 let t: TestApp;
 let admin: TestUser;
@@ -29,8 +62,11 @@ async function addAlert(connectionId: number, status = "active", severity = "war
   return (row as { id: number }).id;
 }
 
+/** A raw request, for refusals and for values the typed client would not send. */
 const call = (path: string, user: TestUser | undefined, method = "GET", body?: unknown) =>
   requestJson(t.app, path, { method, body, token: user?.token });
+/** The typed client of a user: successes are checked against the contract. */
+const as = (user: TestUser) => typedClient(t, user.token);
 
 beforeAll(async () => {
   t = await buildTestApp({ config: { notificationAllowedHosts: "127.0.0.1" } });
@@ -55,9 +91,7 @@ describe("alerts", () => {
     await t.datastore
       .sql`update alerts set triggered_at = now() - interval '1 hour', cleared_at = null where id = ${older}`;
     await t.datastore.sql`update alerts set cleared_at = now() where id = ${newer}`;
-    const response = await call("/api/v1/alerts", plain);
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as { alerts: Record<string, unknown>[]; total: number };
+    const body = await as(plain).call(listAlerts, { query: {} });
     expect(body.total).toBe(2);
     expect(body.alerts.map((a) => a.id)).toEqual([newer, older]);
     expect(body.alerts[1]).toMatchObject({
@@ -79,26 +113,20 @@ describe("alerts", () => {
       alerts: { id: number }[];
     };
     expect(all.alerts.map((a) => a.id).sort()).toEqual([older, hidden].sort());
-    const filtered = (await (
-      await call(`/api/v1/alerts?connection_ids=${hiddenId}`, plain)
-    ).json()) as object;
+    const filtered = await as(plain).call(listAlerts, { query: { connection_ids: String(hiddenId) } });
     expect(filtered).toEqual({ alerts: [], total: 0 });
-    const severity = (await (await call("/api/v1/alerts?severity=critical", admin)).json()) as {
-      total: number;
-    };
+    const severity = await as(admin).call(listAlerts, { query: { severity: "critical" } });
     expect(severity.total).toBe(1);
     expect((await call("/api/v1/alerts", undefined)).status).toBe(401);
   });
 
   it("counts active alerts by server", async () => {
-    const response = await call("/api/v1/alerts/counts", plain);
-    const body = (await response.json()) as { total: number; by_server: Record<string, number> };
+    const body = await as(plain).call(alertCounts);
     expect(body.by_server[String(visibleId)]).toBeGreaterThan(0);
     expect(body.by_server[String(hiddenId)]).toBeUndefined();
     const nobody = await createUser(t, "nobody");
     t.connections.splice(0, 0);
-    const none = await call("/api/v1/alerts/counts", nobody);
-    expect(await none.json()).toMatchObject({ total: 0, by_server: {} });
+    expect(await as(nobody).call(alertCounts)).toMatchObject({ total: 0, by_server: {} });
   });
 
   it("acknowledges and un-acknowledges", async () => {
@@ -111,17 +139,11 @@ describe("alerts", () => {
     const refused = await call("/api/v1/alerts/acknowledge", plain, "POST", { alert_id: hidden });
     expect(refused.status).toBe(403);
     expect(await refused.json()).toEqual({ error: "Access denied" });
-    const ok = await call("/api/v1/alerts/acknowledge", plain, "POST", {
-      alert_id: id,
-      message: "looking",
-      false_positive: true,
+    const ok = await as(plain).call(acknowledgeAlert, {
+      body: { alert_id: id, message: "looking", false_positive: true },
     });
-    expect(await ok.json()).toEqual({ status: "acknowledged" });
-    const [listed] = (
-      (await (await call(`/api/v1/alerts?status=acknowledged`, plain)).json()) as {
-        alerts: Record<string, unknown>[];
-      }
-    ).alerts;
+    expect(ok).toEqual({ status: "acknowledged" });
+    const [listed] = (await as(plain).call(listAlerts, { query: { status: "acknowledged" } })).alerts;
     expect(listed).toMatchObject({
       id,
       acknowledged_by: "plain",
@@ -136,7 +158,7 @@ describe("alerts", () => {
       error: "Invalid alert_id",
     });
     expect((await call("/api/v1/alerts/acknowledge?alert_id=999999", plain, "DELETE")).status).toBe(404);
-    expect(await (await call(`/api/v1/alerts/acknowledge?alert_id=${id}`, plain, "DELETE")).json()).toEqual({
+    expect(await as(plain).call(unacknowledgeAlert, { query: { alert_id: String(id) } })).toEqual({
       status: "active",
     });
     const again = await call(`/api/v1/alerts/acknowledge?alert_id=${id}`, plain, "DELETE");
@@ -159,12 +181,10 @@ describe("alerts", () => {
     expect(await (await call("/api/v1/alerts/analysis", plain, "PUT", { analysis: "x" })).json()).toEqual({
       error: "alert_id is required",
     });
-    const saved = await call("/api/v1/alerts/analysis", plain, "PUT", {
-      alert_id: id,
-      analysis: "disk",
-      metric_value: 3,
+    const saved = await as(plain).call(saveAlertAnalysis, {
+      body: { alert_id: id, analysis: "disk", metric_value: 3 },
     });
-    expect(await saved.json()).toEqual({ status: "saved" });
+    expect(saved).toEqual({ status: "saved" });
     const [row] = await t.datastore
       .sql`select ai_analysis, ai_analysis_metric_value from alerts where id = ${id}`;
     expect(row).toEqual({ ai_analysis: "disk", ai_analysis_metric_value: 3 });
@@ -174,7 +194,7 @@ describe("alerts", () => {
 
 describe("alert rules and overrides", () => {
   it("lists the 34 built-in rules with the reference's defaults", async () => {
-    const rules = (await (await call("/api/v1/alert-rules", plain)).json()) as Record<string, unknown>[];
+    const rules = await as(plain).call(listAlertRules);
     expect(rules).toHaveLength(34);
     const disk = rules.find((rule) => rule.name === "disk_usage_critical");
     expect(disk).toMatchObject({
@@ -197,7 +217,7 @@ describe("alert rules and overrides", () => {
       { id: number }[]
     >`select id from alert_rules where name = 'blocked_queries'`;
     const id = (rule as { id: number }).id;
-    expect((await (await call(`/api/v1/alert-rules/${id}`, plain)).json()) as object).toMatchObject({
+    expect(await as(plain).call(getAlertRule, { params: { id } })).toMatchObject({
       id,
       default_threshold: 5,
     });
@@ -215,19 +235,19 @@ describe("alert rules and overrides", () => {
     expect(
       (await call(`/api/v1/alert-rules/${id}`, ruleManager, "PUT", { default_operator: "~" })).status,
     ).toBe(400);
-    const updated = await call(`/api/v1/alert-rules/${id}`, ruleManager, "PUT", {
-      default_threshold: 3,
-      default_duration_seconds: 120,
+    const updated = await as(ruleManager).call(updateAlertRule, {
+      params: { id },
+      body: { default_threshold: 3, default_duration_seconds: 120 },
     });
-    expect(await updated.json()).toMatchObject({
+    expect(updated).toMatchObject({
       id,
       default_threshold: 3,
       default_operator: ">",
       default_duration_seconds: 120,
     });
-    await call(`/api/v1/alert-rules/${id}`, ruleManager, "PUT", {
-      default_threshold: 5,
-      default_duration_seconds: 0,
+    await as(ruleManager).call(updateAlertRule, {
+      params: { id },
+      body: { default_threshold: 5, default_duration_seconds: 0 },
     });
   });
 
@@ -254,7 +274,7 @@ describe("alert rules and overrides", () => {
       severity: "critical",
       enabled: true,
       duration_seconds: 300,
-    };
+    } as const;
     const refused = await call(`/api/v1/alert-overrides/server/${visibleId}/${ruleId}`, plain, "PUT", body);
     expect(refused.status).toBe(403);
     expect(
@@ -277,17 +297,18 @@ describe("alert rules and overrides", () => {
       (await call(`/api/v1/alert-overrides/server/${visibleId}/${ruleId}`, ruleManager, "DELETE")).status,
     ).toBe(404);
     const ownId = await addConnection("rules-own", "rules", false);
-    const own = await call(`/api/v1/alert-overrides/server/${ownId}/${ruleId}`, ruleManager, "PUT", body);
-    expect(await own.json()).toEqual({ status: "ok" });
-    expect(
-      await (await call(`/api/v1/alert-overrides/server/${ownId}/${ruleId}`, ruleManager, "DELETE")).json(),
-    ).toEqual({ status: "ok" });
-    const saved = await call(`/api/v1/alert-overrides/server/${visibleId}/${ruleId}`, admin, "PUT", body);
-    expect(await saved.json()).toEqual({ status: "ok" });
-    const list = (await (await call(`/api/v1/alert-overrides/server/${visibleId}`, plain)).json()) as Record<
-      string,
-      unknown
-    >[];
+    const ownScope = { scope: "server", scopeId: ownId, ruleId } as const;
+    expect(await as(ruleManager).call(upsertAlertOverride, { params: ownScope, body })).toEqual({
+      status: "ok",
+    });
+    expect(await as(ruleManager).call(deleteAlertOverride, { params: ownScope })).toEqual({ status: "ok" });
+    const visibleScope = { scope: "server", scopeId: visibleId, ruleId } as const;
+    expect(await as(admin).call(upsertAlertOverride, { params: visibleScope, body })).toEqual({
+      status: "ok",
+    });
+    const list = await as(plain).call(listAlertOverrides, {
+      params: { scope: "server", scopeId: visibleId },
+    });
     expect(list).toHaveLength(34);
     expect(list.find((row) => row.rule_id === ruleId)).toMatchObject({
       name: "cpu_usage_high",
@@ -309,8 +330,10 @@ describe("alert rules and overrides", () => {
     });
     const context = await call(`/api/v1/alert-overrides/context/${visibleId}/${ruleId}`, ruleManager);
     expect(context.status).toBe(404);
-    const contextAdmin = await call(`/api/v1/alert-overrides/context/${visibleId}/${ruleId}`, admin);
-    expect(await contextAdmin.json()).toMatchObject({
+    const contextAdmin = await as(admin).call(getAlertOverrideContext, {
+      params: { connectionId: visibleId, ruleId },
+    });
+    expect(contextAdmin).toMatchObject({
       hierarchy: { connection_id: visibleId, cluster_id: null, group_id: null, server_name: "visible" },
       rule: { id: ruleId, name: "cpu_usage_high" },
       overrides: {
@@ -320,8 +343,7 @@ describe("alert rules and overrides", () => {
       },
     });
     expect((await call(`/api/v1/alert-overrides/context/${visibleId}/${ruleId}`, plain)).status).toBe(403);
-    const deleted = await call(`/api/v1/alert-overrides/server/${visibleId}/${ruleId}`, admin, "DELETE");
-    expect(await deleted.json()).toEqual({ status: "ok" });
+    expect(await as(admin).call(deleteAlertOverride, { params: visibleScope })).toEqual({ status: "ok" });
   });
 });
 
@@ -347,9 +369,15 @@ describe("blackouts", () => {
     });
     expect((await post({ ...base, connection_id: visibleId })).status).toBe(400);
     expect((await post(base, plain)).status).toBe(403);
-    const created = await post({ ...base, scope: "server", connection_id: visibleId, database_name: "app" });
-    expect(created.status).toBe(201);
-    const blackout = (await created.json()) as Record<string, unknown>;
+    const create = (body: InputOf<typeof createBlackout>["body"]) =>
+      as(blackoutManager).call(createBlackout, { body });
+    const typedBase = { ...base, scope: "estate" } as const;
+    const blackout = await create({
+      ...typedBase,
+      scope: "server",
+      connection_id: visibleId,
+      database_name: "app",
+    });
     expect(blackout).toMatchObject({
       scope: "server",
       connection_id: visibleId,
@@ -360,46 +388,39 @@ describe("blackouts", () => {
       created_by: "blackouts",
       is_active: true,
     });
-    const future = (await (await post({ ...base, start_time: at(hour), end_time: at(2 * hour) })).json()) as {
-      id: number;
-      is_active: boolean;
-    };
+    const future = await create({ ...typedBase, start_time: at(hour), end_time: at(2 * hour) });
     expect(future.is_active).toBe(false);
-    const hiddenOne = (await (await post({ ...base, scope: "server", connection_id: hiddenId })).json()) as {
-      id: number;
-    };
+    const hiddenOne = await create({ ...typedBase, scope: "server", connection_id: hiddenId });
 
-    const active = (await (await call("/api/v1/blackouts?active=true", plain)).json()) as {
-      blackouts: { id: number }[];
-      total_count: number;
-    };
+    const active = await as(plain).call(listBlackouts, { query: { active: true } });
     expect(active.blackouts.map((b) => b.id)).toEqual([blackout.id]);
     expect(active.total_count).toBe(1);
-    const all = (await (await call("/api/v1/blackouts", admin)).json()) as { total_count: number };
+    const all = await as(admin).call(listBlackouts, { query: {} });
     expect(all.total_count).toBe(3);
     expect((await call(`/api/v1/blackouts/${hiddenOne.id}`, plain)).status).toBe(404);
-    expect((await call(`/api/v1/blackouts/${blackout.id}`, plain)).status).toBe(200);
-
-    const updated = await call(`/api/v1/blackouts/${blackout.id}`, blackoutManager, "PUT", {
-      reason: "longer",
+    expect(await as(plain).call(getBlackout, { params: { id: blackout.id } })).toMatchObject({
+      id: blackout.id,
     });
-    expect(await updated.json()).toMatchObject({ reason: "longer", is_active: true });
+
+    const updated = await as(blackoutManager).call(updateBlackout, {
+      params: { id: blackout.id },
+      body: { reason: "longer" },
+    });
+    expect(updated).toMatchObject({ reason: "longer", is_active: true });
     expect(
       (await call(`/api/v1/blackouts/${blackout.id}`, blackoutManager, "PUT", { end_time: at(-3 * hour) }))
         .status,
     ).toBe(400);
 
     expect((await call(`/api/v1/blackouts/${blackout.id}/stop`, blackoutManager, "GET")).status).toBe(405);
-    const stopped = await call(`/api/v1/blackouts/${blackout.id}/stop`, blackoutManager, "POST");
-    const stoppedBody = (await stopped.json()) as { is_active: boolean; end_time: string };
+    const stoppedBody = await as(blackoutManager).call(stopBlackout, { params: { id: blackout.id } });
     expect(stoppedBody.is_active).toBe(false);
     expect(Math.abs(new Date(stoppedBody.end_time).getTime() - Date.now())).toBeLessThan(10_000);
     const again = await call(`/api/v1/blackouts/${blackout.id}/stop`, blackoutManager, "POST");
     expect(await again.json()).toEqual({ error: "Blackout not found or not currently active" });
-    const stoppedFuture = await call(`/api/v1/blackouts/${future.id}/stop`, blackoutManager, "POST");
-    expect(stoppedFuture.status).toBe(200);
+    await as(blackoutManager).call(stopBlackout, { params: { id: future.id } });
 
-    expect(await (await call(`/api/v1/blackouts/${blackout.id}`, blackoutManager, "DELETE")).json()).toEqual({
+    expect(await as(blackoutManager).call(deleteBlackout, { params: { id: blackout.id } })).toEqual({
       status: "deleted",
     });
     expect((await call(`/api/v1/blackouts/${blackout.id}`, blackoutManager, "DELETE")).status).toBe(404);
@@ -424,9 +445,8 @@ describe("blackouts", () => {
     });
     expect((await post({ ...base, cron_expression: "61 * * * *" })).status).toBe(400);
     expect((await post({ ...base, timezone: "Mars/Olympus" })).status).toBe(400);
-    const created = await post(base);
-    expect(created.status).toBe(201);
-    const schedule = (await created.json()) as Record<string, unknown>;
+    const typedBase = { ...base, scope: "estate" } as const;
+    const schedule = await as(blackoutManager).call(createBlackoutSchedule, { body: typedBase });
     expect(schedule).toMatchObject({
       ...base,
       timezone: "UTC",
@@ -434,33 +454,23 @@ describe("blackouts", () => {
       created_by: "blackouts",
       connection_id: null,
     });
-    const list = (await (await call("/api/v1/blackout-schedules", plain)).json()) as {
-      schedules: unknown[];
-      total_count: number;
-    };
+    const list = await as(plain).call(listBlackoutSchedules, { query: {} });
     expect(list.total_count).toBe(1);
-    const updated = await call(`/api/v1/blackout-schedules/${schedule.id}`, blackoutManager, "PUT", {
-      ...base,
-      timezone: "Europe/Paris",
-      enabled: false,
+    const updated = await as(blackoutManager).call(updateBlackoutSchedule, {
+      params: { id: schedule.id },
+      body: { ...typedBase, timezone: "Europe/Paris", enabled: false },
     });
-    expect(await updated.json()).toMatchObject({
+    expect(updated).toMatchObject({
       timezone: "Europe/Paris",
       enabled: false,
       created_by: "blackouts",
     });
-    expect(
-      (
-        (await (await call("/api/v1/blackout-schedules?enabled=true", plain)).json()) as {
-          total_count: number;
-        }
-      ).total_count,
-    ).toBe(0);
-    expect((await call(`/api/v1/blackout-schedules/${schedule.id}`, plain)).status).toBe(200);
+    expect((await as(plain).call(listBlackoutSchedules, { query: { enabled: true } })).total_count).toBe(0);
+    expect(await as(plain).call(getBlackoutSchedule, { params: { id: schedule.id } })).toMatchObject({
+      id: schedule.id,
+    });
     expect((await call(`/api/v1/blackout-schedules/${schedule.id}`, plain, "DELETE")).status).toBe(403);
-    expect(
-      await (await call(`/api/v1/blackout-schedules/${schedule.id}`, blackoutManager, "DELETE")).json(),
-    ).toEqual({
+    expect(await as(blackoutManager).call(deleteBlackoutSchedule, { params: { id: schedule.id } })).toEqual({
       status: "deleted",
     });
     expect(await (await call(`/api/v1/blackout-schedules/${schedule.id}`, plain)).json()).toEqual({

@@ -1,5 +1,24 @@
+import {
+  createConnection,
+  getConnection,
+  getConnectionContext,
+  getCurrentConnection,
+  listConnectionDatabases,
+  listConnections,
+  queryConnection,
+  setCurrentConnection,
+  updateConnection,
+} from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, createUser, login, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  login,
+  requestJson,
+  type TestApp,
+  type TestUser,
+  typedClient,
+} from "./support.js";
 
 /** The test server itself stands in for a monitored server. */
 function serverOf(t: TestApp) {
@@ -27,13 +46,18 @@ describe("connections", () => {
   });
   afterAll(() => t.close());
 
+  /** A refused creation: the raw response, for bodies the typed client would not send. */
   const create = (token: string, body: Record<string, unknown>) =>
     requestJson(t.app, "/api/v1/connections", { method: "POST", token, body });
+  /** Registers the test server as the connection `name` (`is_shared` and such in `extra`). */
+  const register = (
+    user: TestUser,
+    name: string,
+    extra: { description?: string; is_shared?: boolean } = {},
+  ) => typedClient(t, user.token).call(createConnection, { body: { ...serverOf(t), name, ...extra } });
 
   it("creates a connection and never shows its password", async () => {
-    const res = await create(manager.token, { ...serverOf(t), name: "primary", description: "main db" });
-    expect(res.status).toBe(201);
-    const body = (await res.json()) as Record<string, unknown>;
+    const body = await register(manager, "primary", { description: "main db" });
     expect(Object.keys(body).sort()).toEqual(
       [
         "id",
@@ -72,8 +96,7 @@ describe("connections", () => {
       connection_error: null,
     });
     expect(JSON.stringify(body)).not.toContain("password");
-    const [stored] = await t.datastore
-      .sql`select password_encrypted from connections where id = ${body.id as number}`;
+    const [stored] = await t.datastore.sql`select password_encrypted from connections where id = ${body.id}`;
     expect(stored?.password_encrypted).toMatch(/^v1:/);
     expect(stored?.password_encrypted).not.toContain(serverOf(t).password);
   });
@@ -105,27 +128,21 @@ describe("connections", () => {
   });
 
   it("lists only what a caller may see, ordered by name", async () => {
-    const shared = (await (
-      await create(manager.token, { ...serverOf(t), name: "analytics", is_shared: true })
-    ).json()) as {
-      id: number;
-    };
-    const names = async (token: string) =>
-      ((await (await requestJson(t.app, "/api/v1/connections", { token })).json()) as { name: string }[]).map(
-        (c) => c.name,
-      );
-    expect(await names(root.token)).toEqual(["analytics", "primary"]);
-    expect(await names(manager.token)).toEqual(["analytics", "primary"]);
-    expect(await names(plain.token)).toEqual(["analytics"]);
+    const shared = await register(manager, "analytics", { is_shared: true });
+    const names = async (user: TestUser) =>
+      (await typedClient(t, user.token).call(listConnections)).map((c) => c.name);
+    expect(await names(root)).toEqual(["analytics", "primary"]);
+    expect(await names(manager)).toEqual(["analytics", "primary"]);
+    expect(await names(plain)).toEqual(["analytics"]);
     expect((await requestJson(t.app, "/api/v1/connections")).status).toBe(401);
     expect(shared.id).toBeGreaterThan(0);
   });
 
   it("gets a connection: 400 for a bad id, 404 unknown, 403 without access", async () => {
     const [primary] = await t.datastore.sql`select id from connections where name = 'primary'`;
-    const ok = await requestJson(t.app, `/api/v1/connections/${primary?.id}`, { token: root.token });
-    expect(ok.status).toBe(200);
-    expect(await ok.json()).toMatchObject({ name: "primary" });
+    expect(
+      await typedClient(t, root.token).call(getConnection, { params: { id: primary?.id } }),
+    ).toMatchObject({ name: "primary" });
     const bad = await requestJson(t.app, "/api/v1/connections/abc", { token: root.token });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ error: "Invalid connection ID" });
@@ -147,20 +164,16 @@ describe("connections", () => {
 
   it("updates: owner or manage_connections, partial, re-encrypts the password, clears the error", async () => {
     const owner = await createUser(t, "owner", { permissions: ["manage_connections"] });
-    const { id } = (await (await create(owner.token, { ...serverOf(t), name: "owned" })).json()) as {
-      id: number;
-    };
+    const { id } = await register(owner, "owned");
     await t.datastore
       .sql`update connections set connection_error = 'connection refused', owner_username = 'plain' where id = ${id}`;
     const [before] = await t.datastore.sql`select password_encrypted from connections where id = ${id}`;
 
-    const res = await requestJson(t.app, `/api/v1/connections/${id}`, {
-      method: "PUT",
-      token: plain.token,
+    const updated = await typedClient(t, plain.token).call(updateConnection, {
+      params: { id },
       body: { description: "renamed by its owner", password: "another-secret" },
     });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({
+    expect(updated).toMatchObject({
       description: "renamed by its owner",
       connection_error: null,
       name: "owned",
@@ -206,9 +219,7 @@ describe("connections", () => {
   });
 
   it("deletes: 204, then 404", async () => {
-    const { id } = (await (await create(manager.token, { ...serverOf(t), name: "doomed" })).json()) as {
-      id: number;
-    };
+    const { id } = await register(manager, "doomed");
     const refused = await requestJson(t.app, `/api/v1/connections/${id}`, {
       method: "DELETE",
       token: plain.token,
@@ -229,11 +240,9 @@ describe("connections", () => {
 
   it("lists the databases of the monitored server live", async () => {
     const [primary] = await t.datastore.sql`select id from connections where name = 'primary'`;
-    const res = await requestJson(t.app, `/api/v1/connections/${primary?.id}/databases`, {
-      token: root.token,
+    const databases = await typedClient(t, root.token).call(listConnectionDatabases, {
+      params: { id: primary?.id },
     });
-    expect(res.status).toBe(200);
-    const databases = (await res.json()) as { name: string; owner: string; encoding: string; size: string }[];
     const mine = databases.find((database) => database.name === t.database.name);
     expect(mine).toMatchObject({ encoding: "UTF8", tablespace: "pg_default" });
     expect(mine?.size).toMatch(/^\d+ (bytes|kB|MB|GB)$/);
@@ -269,12 +278,10 @@ describe("connections", () => {
     expect(hidden.status).toBe(403);
     expect(await hidden.json()).toEqual({ error: "Access denied" });
 
-    const set = await requestJson(t.app, path, {
-      method: "POST",
-      token: root.token,
+    const api = typedClient(t, root.token);
+    const set = await api.call(setCurrentConnection, {
       body: { connection_id: primary?.id, database_name: "postgres" },
     });
-    expect(set.status).toBe(200);
     const expected = {
       connection_id: primary?.id,
       database_name: "postgres",
@@ -282,8 +289,8 @@ describe("connections", () => {
       port: primary?.port,
       name: "primary",
     };
-    expect(await set.json()).toEqual(expected);
-    expect(await (await requestJson(t.app, path, { token: root.token })).json()).toEqual(expected);
+    expect(set).toEqual(expected);
+    expect(await api.call(getCurrentConnection)).toEqual(expected);
 
     const otherSession = await login(t, "root");
     expect((await requestJson(t.app, path, { token: otherSession })).status).toBe(404);
@@ -295,23 +302,19 @@ describe("connections", () => {
   it("runs queries: read-only by default, writes only when confirmed and allowed", async () => {
     const [primary] = await t.datastore.sql`select id from connections where name = 'primary'`;
     const path = `/api/v1/connections/${primary?.id}/query`;
-    const confirm = await requestJson(t.app, path, {
-      method: "POST",
-      token: root.token,
-      body: { query: "DELETE FROM t" },
-    });
-    expect(await confirm.json()).toEqual({
+    const api = typedClient(t, root.token);
+    const params = { id: primary?.id };
+    const confirm = await api.call(queryConnection, { params, body: { query: "DELETE FROM t" } });
+    expect(confirm).toEqual({
       requires_confirmation: true,
       write_statements: ["DELETE FROM t"],
       confirmation_message:
         "This request contains 1 write statement(s) that will modify the database. Please confirm to proceed.",
     });
-    const three = await requestJson(t.app, path, {
-      method: "POST",
-      token: root.token,
+    const run = (await api.call(queryConnection, {
+      params,
       body: { query: "SELECT 1 AS a; SELECT ';' AS b; SELECT $$a;b$$ AS c" },
-    });
-    const run = (await three.json()) as { total_statements: number; results: { rows: string[][] }[] };
+    })) as { total_statements: number; results: { rows: string[][] }[] };
     expect(run.total_statements).toBe(3);
     expect(run.results.map((result) => result.rows)).toEqual([[["1"]], [[";"]], [["a;b"]]]);
     const empty = await requestJson(t.app, path, {
@@ -338,27 +341,23 @@ describe("connections", () => {
       error: "Permission denied: you do not have write access to this connection",
     });
 
-    const written = await requestJson(t.app, path, {
-      method: "POST",
-      token: root.token,
+    await api.call(queryConnection, {
+      params,
       body: {
         query: "CREATE TABLE written_by_api (a int); INSERT INTO written_by_api VALUES (1)",
         confirmed: true,
       },
     });
-    expect(written.status).toBe(200);
     expect((await t.datastore.sql`select count(*)::int as n from written_by_api`)[0]?.n).toBe(1);
   });
 
   it("refuses functions with side effects in a read-only query", async () => {
     const [primary] = await t.datastore.sql`select id from connections where name = 'primary'`;
-    const res = await requestJson(t.app, `/api/v1/connections/${primary?.id}/query`, {
-      method: "POST",
-      token: root.token,
+    const res = await typedClient(t, root.token).call(queryConnection, {
+      params: { id: primary?.id },
       body: { query: "SELECT pg_terminate_backend(pg_backend_pid())" },
     });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({
+    expect(res).toEqual({
       results: [
         {
           query: "SELECT pg_terminate_backend(pg_backend_pid())",
@@ -400,12 +399,11 @@ describe("connections", () => {
 
   it("leaves a deleted user's connections to no one: a new user of that name inherits nothing", async () => {
     const leaver = await createUser(t, "leaver", { permissions: ["manage_connections"] });
-    const created = await create(leaver.token, { ...serverOf(t), name: "left-behind" });
-    const { id } = (await created.json()) as { id: number };
+    const { id } = await register(leaver, "left-behind");
     expect(await t.services.auth.users.delete(leaver.id)).toBe(true);
 
-    const seen = await requestJson(t.app, `/api/v1/connections/${id}`, { token: root.token });
-    expect(((await seen.json()) as { owner_username: string | null }).owner_username).toBeNull();
+    const seen = await typedClient(t, root.token).call(getConnection, { params: { id } });
+    expect(seen.owner_username).toBeNull();
     const successor = await createUser(t, "leaver");
     expect((await requestJson(t.app, `/api/v1/connections/${id}`, { token: successor.token })).status).toBe(
       403,
@@ -420,9 +418,10 @@ describe("connections", () => {
 
   it("describes a connection's context from collected data, empty before any collection", async () => {
     const [primary] = await t.datastore.sql`select id from connections where name = 'primary'`;
-    const res = await requestJson(t.app, `/api/v1/connections/${primary?.id}/context`, { token: root.token });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({
+    const context = await typedClient(t, root.token).call(getConnectionContext, {
+      params: { id: primary?.id },
+    });
+    expect(context).toEqual({
       connection_id: primary?.id,
       server_name: "primary",
       postgresql: {

@@ -1,8 +1,19 @@
-import type { DatabaseSummariesSchema, PerformanceSummarySchema } from "@dbmon/contract";
+import {
+  getDatabaseSummaries,
+  getMetricBaselines,
+  getPerformanceSummary,
+  queryMetrics,
+} from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { z } from "zod";
 import { addConnection, insertMetrics, prepareMetrics } from "./monitoring-support.js";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  requestJson,
+  type TestApp,
+  type TestUser,
+  typedClient,
+} from "./support.js";
 
 const NOW = new Date("2026-11-20T12:00:00.000Z");
 const MINUTE = 60_000;
@@ -170,17 +181,15 @@ describe("metrics endpoints", () => {
       last: (v: number[]) => v[v.length - 1] as number,
     };
     for (const [aggregation, compute] of Object.entries(expected)) {
-      const res = await get(
-        `/api/v1/metrics/query?connection_id=${a}&probe_name=pg_connectivity&time_range=1h&buckets=6&aggregation=${aggregation.toUpperCase()}`,
-        reader.token,
-      );
-      expect(res.status).toBe(200);
-      const body = (await res.json()) as {
-        name: string;
-        metric: string;
-        unit: string;
-        data: { time: string; value: number }[];
-      }[];
+      const body = await typedClient(t, reader.token).call(queryMetrics, {
+        query: {
+          connection_id: a,
+          probe_name: "pg_connectivity",
+          time_range: "1h",
+          buckets: 6,
+          aggregation: aggregation.toUpperCase(),
+        },
+      });
       expect(body).toHaveLength(1);
       expect(body[0]).toMatchObject({ name: "response_time_ms", metric: "response_time_ms", unit: "" });
       expect(body[0]?.data.map((point) => point.time)).toEqual(
@@ -195,11 +204,15 @@ describe("metrics endpoints", () => {
   });
 
   it("names one series per connection, fills empty buckets forward and omits leading empties", async () => {
-    const res = await get(
-      `/api/v1/metrics/query?connection_ids=${a},${b}&probe_name=pg_connectivity&time_range=6h&buckets=12&metrics=response_time_ms`,
-      reader.token,
-    );
-    const body = (await res.json()) as { name: string; data: { time: string; value: number }[] }[];
+    const body = await typedClient(t, reader.token).call(queryMetrics, {
+      query: {
+        connection_ids: `${a},${b}`,
+        probe_name: "pg_connectivity",
+        time_range: "6h",
+        buckets: 12,
+        metrics: "response_time_ms",
+      },
+    });
     expect(body.map((series) => series.name)).toEqual([
       `response_time_ms (conn ${a})`,
       `response_time_ms (conn ${b})`,
@@ -259,12 +272,9 @@ describe("metrics endpoints", () => {
   });
 
   it("computes baselines from the collected history", async () => {
-    const res = await get(
-      `/api/v1/metrics/baselines?connection_id=${a}&probe_name=pg_connectivity`,
-      reader.token,
-    );
-    expect(res.status).toBe(200);
-    const [baseline] = (await res.json()) as Record<string, number | string>[];
+    const [baseline] = await typedClient(t, reader.token).call(getMetricBaselines, {
+      query: { connection_id: a, probe_name: "pg_connectivity" },
+    });
     const values = Array.from({ length: 120 }, (_, k) => responseTime(k + 1)).sort((x, y) => x - y);
     const mean = values.reduce((x, y) => x + y, 0) / values.length;
     const stddev = Math.sqrt(values.reduce((x, y) => x + (y - mean) ** 2, 0) / values.length);
@@ -295,24 +305,21 @@ describe("metrics endpoints", () => {
         .status,
     ).toBe(403);
     expect(
-      await (
-        await get(
-          `/api/v1/metrics/baselines?connection_id=${a}&probe_name=pg_connectivity&metrics=pg_connectivity.other`,
-          reader.token,
-        )
-      ).json(),
+      await typedClient(t, reader.token).call(getMetricBaselines, {
+        query: { connection_id: a, probe_name: "pg_connectivity", metrics: "pg_connectivity.other" },
+      }),
     ).toEqual([]);
   });
 
   it("summarises performance: xid age, cache hit ratio, transaction rates", async () => {
-    const res = await get(
-      `/api/v1/metrics/performance-summary?connection_ids=${a},${b}&time_range=1h`,
-      reader.token,
-    );
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as z.infer<typeof PerformanceSummarySchema>;
+    const body = await typedClient(t, reader.token).call(getPerformanceSummary, {
+      query: { connection_ids: `${a},${b}`, time_range: "1h" },
+    });
     expect(body.time_range).toBe("1h");
-    const alpha = body.connections[0] as z.infer<typeof PerformanceSummarySchema>["connections"][number];
+    const [alpha] = body.connections;
+    if (!alpha) {
+      throw new Error("no summary of alpha");
+    }
     expect(alpha.connection_name).toBe("alpha");
     expect(alpha.xid_age).toEqual([{ database_name: "app", age: 214748365, percent: 10 }]);
     expect(alpha.cache_hit_ratio.current).toBe(90);
@@ -334,9 +341,9 @@ describe("metrics endpoints", () => {
   });
 
   it("summarises each database", async () => {
-    const res = await get(`/api/v1/metrics/database-summaries?connection_id=${a}`, reader.token);
-    expect(res.status).toBe(200);
-    const { databases } = (await res.json()) as z.infer<typeof DatabaseSummariesSchema>;
+    const { databases } = await typedClient(t, reader.token).call(getDatabaseSummaries, {
+      query: { connection_id: a },
+    });
     const app = databases.find((db) => db.database_name === "app");
     expect(app).toMatchObject({
       size_bytes: 10485760,

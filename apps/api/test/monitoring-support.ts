@@ -1,5 +1,6 @@
 import { ensureMetricsTables, PartitionManager, probeRegistry, startCollector } from "@dbmon/collector";
-import { findProbeSpec, readServerInfo, type ServerInfo, seedProbeConfigs } from "@dbmon/datastore";
+import { findProbeSpec, readServerInfo, seedProbeConfigs } from "@dbmon/datastore";
+import { presentServerInfo, type ServerInfoDocument } from "../src/server-info/present.js";
 import type { TestApp } from "./support.js";
 
 /**
@@ -88,7 +89,7 @@ export async function monitorTestServer(t: TestApp, owner: string): Promise<numb
 export async function collectUntil(
   t: TestApp,
   id: number,
-  ready: (info: ServerInfo) => boolean | Promise<boolean>,
+  ready: (info: ServerInfoDocument) => boolean | Promise<boolean>,
 ): Promise<void> {
   const collector = await startCollector({
     datastore: t.datastore,
@@ -100,7 +101,7 @@ export async function collectUntil(
     const deadline = Date.now() + 45_000;
     for (;;) {
       const info = await readServerInfo(t.datastore, id);
-      if (info && (await ready(info))) {
+      if (info && (await ready(presentServerInfo(info)))) {
         return;
       }
       if (Date.now() > deadline) {

@@ -1,6 +1,21 @@
+import {
+  deleteProbeOverride,
+  getProbeConfig,
+  listProbeConfigs,
+  listProbeOverrides,
+  updateProbeConfig,
+  upsertProbeOverride,
+} from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addConnection, seedProbeDefaults } from "./monitoring-support.js";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  requestJson,
+  type TestApp,
+  type TestUser,
+  typedClient,
+} from "./support.js";
 
 describe("probe configuration endpoints", () => {
   let t: TestApp;
@@ -29,11 +44,9 @@ describe("probe configuration endpoints", () => {
     requestJson(t.app, path, { method: "PUT", body, token });
 
   it("lists the global defaults of all 36 probes, ordered by name, in the reference's shape", async () => {
-    const res = await get("/api/v1/probe-configs", viewer.token);
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as Record<string, unknown>[];
+    const body = await typedClient(t, viewer.token).call(listProbeConfigs, { query: {} });
     expect(body).toHaveLength(36);
-    expect(body.map((row) => row.name)).toEqual([...body.map((row) => row.name as string)].sort());
+    expect(body.map((row) => row.name)).toEqual([...body.map((row) => row.name)].sort());
     const activity = body.find((row) => row.name === "pg_stat_activity");
     expect(Object.keys(activity ?? {}).sort()).toEqual(
       [
@@ -58,14 +71,11 @@ describe("probe configuration endpoints", () => {
   });
 
   it("gets and updates one configuration (manage_probes), with the reference's refusals", async () => {
-    const list = (await (await get("/api/v1/probe-configs", root.token)).json()) as {
-      id: number;
-      name: string;
-    }[];
+    const list = await typedClient(t, root.token).call(listProbeConfigs, { query: {} });
     const settings = list.find((row) => row.name === "pg_settings");
-    const res = await get(`/api/v1/probe-configs/${settings?.id}`, viewer.token);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ name: "pg_settings", retention_days: 365 });
+    expect(
+      await typedClient(t, viewer.token).call(getProbeConfig, { params: { id: settings?.id ?? 0 } }),
+    ).toMatchObject({ name: "pg_settings", retention_days: 365 });
     expect((await get("/api/v1/probe-configs/999999", viewer.token)).status).toBe(404);
     expect(await (await get("/api/v1/probe-configs/999999", viewer.token)).json()).toEqual({
       error: "Probe config not found",
@@ -90,13 +100,11 @@ describe("probe configuration endpoints", () => {
       (await put(`/api/v1/probe-configs/${settings?.id}`, { is_enabled: false }, undefined)).status,
     ).toBe(401);
 
-    const updated = await put(
-      `/api/v1/probe-configs/${settings?.id}`,
-      { collection_interval_seconds: 1800 },
-      manager.token,
-    );
-    expect(updated.status).toBe(200);
-    expect(await updated.json()).toMatchObject({
+    const updated = await typedClient(t, manager.token).call(updateProbeConfig, {
+      params: { id: settings?.id ?? 0 },
+      body: { collection_interval_seconds: 1800 },
+    });
+    expect(updated).toMatchObject({
       name: "pg_settings",
       collection_interval_seconds: 1800,
       retention_days: 365,
@@ -110,9 +118,8 @@ describe("probe configuration endpoints", () => {
   });
 
   it("lists, sets and deletes overrides per scope; the connection's effective settings follow", async () => {
-    const listed = await get(`/api/v1/probe-overrides/server/${mine}`, manager.token);
-    expect(listed.status).toBe(200);
-    const rows = (await listed.json()) as Record<string, unknown>[];
+    const api = typedClient(t, manager.token);
+    const rows = await api.call(listProbeOverrides, { params: { scope: "server", scopeId: mine } });
     expect(rows).toHaveLength(36);
     expect(rows.find((row) => row.name === "pg_stat_activity")).toEqual({
       name: "pg_stat_activity",
@@ -127,37 +134,33 @@ describe("probe configuration endpoints", () => {
     });
 
     const body = { is_enabled: false, collection_interval_seconds: 120, retention_days: 3 };
-    const cluster = await put(
-      "/api/v1/probe-overrides/cluster/7/pg_stat_activity",
-      { ...body, is_enabled: true },
-      manager.token,
-    );
-    expect(cluster.status).toBe(200);
-    expect(await cluster.json()).toEqual({ status: "ok" });
+    const cluster = await api.call(upsertProbeOverride, {
+      params: { scope: "cluster", scopeId: 7, probeName: "pg_stat_activity" },
+      body: { ...body, is_enabled: true },
+    });
+    expect(cluster).toEqual({ status: "ok" });
     const effective = async () =>
-      (
-        (await (await get(`/api/v1/probe-configs?connection_id=${mine}`, manager.token)).json()) as Record<
-          string,
-          unknown
-        >[]
-      ).find((row) => row.name === "pg_stat_activity");
+      (await api.call(listProbeConfigs, { query: { connection_id: mine } })).find(
+        (row) => row.name === "pg_stat_activity",
+      );
     expect(await effective()).toMatchObject({
       collection_interval_seconds: 120,
       is_enabled: true,
       connection_id: null,
     });
     expect(
-      (await put(`/api/v1/probe-overrides/server/${mine}/pg_stat_activity`, body, manager.token)).status,
-    ).toBe(200);
+      await api.call(upsertProbeOverride, {
+        params: { scope: "server", scopeId: mine, probeName: "pg_stat_activity" },
+        body,
+      }),
+    ).toEqual({ status: "ok" });
     expect(await effective()).toMatchObject({
       collection_interval_seconds: 120,
       is_enabled: false,
       retention_days: 3,
       connection_id: mine,
     });
-    const after = (await (
-      await get(`/api/v1/probe-overrides/server/${mine}`, manager.token)
-    ).json()) as Record<string, unknown>[];
+    const after = await api.call(listProbeOverrides, { params: { scope: "server", scopeId: mine } });
     expect(after.find((row) => row.name === "pg_stat_activity")).toMatchObject({
       has_override: true,
       override_enabled: false,
@@ -165,12 +168,10 @@ describe("probe configuration endpoints", () => {
       override_retention_days: 3,
     });
 
-    const deleted = await requestJson(t.app, `/api/v1/probe-overrides/server/${mine}/pg_stat_activity`, {
-      method: "DELETE",
-      token: manager.token,
+    const deleted = await api.call(deleteProbeOverride, {
+      params: { scope: "server", scopeId: mine, probeName: "pg_stat_activity" },
     });
-    expect(deleted.status).toBe(200);
-    expect(await deleted.json()).toEqual({ status: "ok" });
+    expect(deleted).toEqual({ status: "ok" });
     expect(await effective()).toMatchObject({ collection_interval_seconds: 120, is_enabled: true });
   });
 

@@ -1,5 +1,35 @@
+import {
+  addGroupMember,
+  createGroup,
+  deleteGroup,
+  getGroup,
+  getGroupConnectionPrivileges,
+  getGroupEffectivePrivileges,
+  getGroupMcpPrivileges,
+  getGroupPermissions,
+  grantGroupConnectionPrivilege,
+  grantGroupMcpPrivilege,
+  grantGroupPermission,
+  listGroups,
+  listMcpPrivileges,
+  removeGroupMember,
+  revokeGroupConnectionPrivilege,
+  revokeGroupMcpPrivilege,
+  revokeGroupPermission,
+  setGroupConnectionPrivileges,
+  setGroupMcpPrivileges,
+  setGroupPermissions,
+  updateGroup,
+} from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  requestJson,
+  type TestApp,
+  type TestUser,
+  typedClient,
+} from "./support.js";
 
 describe("RBAC groups", () => {
   let t: TestApp;
@@ -26,26 +56,22 @@ describe("RBAC groups", () => {
 
   const call = (method: string, path: string, token: string, body?: unknown) =>
     requestJson(t.app, `/api/v1/rbac${path}`, { method, token, body });
-  const newGroup = async (name: string, description = "") => {
-    const res = await call("POST", "/groups", groupAdmin.token, { name, description });
-    expect(res.status).toBe(201);
-    return ((await res.json()) as { id: number }).id;
-  };
+  /** The typed clients of the group, permission and superuser administrators. */
+  const groups = () => typedClient(t, groupAdmin.token);
+  const permissions = () => typedClient(t, permAdmin.token);
+  const superuser = () => typedClient(t, root.token);
+  const newGroup = async (name: string, description = "") =>
+    (await groups().call(createGroup, { body: { name, description } })).id;
 
   it("creates, lists, reads, updates and deletes groups", async () => {
-    const created = await call("POST", "/groups", groupAdmin.token, {
-      name: "dba",
-      description: "Database admins",
+    const { id, name } = await groups().call(createGroup, {
+      body: { name: "dba", description: "Database admins" },
     });
-    expect(created.status).toBe(201);
-    const { id, name } = (await created.json()) as { id: number; name: string };
     expect(name).toBe("dba");
-    await call("POST", `/groups/${id}/members`, groupAdmin.token, { user_id: plain.id });
+    await groups().call(addGroupMember, { params: { id }, body: { user_id: plain.id } });
 
-    const list = await call("GET", "/groups", groupAdmin.token);
-    expect(list.status).toBe(200);
-    const { groups } = (await list.json()) as { groups: Record<string, unknown>[] };
-    expect(groups.find((g) => g.id === id)).toEqual({
+    const { groups: listed } = await groups().call(listGroups);
+    expect(listed.find((g) => g.id === id)).toEqual({
       id,
       name: "dba",
       description: "Database admins",
@@ -53,9 +79,7 @@ describe("RBAC groups", () => {
       member_count: 1,
     });
 
-    const detail = await call("GET", `/groups/${id}`, groupAdmin.token);
-    expect(detail.status).toBe(200);
-    expect(await detail.json()).toEqual({
+    expect(await groups().call(getGroup, { params: { id } })).toEqual({
       id,
       name: "dba",
       description: "Database admins",
@@ -67,12 +91,10 @@ describe("RBAC groups", () => {
       admin_permissions: [],
     });
 
-    const updated = await call("PUT", `/groups/${id}`, groupAdmin.token, { description: "DBAs" });
-    expect(updated.status).toBe(200);
-    expect(await updated.json()).toMatchObject({ id, name: "dba", description: "DBAs", member_count: 1 });
+    const updated = await groups().call(updateGroup, { params: { id }, body: { description: "DBAs" } });
+    expect(updated).toMatchObject({ id, name: "dba", description: "DBAs", member_count: 1 });
 
-    const deleted = await call("DELETE", `/groups/${id}`, groupAdmin.token);
-    expect(deleted.status).toBe(204);
+    await groups().call(deleteGroup, { params: { id } });
     expect((await call("GET", `/groups/${id}`, groupAdmin.token)).status).toBe(404);
     const again = await call("DELETE", `/groups/${id}`, groupAdmin.token);
     expect(again.status).toBe(404);
@@ -120,24 +142,15 @@ describe("RBAC groups", () => {
       (await call("POST", "/groups/99999/members", groupAdmin.token, { user_id: plain.id })).status,
     ).toBe(404);
 
-    expect(
-      (await call("POST", `/groups/${id}/members`, groupAdmin.token, { user_id: plain.id })).status,
-    ).toBe(204);
+    await groups().call(addGroupMember, { params: { id }, body: { user_id: plain.id } });
     const child = await newGroup("members-child");
-    expect((await call("POST", `/groups/${id}/members`, groupAdmin.token, { group_id: child })).status).toBe(
-      204,
-    );
-    const detail = (await (await call("GET", `/groups/${id}`, groupAdmin.token)).json()) as Record<
-      string,
-      unknown
-    >;
+    await groups().call(addGroupMember, { params: { id }, body: { group_id: child } });
+    const detail = await groups().call(getGroup, { params: { id } });
     expect(detail.user_members).toEqual(["plain"]);
     expect(detail.group_members).toEqual(["members-child"]);
 
-    expect((await call("DELETE", `/groups/${id}/members/user/${plain.id}`, groupAdmin.token)).status).toBe(
-      204,
-    );
-    expect((await call("DELETE", `/groups/${id}/members/group/${child}`, groupAdmin.token)).status).toBe(204);
+    await groups().call(removeGroupMember, { params: { id, type: "user", memberId: plain.id } });
+    await groups().call(removeGroupMember, { params: { id, type: "group", memberId: child } });
     const gone = await call("DELETE", `/groups/${id}/members/user/${plain.id}`, groupAdmin.token);
     expect(gone.status).toBe(404);
     expect(await gone.json()).toEqual({ error: "Member not found" });
@@ -150,8 +163,8 @@ describe("RBAC groups", () => {
     const self = await call("POST", `/groups/${a}/members`, groupAdmin.token, { group_id: a });
     expect(self.status).toBe(400);
     expect(await self.json()).toEqual({ error: "Cannot add a group to itself" });
-    expect((await call("POST", `/groups/${a}/members`, groupAdmin.token, { group_id: b })).status).toBe(204);
-    expect((await call("POST", `/groups/${b}/members`, groupAdmin.token, { group_id: c })).status).toBe(204);
+    await groups().call(addGroupMember, { params: { id: a }, body: { group_id: b } });
+    await groups().call(addGroupMember, { params: { id: b }, body: { group_id: c } });
     const cycle = await call("POST", `/groups/${c}/members`, groupAdmin.token, { group_id: a });
     expect(cycle.status).toBe(400);
     expect(await cycle.json()).toEqual({ error: "Adding this group would create a circular reference" });
@@ -159,47 +172,40 @@ describe("RBAC groups", () => {
 
   it("manages MCP privileges in the spec's and the reference's forms", async () => {
     const id = await newGroup("mcp");
-    const put = await call("PUT", `/groups/${id}/privileges/mcp`, permAdmin.token, {
-      privileges: ["query_database", "list_probes"],
+    const put = await permissions().call(setGroupMcpPrivileges, {
+      params: { id },
+      body: { privileges: ["query_database", "list_probes"] },
     });
-    expect(put.status).toBe(200);
-    expect(await put.json()).toEqual({ group_id: id, privileges: ["list_probes", "query_database"] });
+    expect(put).toEqual({ group_id: id, privileges: ["list_probes", "query_database"] });
     const unknown = await call("PUT", `/groups/${id}/privileges/mcp`, permAdmin.token, {
       privileges: ["bogus"],
     });
     expect(unknown.status).toBe(400);
     expect(await unknown.json()).toEqual({ error: "Unknown MCP privilege: bogus" });
 
-    expect(
-      (await call("POST", `/groups/${id}/privileges/mcp`, permAdmin.token, { privilege: "count_rows" }))
-        .status,
-    ).toBe(204);
+    await permissions().call(grantGroupMcpPrivilege, { params: { id }, body: { privilege: "count_rows" } });
     const missing = await call("POST", `/groups/${id}/privileges/mcp`, permAdmin.token, {});
     expect(missing.status).toBe(400);
     expect(await missing.json()).toEqual({ error: "Privilege is required" });
     const noName = await call("DELETE", `/groups/${id}/privileges/mcp`, permAdmin.token);
     expect(noName.status).toBe(400);
     expect(await noName.json()).toEqual({ error: "Query parameter 'name' is required" });
-    expect(
-      (await call("DELETE", `/groups/${id}/privileges/mcp?name=list_probes`, permAdmin.token)).status,
-    ).toBe(204);
+    await permissions().call(revokeGroupMcpPrivilege, { params: { id }, query: { name: "list_probes" } });
     expect(
       (await call("DELETE", `/groups/${id}/privileges/mcp?name=list_probes`, permAdmin.token)).status,
     ).toBe(404);
-    const get = await call("GET", `/groups/${id}/privileges/mcp`, permAdmin.token);
-    expect(await get.json()).toEqual({ group_id: id, privileges: ["count_rows", "query_database"] });
+    expect(await permissions().call(getGroupMcpPrivileges, { params: { id } })).toEqual({
+      group_id: id,
+      privileges: ["count_rows", "query_database"],
+    });
 
     // The wildcard replaces the individual grants.
-    expect(
-      (await call("POST", `/groups/${id}/privileges/mcp`, permAdmin.token, { privilege: "*" })).status,
-    ).toBe(204);
-    expect(await (await call("GET", `/groups/${id}/privileges/mcp`, permAdmin.token)).json()).toEqual({
+    await permissions().call(grantGroupMcpPrivilege, { params: { id }, body: { privilege: "*" } });
+    expect(await permissions().call(getGroupMcpPrivileges, { params: { id } })).toEqual({
       group_id: id,
       privileges: ["*"],
     });
-    const detail = (await (await call("GET", `/groups/${id}`, groupAdmin.token)).json()) as {
-      mcp_privileges: Record<string, unknown>[];
-    };
+    const detail = await groups().call(getGroup, { params: { id } });
     expect(detail.mcp_privileges).toEqual([
       {
         id: 0,
@@ -216,14 +222,16 @@ describe("RBAC groups", () => {
 
   it("manages connection privileges in both forms", async () => {
     const id = await newGroup("conns");
-    const put = await call("PUT", `/groups/${id}/privileges/connections`, permAdmin.token, {
-      connections: [
-        { connection_id: 3, access_level: "read" },
-        { connection_id: 0, access_level: "read" },
-      ],
+    const put = await permissions().call(setGroupConnectionPrivileges, {
+      params: { id },
+      body: {
+        connections: [
+          { connection_id: 3, access_level: "read" },
+          { connection_id: 0, access_level: "read" },
+        ],
+      },
     });
-    expect(put.status).toBe(200);
-    expect(await put.json()).toEqual({
+    expect(put).toEqual({
       group_id: id,
       connections: [
         { connection_id: 0, access_level: "read" },
@@ -242,32 +250,22 @@ describe("RBAC groups", () => {
     });
     expect(admin.status).toBe(400);
     expect(await admin.json()).toEqual({ error: "access_level must be 'read' or 'read_write'" });
-    expect(
-      (
-        await call("POST", `/groups/${id}/privileges/connections`, permAdmin.token, {
-          connection_id: 3,
-          access_level: "read_write",
-        })
-      ).status,
-    ).toBe(204);
+    await permissions().call(grantGroupConnectionPrivilege, {
+      params: { id },
+      body: { connection_id: 3, access_level: "read_write" },
+    });
     const bad = await call("DELETE", `/groups/${id}/privileges/connections/abc`, permAdmin.token);
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ error: "Invalid connection ID" });
-    expect((await call("DELETE", `/groups/${id}/privileges/connections/0`, permAdmin.token)).status).toBe(
-      204,
-    );
+    await permissions().call(revokeGroupConnectionPrivilege, { params: { id, connectionId: 0 } });
     expect((await call("DELETE", `/groups/${id}/privileges/connections/0`, permAdmin.token)).status).toBe(
       404,
     );
-    expect(await (await call("GET", `/groups/${id}/privileges/connections`, permAdmin.token)).json()).toEqual(
-      {
-        group_id: id,
-        connections: [{ connection_id: 3, access_level: "read_write" }],
-      },
-    );
-    const detail = (await (await call("GET", `/groups/${id}`, groupAdmin.token)).json()) as {
-      connection_privileges: unknown[];
-    };
+    expect(await permissions().call(getGroupConnectionPrivileges, { params: { id } })).toEqual({
+      group_id: id,
+      connections: [{ connection_id: 3, access_level: "read_write" }],
+    });
+    const detail = await groups().call(getGroup, { params: { id } });
     expect(detail.connection_privileges).toEqual([
       {
         id: expect.any(Number),
@@ -286,10 +284,8 @@ describe("RBAC groups", () => {
     });
     expect(refused.status).toBe(403);
     expect(await refused.json()).toEqual({ error: "Permission denied: requires superuser privileges" });
-    expect(
-      (await call("POST", `/groups/${id}/permissions`, root.token, { permission: "manage_users" })).status,
-    ).toBe(204);
-    expect(await (await call("GET", `/groups/${id}/permissions`, root.token)).json()).toEqual({
+    await superuser().call(grantGroupPermission, { params: { id }, body: { permission: "manage_users" } });
+    expect(await superuser().call(getGroupPermissions, { params: { id } })).toEqual({
       group_id: id,
       permissions: ["manage_users"],
     });
@@ -299,15 +295,15 @@ describe("RBAC groups", () => {
     const missing = await call("POST", `/groups/${id}/permissions`, root.token, {});
     expect(await missing.json()).toEqual({ error: "Permission is required" });
 
-    const put = await call("PUT", `/groups/${id}/permissions`, root.token, {
-      permissions: ["manage_blackouts", "manage_probes"],
+    const put = await superuser().call(setGroupPermissions, {
+      params: { id },
+      body: { permissions: ["manage_blackouts", "manage_probes"] },
     });
-    expect(put.status).toBe(200);
-    expect(await put.json()).toEqual({ group_id: id, permissions: ["manage_blackouts", "manage_probes"] });
+    expect(put).toEqual({ group_id: id, permissions: ["manage_blackouts", "manage_probes"] });
     expect(
       (await call("PUT", `/groups/${id}/permissions`, root.token, { permissions: ["nope"] })).status,
     ).toBe(400);
-    expect((await call("DELETE", `/groups/${id}/permissions/manage_probes`, root.token)).status).toBe(204);
+    await superuser().call(revokeGroupPermission, { params: { id, permission: "manage_probes" } });
     expect((await call("DELETE", `/groups/${id}/permissions/manage_probes`, root.token)).status).toBe(404);
     expect((await call("DELETE", `/groups/${id}/permissions/nope`, root.token)).status).toBe(400);
     expect((await call("GET", `/groups/${id}/permissions`, permAdmin.token)).status).toBe(403);
@@ -317,20 +313,24 @@ describe("RBAC groups", () => {
   it("computes effective privileges with those of enclosing groups", async () => {
     const parent = await newGroup("eff-parent");
     const child = await newGroup("eff-child");
-    await call("POST", `/groups/${parent}/members`, groupAdmin.token, { group_id: child });
-    await call("PUT", `/groups/${parent}/permissions`, root.token, { permissions: ["manage_blackouts"] });
-    await call("PUT", `/groups/${parent}/privileges/mcp`, permAdmin.token, {
-      privileges: ["*", "count_rows"],
+    await groups().call(addGroupMember, { params: { id: parent }, body: { group_id: child } });
+    await superuser().call(setGroupPermissions, {
+      params: { id: parent },
+      body: { permissions: ["manage_blackouts"] },
     });
-    await call("PUT", `/groups/${parent}/privileges/connections`, permAdmin.token, {
-      connections: [{ connection_id: 5, access_level: "read" }],
+    await permissions().call(setGroupMcpPrivileges, {
+      params: { id: parent },
+      body: { privileges: ["*", "count_rows"] },
     });
-    await call("PUT", `/groups/${child}/privileges/connections`, permAdmin.token, {
-      connections: [{ connection_id: 5, access_level: "read_write" }],
+    await permissions().call(setGroupConnectionPrivileges, {
+      params: { id: parent },
+      body: { connections: [{ connection_id: 5, access_level: "read" }] },
     });
-    const res = await call("GET", `/groups/${child}/effective-privileges`, permAdmin.token);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({
+    await permissions().call(setGroupConnectionPrivileges, {
+      params: { id: child },
+      body: { connections: [{ connection_id: 5, access_level: "read_write" }] },
+    });
+    expect(await permissions().call(getGroupEffectivePrivileges, { params: { id: child } })).toEqual({
       group_name: "eff-child",
       mcp_privileges: ["*"],
       connection_privileges: [{ connection_id: 5, access_level: "read_write" }],
@@ -341,9 +341,7 @@ describe("RBAC groups", () => {
   });
 
   it("lists the registered MCP identifiers", async () => {
-    const res = await call("GET", "/privileges/mcp", permAdmin.token);
-    expect(res.status).toBe(200);
-    const items = (await res.json()) as Record<string, unknown>[];
+    const items = await permissions().call(listMcpPrivileges);
     // The 22 items of the reference's catalogue, and get_blackouts, which dbmon grants like any tool.
     expect(items).toHaveLength(23);
     expect(items[0]).toEqual({

@@ -1,5 +1,22 @@
+import type { InputOf } from "@dbmon/client";
+import {
+  clearTokenScope,
+  createToken,
+  deleteToken,
+  getTokenScope,
+  listMcpPrivileges,
+  listTokens,
+  setTokenScope,
+} from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  requestJson,
+  type TestApp,
+  type TestUser,
+  typedClient,
+} from "./support.js";
 
 const WARNING = "Token created. Save this token securely - it will not be shown again.";
 
@@ -18,21 +35,12 @@ describe("RBAC tokens", () => {
 
   const call = (method: string, path: string, token: string, body?: unknown) =>
     requestJson(t.app, `/api/v1/rbac${path}`, { method, token, body });
-  const issue = async (body: Record<string, unknown>, token = tokenAdmin.token) => {
-    const res = await call("POST", "/tokens", token, body);
-    expect(res.status).toBe(201);
-    return (await res.json()) as { id: number; token: string; expires_at: string | null };
-  };
+  const issue = (body: InputOf<typeof createToken>["body"], user = tokenAdmin) =>
+    typedClient(t, user.token).call(createToken, { body });
 
   it("creates a token that works as a Bearer credential, shown only once", async () => {
     const before = Date.now();
-    const res = await call("POST", "/tokens", tokenAdmin.token, {
-      owner_username: "plain",
-      annotation: "ci",
-      expires_in: "30d",
-    });
-    expect(res.status).toBe(201);
-    const body = (await res.json()) as Record<string, unknown>;
+    const body = await issue({ owner_username: "plain", annotation: "ci", expires_in: "30d" });
     expect(body).toEqual({
       token: expect.stringMatching(/^[A-Za-z0-9_-]{43}=$/),
       id: expect.any(Number),
@@ -41,13 +49,13 @@ describe("RBAC tokens", () => {
       expires_at: expect.any(String),
       message: WARNING,
     });
-    const days = (Date.parse(body.expires_at as string) - before) / 86_400_000;
+    const days = (Date.parse(body.expires_at ?? "") - before) / 86_400_000;
     expect(days).toBeGreaterThan(29.99);
     expect(days).toBeLessThan(30.01);
-    const info = await requestJson(t.app, "/api/v1/user/info", { token: body.token as string });
+    const info = await requestJson(t.app, "/api/v1/user/info", { token: body.token });
     expect(await info.json()).toMatchObject({ authenticated: true, username: "plain" });
     const dump = JSON.stringify(await t.datastore.sql`select * from service_tokens`);
-    expect(dump).not.toContain(body.token as string);
+    expect(dump).not.toContain(body.token);
   });
 
   it("creates tokens without expiry and refuses bad lifetimes", async () => {
@@ -82,16 +90,12 @@ describe("RBAC tokens", () => {
     expect(await disabled.json()).toEqual({ error: "The token owner is disabled" });
     const escalation = await call("POST", "/tokens", tokenAdmin.token, { owner_username: "root" });
     expect(escalation.status).toBe(403);
-    expect(
-      (await call("POST", "/tokens", root.token, { owner_username: "root", annotation: "su" })).status,
-    ).toBe(201);
+    expect(await issue({ owner_username: "root", annotation: "su" }, root)).toMatchObject({ owner: "root" });
   });
 
   it("lists tokens newest first with owner details and scope", async () => {
     const created = await issue({ owner_username: "plain", annotation: "listed" });
-    const res = await call("GET", "/tokens", tokenAdmin.token);
-    expect(res.status).toBe(200);
-    const { tokens } = (await res.json()) as { tokens: Record<string, unknown>[] };
+    const { tokens } = await typedClient(t, tokenAdmin.token).call(listTokens);
     expect(tokens[0]).toEqual({
       id: created.id,
       name: "listed",
@@ -112,22 +116,20 @@ describe("RBAC tokens", () => {
 
   it("gets, sets and clears a token scope", async () => {
     const { id } = await issue({ owner_username: "plain", annotation: "scoped" });
-    expect(await (await call("GET", `/tokens/${id}/scope`, tokenAdmin.token)).json()).toEqual({
-      token_id: id,
-      scoped: false,
+    const api = typedClient(t, tokenAdmin.token);
+    const scope = () => api.call(getTokenScope, { params: { id } });
+    expect(await scope()).toEqual({ token_id: id, scoped: false });
+    await api.call(setTokenScope, {
+      params: { id },
+      body: {
+        connections: [{ connection_id: 3, access_level: "read" }],
+        admin_permissions: ["manage_blackouts"],
+        mcp_privileges: ["query_database"],
+      },
     });
-    const set = await call("PUT", `/tokens/${id}/scope`, tokenAdmin.token, {
-      connections: [{ connection_id: 3, access_level: "read" }],
-      admin_permissions: ["manage_blackouts"],
-      mcp_privileges: ["query_database"],
-    });
-    expect(set.status).toBe(204);
-    const items = (await (await call("GET", "/privileges/mcp", root.token)).json()) as {
-      id: number;
-      identifier: string;
-    }[];
+    const items = await typedClient(t, root.token).call(listMcpPrivileges);
     const queryDatabase = items.find((item) => item.identifier === "query_database")?.id;
-    expect(await (await call("GET", `/tokens/${id}/scope`, tokenAdmin.token)).json()).toEqual({
+    expect(await scope()).toEqual({
       token_id: id,
       scoped: true,
       connections: [{ connection_id: 3, access_level: "read" }],
@@ -135,27 +137,20 @@ describe("RBAC tokens", () => {
       admin_permissions: ["manage_blackouts"],
     });
     // A partial update leaves the other dimensions; the wildcard shows as id 0.
-    expect(
-      (await call("PUT", `/tokens/${id}/scope`, tokenAdmin.token, { mcp_privileges: ["*"] })).status,
-    ).toBe(204);
-    expect(await (await call("GET", `/tokens/${id}/scope`, tokenAdmin.token)).json()).toMatchObject({
+    await api.call(setTokenScope, { params: { id }, body: { mcp_privileges: ["*"] } });
+    expect(await scope()).toMatchObject({
       mcp_privileges: [0],
       admin_permissions: ["manage_blackouts"],
     });
-    const listed = (await (await call("GET", "/tokens", tokenAdmin.token)).json()) as {
-      tokens: { id: number; scope: unknown }[];
-    };
+    const listed = await api.call(listTokens);
     expect(listed.tokens.find((token) => token.id === id)?.scope).toEqual({
       scoped: true,
       connections: [{ connection_id: 3, access_level: "read" }],
       mcp_privileges: [0],
       admin_permissions: ["manage_blackouts"],
     });
-    expect((await call("DELETE", `/tokens/${id}/scope`, tokenAdmin.token)).status).toBe(204);
-    expect(await (await call("GET", `/tokens/${id}/scope`, tokenAdmin.token)).json()).toEqual({
-      token_id: id,
-      scoped: false,
-    });
+    await api.call(clearTokenScope, { params: { id } });
+    expect(await scope()).toEqual({ token_id: id, scoped: false });
   });
 
   it("validates scopes", async () => {
@@ -184,7 +179,7 @@ describe("RBAC tokens", () => {
   it("deletes tokens; a deleted token no longer authenticates", async () => {
     const { id, token } = await issue({ owner_username: "plain" });
     expect((await requestJson(t.app, "/api/v1/capabilities", { token })).status).toBe(200);
-    expect((await call("DELETE", `/tokens/${id}`, tokenAdmin.token)).status).toBe(204);
+    await typedClient(t, tokenAdmin.token).call(deleteToken, { params: { id } });
     expect((await requestJson(t.app, "/api/v1/capabilities", { token })).status).toBe(401);
     const missing = await call("DELETE", "/tokens/99999", tokenAdmin.token);
     expect(missing.status).toBe(404);

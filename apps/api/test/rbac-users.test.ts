@@ -1,3 +1,4 @@
+import { createUser as createUserOperation, getUserPrivileges, listUsers, updateUser } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildTestApp,
@@ -7,6 +8,7 @@ import {
   TEST_PASSWORD,
   type TestApp,
   type TestUser,
+  typedClient,
 } from "./support.js";
 
 describe("RBAC users", () => {
@@ -26,9 +28,7 @@ describe("RBAC users", () => {
     requestJson(t.app, "/api/v1/rbac/users", { method: "POST", body, token });
 
   it("lists users ordered by username with the exact fields", async () => {
-    const res = await requestJson(t.app, "/api/v1/rbac/users", { token: admin.token });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { users: Record<string, unknown>[] };
+    const body = await typedClient(t, admin.token).call(listUsers);
     expect(body.users.map((u) => u.username)).toEqual(["plain", "root", "useradmin"]);
     expect(body.users[1]).toEqual({
       id: root.id,
@@ -50,20 +50,19 @@ describe("RBAC users", () => {
   });
 
   it("creates a user who can then log in", async () => {
-    const res = await create(admin.token, {
-      username: "erin",
-      password: TEST_PASSWORD,
-      display_name: "Erin",
-      email: "erin@example.com",
-      annotation: "on call",
+    const api = typedClient(t, admin.token);
+    const body = await api.call(createUserOperation, {
+      body: {
+        username: "erin",
+        password: TEST_PASSWORD,
+        display_name: "Erin",
+        email: "erin@example.com",
+        annotation: "on call",
+      },
     });
-    expect(res.status).toBe(201);
-    const body = (await res.json()) as { message: string; id: number };
     expect(body).toEqual({ message: "User created", id: expect.any(Number) });
     expect(await login(t, "erin")).toBeTruthy();
-    const list = (await (await requestJson(t.app, "/api/v1/rbac/users", { token: admin.token })).json()) as {
-      users: Record<string, unknown>[];
-    };
+    const list = await api.call(listUsers);
     expect(list.users.find((u) => u.username === "erin")).toMatchObject({
       id: body.id,
       display_name: "Erin",
@@ -119,8 +118,10 @@ describe("RBAC users", () => {
     expect(res.status).toBe(403);
     expect(await res.json()).toEqual({ error: "Permission denied: requires superuser privileges" });
     expect(
-      (await create(root.token, { username: "boss", password: TEST_PASSWORD, is_superuser: true })).status,
-    ).toBe(201);
+      await typedClient(t, root.token).call(createUserOperation, {
+        body: { username: "boss", password: TEST_PASSWORD, is_superuser: true },
+      }),
+    ).toEqual({ message: "User created", id: expect.any(Number) });
     const change = await requestJson(t.app, `/api/v1/rbac/users/${root.id}`, {
       method: "PUT",
       body: { password: "hijacked-password-1" },
@@ -131,13 +132,12 @@ describe("RBAC users", () => {
 
   it("updates a user; a new password ends the user's sessions", async () => {
     const frank = await createUser(t, "frank");
-    const res = await requestJson(t.app, `/api/v1/rbac/users/${frank.id}`, {
-      method: "PUT",
-      body: { display_name: "Frank", password: "a-brand-new-password" },
-      token: admin.token,
-    });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ message: "User updated" });
+    expect(
+      await typedClient(t, admin.token).call(updateUser, {
+        params: { id: frank.id },
+        body: { display_name: "Frank", password: "a-brand-new-password" },
+      }),
+    ).toEqual({ message: "User updated" });
     expect((await requestJson(t.app, "/api/v1/capabilities", { token: frank.token })).status).toBe(401);
     expect(await login(t, "frank", "a-brand-new-password")).toBeTruthy();
     const weak = await requestJson(t.app, `/api/v1/rbac/users/${frank.id}`, {
@@ -150,13 +150,9 @@ describe("RBAC users", () => {
 
   it("answers an update that changes nothing like any other, and 404 for an unknown user", async () => {
     const hank = await createUser(t, "hank");
-    const res = await requestJson(t.app, `/api/v1/rbac/users/${hank.id}`, {
-      method: "PUT",
-      body: {},
-      token: admin.token,
-    });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ message: "User updated" });
+    expect(await typedClient(t, admin.token).call(updateUser, { params: { id: hank.id }, body: {} })).toEqual(
+      { message: "User updated" },
+    );
     const unknown = await requestJson(t.app, "/api/v1/rbac/users/99999", {
       method: "PUT",
       body: {},
@@ -168,12 +164,12 @@ describe("RBAC users", () => {
 
   it("disabling a user ends its sessions", async () => {
     const gina = await createUser(t, "gina");
-    const res = await requestJson(t.app, `/api/v1/rbac/users/${gina.id}`, {
-      method: "PUT",
-      body: { enabled: false },
-      token: admin.token,
-    });
-    expect(res.status).toBe(200);
+    expect(
+      await typedClient(t, admin.token).call(updateUser, {
+        params: { id: gina.id },
+        body: { enabled: false },
+      }),
+    ).toEqual({ message: "User updated" });
     expect((await requestJson(t.app, "/api/v1/capabilities", { token: gina.token })).status).toBe(401);
   });
 
@@ -230,9 +226,8 @@ describe("RBAC users", () => {
   });
 
   it("shows effective privileges: everything for superusers, group grants for others", async () => {
-    const su = await requestJson(t.app, `/api/v1/rbac/users/${root.id}/privileges`, { token: admin.token });
-    expect(su.status).toBe(200);
-    expect(await su.json()).toEqual({
+    const api = typedClient(t, admin.token);
+    expect(await api.call(getUserPrivileges, { params: { id: root.id } })).toEqual({
       username: "root",
       is_superuser: true,
       groups: [],
@@ -240,8 +235,7 @@ describe("RBAC users", () => {
       connection_privileges: { "0": "read_write" },
       admin_permissions: ["*"],
     });
-    const own = await requestJson(t.app, `/api/v1/rbac/users/${admin.id}/privileges`, { token: admin.token });
-    expect(await own.json()).toEqual({
+    expect(await api.call(getUserPrivileges, { params: { id: admin.id } })).toEqual({
       username: "useradmin",
       is_superuser: false,
       groups: ["useradmin-admins"],

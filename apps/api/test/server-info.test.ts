@@ -1,10 +1,22 @@
+import { getServerAiAnalysis, getServerInfo } from "@dbmon/contract";
 import { readServerInfo } from "@dbmon/datastore";
 import { loadLlmConfig } from "@dbmon/llm";
 import { type FakeProvider, startFakeProvider } from "@dbmon/llm/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectUntil, monitorTestServer } from "./monitoring-support.js";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  requestJson,
+  type TestApp,
+  type TestUser,
+  typedClient,
+} from "./support.js";
+
+/** A connection's server information, as `user` reads it through the typed client. */
+const serverInfo = (t: TestApp, user: TestUser, id: number) =>
+  typedClient(t, user.token).call(getServerInfo, { params: { connection_id: id } });
 
 const KEY_SETTINGS = [
   "shared_buffers",
@@ -76,9 +88,7 @@ describe("server information", () => {
   afterAll(() => t.close());
 
   it("answers empty values before anything was collected", async () => {
-    const res = await requestJson(t.app, `/api/v1/server-info/${id}`, { token: root.token });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual(emptyInfo(id));
+    expect(await serverInfo(t, root, id)).toEqual(emptyInfo(id));
   });
 
   it("refuses bad and missing ids, missing tokens, callers without access and unknown connections", async () => {
@@ -134,13 +144,7 @@ describe("server information", () => {
     afterAll(() => server.end());
 
     it("reports the server's configuration exactly", async () => {
-      const body = (await (
-        await requestJson(t.app, `/api/v1/server-info/${id}`, { token: root.token })
-      ).json()) as Record<string, unknown> & {
-        dbserver: Record<string, unknown>;
-        postgresql: unknown;
-        collected_at: string;
-      };
+      const body = await serverInfo(t, root, id);
       const [live] = await server`select current_setting('server_version') as version,
         current_setting('cluster_name') as cluster_name, current_setting('data_directory') as data_directory,
         current_setting('max_connections')::int as max_connections,
@@ -149,23 +153,13 @@ describe("server information", () => {
       expect(body.dbserver).toEqual(live);
       expect(body.postgresql).toEqual(body.dbserver);
       expect(typeof body.dbserver.max_connections).toBe("number");
-      expect(new Date(body.collected_at).getTime()).toBeGreaterThan(Date.now() - 120_000);
+      expect(body.collected_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(new Date(body.collected_at ?? 0).getTime()).toBeGreaterThan(Date.now() - 120_000);
       expect(body.ai_analysis).toBeNull();
     });
 
     it("lists databases with sizes as integers, without templates", async () => {
-      const body = (await (
-        await requestJson(t.app, `/api/v1/server-info/${id}`, { token: root.token })
-      ).json()) as {
-        databases: {
-          name: string;
-          size_bytes: number;
-          encoding: string;
-          connection_limit: number;
-          extensions: string[];
-        }[];
-        extensions: { name: string; version: string; schema: string; database: string }[];
-      };
+      const body = await serverInfo(t, root, id);
       const names = body.databases.map((database) => database.name);
       expect(names).not.toContain("template0");
       expect(names).not.toContain("template1");
@@ -195,11 +189,7 @@ describe("server information", () => {
     });
 
     it("returns exactly the 16 key settings, omitting unit when there is none", async () => {
-      const body = (await (
-        await requestJson(t.app, `/api/v1/server-info/${id}`, { token: root.token })
-      ).json()) as {
-        key_settings: Record<string, string>[];
-      };
+      const body = await serverInfo(t, root, id);
       expect(body.key_settings.map((setting) => setting.name).sort()).toEqual([...KEY_SETTINGS].sort());
       const byName = new Map(body.key_settings.map((setting) => [setting.name, setting]));
       const [sharedBuffers] =
@@ -216,11 +206,7 @@ describe("server information", () => {
     });
 
     it("describes this host, since the server runs on it", async () => {
-      const body = (await (
-        await requestJson(t.app, `/api/v1/server-info/${id}`, { token: root.token })
-      ).json()) as {
-        system: Record<string, unknown> & { disks: Record<string, unknown>[] };
-      };
+      const body = await serverInfo(t, root, id);
       expect(body.system.os_name).toEqual(expect.any(String));
       expect(body.system.cpu_logical).toEqual(expect.any(Number));
       expect(Number.isInteger(body.system.memory_total_bytes)).toBe(true);
@@ -258,12 +244,11 @@ describe("AI analysis of a connection's databases", () => {
     await provider.close();
   });
 
-  const analysis = () => requestJson(t.app, `/api/v1/server-info/${id}/ai-analysis`, { token: root.token });
+  const analysis = () =>
+    typedClient(t, root.token).call(getServerAiAnalysis, { params: { connection_id: id } });
 
   it("is null while the connection has no collected databases", async () => {
-    const res = await analysis();
-    expect(res.status).toBe(200);
-    expect(await res.json()).toBeNull();
+    expect(await analysis()).toBeNull();
     expect(provider.requests).toHaveLength(0);
   });
 
@@ -273,36 +258,29 @@ describe("AI analysis of a connection's databases", () => {
       (await readServerInfo(t.datastore, id))?.databases.map((database) => database.name) ?? [];
 
     provider.script({ text: databases.map((name) => `**${name}**: Holds data for ${name}.`).join("\n") });
-    const first = await analysis();
-    expect(first.status).toBe(200);
-    const body = (await first.json()) as { databases: Record<string, string>; generated_at: string };
-    expect(body.generated_at).toBe(now.toISOString());
-    expect(Object.keys(body.databases).sort()).toEqual([...databases].sort());
-    expect(body.databases[t.database.name]).toBe(`Holds data for ${t.database.name}.`);
+    const body = await analysis();
+    expect(body?.generated_at).toBe(now.toISOString());
+    expect(Object.keys(body?.databases ?? {}).sort()).toEqual([...databases].sort());
+    expect(body?.databases[t.database.name]).toBe(`Holds data for ${t.database.name}.`);
     expect(provider.requests).toHaveLength(1);
     expect(JSON.stringify(provider.requests[0]?.body)).toContain(t.database.name);
 
     now = new Date(now.getTime() + 4 * 60_000);
-    expect(await (await analysis()).json()).toEqual(body);
+    expect(await analysis()).toEqual(body);
     expect(provider.requests).toHaveLength(1);
 
     now = new Date(now.getTime() + 2 * 60_000);
     provider.script({ text: databases.map((name) => `${name}: Fresh words.`).join("\n") });
-    const fresh = (await (await analysis()).json()) as {
-      generated_at: string;
-      databases: Record<string, string>;
-    };
+    const fresh = await analysis();
     expect(provider.requests).toHaveLength(2);
-    expect(fresh.generated_at).toBe(now.toISOString());
-    expect(fresh.databases[t.database.name]).toBe("Fresh words.");
+    expect(fresh?.generated_at).toBe(now.toISOString());
+    expect(fresh?.databases[t.database.name]).toBe("Fresh words.");
   });
 
   it("is null when the provider fails", async () => {
     now = new Date(now.getTime() + 10 * 60_000);
     provider.script({ status: 500, message: "upstream broke" });
-    const res = await analysis();
-    expect(res.status).toBe(200);
-    expect(await res.json()).toBeNull();
+    expect(await analysis()).toBeNull();
   });
 
   it("is null when no provider is configured", async () => {

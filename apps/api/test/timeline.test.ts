@@ -1,7 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { InputOf } from "@dbmon/client";
 import { type RunningCollector, startCollector } from "@dbmon/collector";
+import { listTimelineEvents } from "@dbmon/contract";
 import {
   type EmbeddedServer,
   encryptSecret,
@@ -12,7 +14,14 @@ import {
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addConnection } from "./monitoring-support.js";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  requestJson,
+  type TestApp,
+  type TestUser,
+  typedClient,
+} from "./support.js";
 
 interface Event {
   id: string;
@@ -123,13 +132,21 @@ describe("timeline events", () => {
 
   const window = () =>
     `start_time=${encodeURIComponent(startedAt.toISOString())}&end_time=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`;
+  /** The events since the suite started, as `user` lists them through the typed client. */
+  const events = (user: TestUser, query: InputOf<typeof listTimelineEvents>["query"] = {}) =>
+    typedClient(t, user.token).call(listTimelineEvents, {
+      query: {
+        start_time: startedAt.toISOString(),
+        end_time: new Date(Date.now() + 60_000).toISOString(),
+        ...query,
+      },
+    });
 
   it("shows a configuration change and a restart of the monitored server", async () => {
-    const res = await requestJson(t.app, `/api/v1/timeline/events?${window()}&connection_id=${monitoredId}`, {
-      token: root.token,
-    });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { events: Event[]; total_count: number };
+    const body = (await events(root, { connection_id: monitoredId })) as {
+      events: Event[];
+      total_count: number;
+    };
     const config = body.events.find(
       (event) =>
         event.event_type === "config_change" &&
@@ -159,17 +176,9 @@ describe("timeline events", () => {
     const times = body.events.map((event) => Date.parse(event.occurred_at));
     expect(times).toEqual([...times].sort((a, b) => b - a));
 
-    const onlyRestarts = (await (
-      await requestJson(t.app, `/api/v1/timeline/events?${window()}&event_types=restart&limit=1`, {
-        token: root.token,
-      })
-    ).json()) as { events: { event_type: string }[] };
+    const onlyRestarts = await events(root, { event_types: "restart", limit: 1 });
     expect(onlyRestarts.events.map((event) => event.event_type)).toEqual(["restart"]);
-    const hidden = (await (
-      await requestJson(t.app, `/api/v1/timeline/events?${window()}`, { token: stranger.token })
-    ).json()) as {
-      events: unknown[];
-    };
+    const hidden = await events(stranger);
     expect(hidden.events).toEqual([]);
   });
 
@@ -185,10 +194,7 @@ describe("timeline events", () => {
       values (${alert?.id as number}, ${at(30)}, 'root', true, 'benchmark')`;
     await sql`insert into blackouts (scope, connection_id, start_time, end_time, reason, created_by)
       values ('estate', null, ${at(40)}, ${at(10)}, 'maintenance', 'root')`;
-    const res = await requestJson(t.app, `/api/v1/timeline/events?${window()}&connection_ids=${other}`, {
-      token: root.token,
-    });
-    const body = (await res.json()) as { events: Record<string, unknown>[] };
+    const body = await events(root, { connection_ids: String(other) });
     expect(
       body.events.map((event) => [
         event.event_type,

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { hostname } from "node:os";
-import { KEY_SETTING_NAMES, readServerInfo, type ServerInfo } from "@dbmon/datastore";
+import { type CollectedServerInfo, KEY_SETTING_NAMES, readServerInfo } from "@dbmon/datastore";
 import { machinePostgresAvailable } from "@dbmon/datastore/testing";
 import postgres from "postgres";
 import { cpu, fsSize, mem, osInfo } from "systeminformation";
@@ -51,17 +51,17 @@ describe.skipIf(!machinePostgres)("collection from PostgreSQL 15 on this host", 
     await env?.close();
   });
 
-  async function collectedInfo(): Promise<ServerInfo> {
+  async function collectedInfo(): Promise<CollectedServerInfo> {
     return waitFor("a full collection", async () => {
       const info = await readServerInfo(env.datastore, connectionId);
       const complete =
-        info?.system.disks.length &&
-        info.system.os_name !== null &&
-        info.system.cpu_model !== null &&
-        info.system.memory_total_bytes !== null &&
-        info.dbserver.version !== null &&
+        info?.host.disks.length &&
+        info.host.osName !== null &&
+        info.host.cpuModel !== null &&
+        info.host.memoryTotalBytes !== null &&
+        info.server.version !== null &&
         info.databases.length &&
-        info.key_settings.length &&
+        info.keySettings.length &&
         info.extensions.some((extension) => extension.database === monitored.name);
       return complete ? info : undefined;
     });
@@ -70,44 +70,44 @@ describe.skipIf(!machinePostgres)("collection from PostgreSQL 15 on this host", 
   it("answers server information that matches the live server and host, field by field", async () => {
     const info = await collectedInfo();
     expect(Object.keys(info)).toEqual([
-      "connection_id",
-      "collected_at",
-      "system",
-      "dbserver",
+      "connectionId",
+      "collectedAt",
+      "host",
+      "server",
       "databases",
       "extensions",
-      "key_settings",
+      "keySettings",
     ]);
-    expect(info.connection_id).toBe(connectionId);
-    expect(info.collected_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    expect(Date.parse(info.collected_at ?? "")).toBeGreaterThanOrEqual(startedAt - 1000);
+    expect(info.connectionId).toBe(connectionId);
+    expect(info.collectedAt).toBeInstanceOf(Date);
+    expect(info.collectedAt?.getTime()).toBeGreaterThanOrEqual(startedAt - 1000);
 
     const [server] = await live<
       {
         version: string;
-        cluster_name: string;
-        data_directory: string;
-        max_connections: number;
-        max_wal_senders: number;
-        max_replication_slots: number;
+        clusterName: string;
+        dataDirectory: string;
+        maxConnections: number;
+        maxWalSenders: number;
+        maxReplicationSlots: number;
       }[]
-    >`select current_setting('server_version') as version, current_setting('cluster_name') as cluster_name,
-        current_setting('data_directory') as data_directory,
-        current_setting('max_connections')::int as max_connections,
-        current_setting('max_wal_senders')::int as max_wal_senders,
-        current_setting('max_replication_slots')::int as max_replication_slots`;
-    expect(info.dbserver).toEqual(server);
+    >`select current_setting('server_version') as version, current_setting('cluster_name') as "clusterName",
+        current_setting('data_directory') as "dataDirectory",
+        current_setting('max_connections')::int as "maxConnections",
+        current_setting('max_wal_senders')::int as "maxWalSenders",
+        current_setting('max_replication_slots')::int as "maxReplicationSlots"`;
+    expect(info.server).toEqual(server);
 
     // The host: the server is on 127.0.0.1 and has no system_stats, so this host's own figures.
     const [os, processor, memory, volumes] = await Promise.all([osInfo(), cpu(), mem(), fsSize()]);
-    const { system } = info;
-    expect(system.os_name).toBe(os.distro);
-    expect(system.os_version).toContain(os.release);
-    expect(system.architecture).toBe(os.arch);
-    expect(system.hostname).toBe(hostname());
-    expect(system.cpu_model).toContain(processor.brand);
-    expect(system.cpu_cores).toBe(processor.physicalCores);
-    expect(system.cpu_logical).toBe(processor.cores);
+    const { host } = info;
+    expect(host.osName).toBe(os.distro);
+    expect(host.osVersion).toContain(os.release);
+    expect(host.architecture).toBe(os.arch);
+    expect(host.hostname).toBe(hostname());
+    expect(host.cpuModel).toContain(processor.brand);
+    expect(host.cpuCores).toBe(processor.physicalCores);
+    expect(host.cpuLogicalProcessors).toBe(processor.cores);
     // In hertz; where systeminformation knows no speed (virtual machines), the kernel's `cpu MHz`.
     const reportedGhz = processor.speedMax || processor.speed;
     const kernelMhz = Math.max(
@@ -118,31 +118,31 @@ describe.skipIf(!machinePostgres)("collection from PostgreSQL 15 on this host", 
         .map((line) => Number(line.split(":")[1])),
     );
     if (reportedGhz > 0) {
-      expect(system.cpu_clock_speed).toBe(Math.round(reportedGhz * 1e9));
+      expect(host.cpuClockSpeedHz).toBe(Math.round(reportedGhz * 1e9));
     } else if (kernelMhz > 0) {
-      expect(system.cpu_clock_speed).toBe(Math.round(kernelMhz * 1e6));
+      expect(host.cpuClockSpeedHz).toBe(Math.round(kernelMhz * 1e6));
     }
-    expect(system.memory_total_bytes).toBe(memory.total);
-    expect(system.swap_total_bytes).toBe(memory.swaptotal);
-    for (const value of [system.memory_used_bytes, system.memory_free_bytes, system.swap_used_bytes]) {
+    expect(host.memoryTotalBytes).toBe(memory.total);
+    expect(host.swapTotalBytes).toBe(memory.swaptotal);
+    for (const value of [host.memoryUsedBytes, host.memoryFreeBytes, host.swapUsedBytes]) {
       expect(Number.isInteger(value)).toBe(true);
     }
-    expect((system.memory_used_bytes ?? 0) + (system.memory_free_bytes ?? 0)).toBe(memory.total);
-    expect(system.disks.map((disk) => disk.mount_point)).toEqual(
+    expect((host.memoryUsedBytes ?? 0) + (host.memoryFreeBytes ?? 0)).toBe(memory.total);
+    expect(host.disks.map((disk) => disk.mountPoint)).toEqual(
       volumes.map((volume) => volume.mount).sort((a, b) => (a < b ? -1 : 1)),
     );
-    for (const disk of system.disks) {
+    for (const disk of host.disks) {
       expect(Object.keys(disk)).toEqual([
-        "mount_point",
-        "filesystem_type",
-        "total_bytes",
-        "used_bytes",
-        "free_bytes",
+        "mountPoint",
+        "filesystemType",
+        "totalBytes",
+        "usedBytes",
+        "freeBytes",
       ]);
-      const volume = volumes.find((candidate) => candidate.mount === disk.mount_point);
-      expect(disk.filesystem_type).toBe(volume?.type);
-      expect(disk.total_bytes).toBe(volume?.size);
-      expect(Number.isInteger(disk.used_bytes) && Number.isInteger(disk.free_bytes)).toBe(true);
+      const volume = volumes.find((candidate) => candidate.mount === disk.mountPoint);
+      expect(disk.filesystemType).toBe(volume?.type);
+      expect(disk.totalBytes).toBe(volume?.size);
+      expect(Number.isInteger(disk.usedBytes) && Number.isInteger(disk.freeBytes)).toBe(true);
     }
 
     // Databases: sorted by name, no templates, the monitored one as the server describes it.
@@ -161,9 +161,9 @@ describe.skipIf(!machinePostgres)("collection from PostgreSQL 15 on this host", 
     const database = info.databases.find((candidate) => candidate.name === monitored.name);
     expect(database).toEqual({
       name: monitored.name,
-      size_bytes: ours?.size,
+      sizeBytes: ours?.size,
       encoding: ours?.encoding,
-      connection_limit: ours?.limit,
+      connectionLimit: ours?.limit,
       extensions: liveExtensions.map((extension) => extension.name),
     });
     expect(database?.extensions).toContain("pg_trgm");
@@ -177,13 +177,13 @@ describe.skipIf(!machinePostgres)("collection from PostgreSQL 15 on this host", 
     const settings = await live<{ name: string; setting: string; unit: string | null; category: string }[]>`
       select name, setting, unit, category from pg_settings where name = any(${[...KEY_SETTING_NAMES]})
       order by category collate "C", name collate "C"`;
-    expect(info.key_settings).toHaveLength(16);
-    expect(info.key_settings).toEqual(
-      settings.map(({ unit, ...setting }) => (unit ? { ...setting, unit } : setting)),
+    expect(info.keySettings).toHaveLength(16);
+    expect(info.keySettings).toEqual(
+      settings.map(({ unit, ...setting }) => ({ ...setting, unit: unit || null })),
     );
-    const autovacuum = info.key_settings.find((setting) => setting.name === "autovacuum");
-    expect(autovacuum && "unit" in autovacuum).toBe(false);
-    expect(info.key_settings.find((setting) => setting.name === "shared_buffers")?.unit).toBe("8kB");
+    const autovacuum = info.keySettings.find((setting) => setting.name === "autovacuum");
+    expect(autovacuum?.unit).toBeNull();
+    expect(info.keySettings.find((setting) => setting.name === "shared_buffers")?.unit).toBe("8kB");
   });
 
   it("stores a configuration snapshot only when its content changes", async () => {

@@ -146,50 +146,50 @@ describe("collection from the embedded PostgreSQL 18", () => {
     const info = await waitFor("a full collection", async () => {
       const current = await readServerInfo(env.datastore, connectionId);
       const complete =
-        current?.system.disks.length &&
-        current.system.os_name &&
-        current.system.cpu_model &&
-        current.system.memory_total_bytes &&
-        current.dbserver.version &&
+        current?.host.disks.length &&
+        current.host.osName &&
+        current.host.cpuModel &&
+        current.host.memoryTotalBytes &&
+        current.server.version &&
         current.databases.some((database) => database.name === monitored.name) &&
-        current.key_settings.length;
+        current.keySettings.length;
       return complete ? current : undefined;
     });
-    expect(info.dbserver.version).toMatch(/^18\./);
-    expect(info.dbserver.max_connections).toEqual(expect.any(Number));
-    expect(info.key_settings).toHaveLength(16);
+    expect(info.server.version).toMatch(/^18\./);
+    expect(info.server.maxConnections).toEqual(expect.any(Number));
+    expect(info.keySettings).toHaveLength(16);
     expect(info.databases.map((database) => database.name)).toEqual(
       expect.arrayContaining(["postgres", monitored.name]),
     );
     // Although the server is on this host, system_stats wins (D6).
-    expect(info.system).toEqual({
-      os_name: "Stand-in Linux 12",
-      os_version: "6.1.0-28-amd64",
+    expect(info.host).toEqual({
+      osName: "Stand-in Linux 12",
+      osVersion: "6.1.0-28-amd64",
       architecture: "aarch64",
       hostname: "db-host-7",
-      cpu_model: "Neoverse-N1 r3p1",
-      cpu_cores: 8,
-      cpu_logical: 16,
-      cpu_clock_speed: 3000000000,
-      memory_total_bytes: 68719476736,
-      memory_used_bytes: 17179869184,
-      memory_free_bytes: 51539607552,
-      swap_total_bytes: 8589934592,
-      swap_used_bytes: 1073741824,
+      cpuModel: "Neoverse-N1 r3p1",
+      cpuCores: 8,
+      cpuLogicalProcessors: 16,
+      cpuClockSpeedHz: 3000000000,
+      memoryTotalBytes: 68719476736,
+      memoryUsedBytes: 17179869184,
+      memoryFreeBytes: 51539607552,
+      swapTotalBytes: 8589934592,
+      swapUsedBytes: 1073741824,
       disks: [
         {
-          mount_point: "/",
-          filesystem_type: "ext4",
-          total_bytes: 100000000000,
-          used_bytes: 40000000000,
-          free_bytes: 60000000000,
+          mountPoint: "/",
+          filesystemType: "ext4",
+          totalBytes: 100000000000,
+          usedBytes: 40000000000,
+          freeBytes: 60000000000,
         },
         {
-          mount_point: "/var/lib/postgresql",
-          filesystem_type: "xfs",
-          total_bytes: 2000000000000,
-          used_bytes: 500000000000,
-          free_bytes: 1500000000000,
+          mountPoint: "/var/lib/postgresql",
+          filesystemType: "xfs",
+          totalBytes: 2000000000000,
+          usedBytes: 500000000000,
+          freeBytes: 1500000000000,
         },
       ],
     });

@@ -44,15 +44,15 @@ export {
   seedProbeConfigs,
 } from "./queries/probe-configs.js";
 export {
+  type CollectedDatabase,
+  type CollectedDisk,
+  type CollectedExtension,
+  type CollectedHost,
+  type CollectedServer,
+  type CollectedServerInfo,
+  type CollectedSetting,
   KEY_SETTING_NAMES,
   readServerInfo,
-  type ServerInfo,
-  type ServerInfoDatabase,
-  type ServerInfoDbServer,
-  type ServerInfoDisk,
-  type ServerInfoExtension,
-  type ServerInfoSetting,
-  type ServerInfoSystem,
 } from "./queries/server-info.js";
 export {
   ROLLUP_SETTLING_SECONDS,

@@ -27,35 +27,35 @@ describe("server information without collected data", () => {
       values ('fresh', 'db.example.com', 5432, 'postgres', 'monitor', 'admin') returning id`;
     const id = row?.id ?? 0;
     expect(await readServerInfo({ sql }, id)).toEqual({
-      connection_id: id,
-      collected_at: null,
-      system: {
-        os_name: null,
-        os_version: null,
+      connectionId: id,
+      collectedAt: null,
+      host: {
+        osName: null,
+        osVersion: null,
         architecture: null,
         hostname: null,
-        cpu_model: null,
-        cpu_cores: null,
-        cpu_logical: null,
-        cpu_clock_speed: null,
-        memory_total_bytes: null,
-        memory_used_bytes: null,
-        memory_free_bytes: null,
-        swap_total_bytes: null,
-        swap_used_bytes: null,
+        cpuModel: null,
+        cpuCores: null,
+        cpuLogicalProcessors: null,
+        cpuClockSpeedHz: null,
+        memoryTotalBytes: null,
+        memoryUsedBytes: null,
+        memoryFreeBytes: null,
+        swapTotalBytes: null,
+        swapUsedBytes: null,
         disks: [],
       },
-      dbserver: {
+      server: {
         version: null,
-        cluster_name: null,
-        data_directory: null,
-        max_connections: null,
-        max_wal_senders: null,
-        max_replication_slots: null,
+        clusterName: null,
+        dataDirectory: null,
+        maxConnections: null,
+        maxWalSenders: null,
+        maxReplicationSlots: null,
       },
       databases: [],
       extensions: [],
-      key_settings: [],
+      keySettings: [],
     });
   });
 

@@ -1,7 +1,6 @@
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
-import { NotFound } from "../errors.js";
 import type { NotificationChannelService } from "./channels.js";
 import { type ScopeKind, Visibility } from "./visibility.js";
 
@@ -16,7 +15,7 @@ export class ChannelOverrideService {
 
   /** Every enabled channel with the scope's override, if any; a scope the caller cannot see is not found. */
   async list(access: RequestAccess, scope: ScopeKind, scopeId: number) {
-    await this.requireVisibleScope(access, scope, scopeId);
+    await this.requireScope(access, scope, scopeId);
     const rows = await this.datastore.db
       .select({ channel: notificationChannels, override: overrides })
       .from(notificationChannels)
@@ -42,7 +41,7 @@ export class ChannelOverrideService {
     channelId: number,
     enabled: boolean,
   ): Promise<void> {
-    await this.requireVisibleScope(access, scope, scopeId);
+    await this.requireScope(access, scope, scopeId);
     await this.channels.requireChannel(channelId);
     await this.datastore.db
       .insert(overrides)
@@ -55,18 +54,20 @@ export class ChannelOverrideService {
 
   /** Removes a scope's switch (having none is fine); a scope the caller cannot see is not found. */
   async remove(access: RequestAccess, scope: ScopeKind, scopeId: number, channelId: number): Promise<void> {
-    await this.requireVisibleScope(access, scope, scopeId);
+    await this.requireScope(access, scope, scopeId);
     await this.datastore.db
       .delete(overrides)
       .where(and(eq(overrides.channelId, channelId), this.at(scope, scopeId)));
   }
 
-  /** Reads and writes alike: a scope without a connection the caller sees is not found. */
-  private async requireVisibleScope(access: RequestAccess, scope: ScopeKind, scopeId: number): Promise<void> {
-    const visibility = await Visibility.of(access);
-    if (!(await visibility.seesScope(this.datastore.db, scope, scopeId))) {
-      throw new NotFound("Channel override scope not found");
-    }
+  private requireScope(access: RequestAccess, scope: ScopeKind, scopeId: number): Promise<void> {
+    return Visibility.requireScope(
+      access,
+      this.datastore.db,
+      scope,
+      scopeId,
+      "Channel override scope not found",
+    );
   }
 
   private at(scope: ScopeKind, scopeId: number) {

@@ -24,7 +24,7 @@ export class AlertOverrideService {
 
   /** Every rule with the scope's override, if any; a scope the caller cannot see is not found. */
   async list(access: RequestAccess, scope: ScopeKind, scopeId: number) {
-    await this.requireVisibleScope(access, scope, scopeId);
+    await this.requireScope(access, scope, scopeId);
     const rows = await this.datastore.db
       .select({ rule: alertRules, override: alertThresholds })
       .from(alertRules)
@@ -50,7 +50,7 @@ export class AlertOverrideService {
     ruleId: number,
     input: OverrideInput,
   ): Promise<void> {
-    await this.requireVisibleScope(access, scope, scopeId);
+    await this.requireScope(access, scope, scopeId);
     await this.rules.require(ruleId);
     const values = {
       operator: input.operator,
@@ -75,7 +75,7 @@ export class AlertOverrideService {
 
   /** Removes the scope's override of a rule (having none is fine); a scope the caller cannot see is not found. */
   async remove(access: RequestAccess, scope: ScopeKind, scopeId: number, ruleId: number): Promise<void> {
-    await this.requireVisibleScope(access, scope, scopeId);
+    await this.requireScope(access, scope, scopeId);
     await this.datastore.db
       .delete(alertThresholds)
       .where(and(eq(alertThresholds.ruleId, ruleId), this.at(scope, scopeId)));
@@ -137,12 +137,14 @@ export class AlertOverrideService {
     };
   }
 
-  /** Reads and writes alike: a scope (server, cluster, group) without a connection the caller sees is not found. */
-  private async requireVisibleScope(access: RequestAccess, scope: ScopeKind, scopeId: number): Promise<void> {
-    const visibility = await Visibility.of(access);
-    if (!(await visibility.seesScope(this.datastore.db, scope, scopeId))) {
-      throw new NotFound("Alert override scope not found");
-    }
+  private requireScope(access: RequestAccess, scope: ScopeKind, scopeId: number): Promise<void> {
+    return Visibility.requireScope(
+      access,
+      this.datastore.db,
+      scope,
+      scopeId,
+      "Alert override scope not found",
+    );
   }
 
   /** The scope's override of the whole server (not of one database). */

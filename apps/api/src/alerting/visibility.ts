@@ -1,6 +1,7 @@
 import { type Db, schema } from "@dbmon/datastore";
 import { type Column, inArray, type SQL, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
+import { NotFound } from "../errors.js";
 
 const { clusters, connections } = schema;
 
@@ -56,6 +57,23 @@ export class Visibility {
       or (${row.scope} = 'group' and exists (
         select 1 from ${connections} join ${clusters} on ${clusters.id} = ${connections.clusterId}
         where ${clusters.groupId} = ${row.groupId} and ${this.among(connections.id)})))`;
+  }
+
+  /**
+   * Reads and writes of per-scope settings alike: a scope without a connection the caller sees
+   * is not found (with `notFound` as the message).
+   */
+  static async requireScope(
+    access: RequestAccess,
+    db: Db,
+    kind: ScopeKind,
+    scopeId: number,
+    notFound: string,
+  ): Promise<void> {
+    const visibility = await Visibility.of(access);
+    if (!(await visibility.seesScope(db, kind, scopeId))) {
+      throw new NotFound(notFound);
+    }
   }
 
   /** Whether the caller sees a connection of the scope (superusers see every scope). */

@@ -38,109 +38,53 @@ export interface McpItem {
   isPublic: boolean;
 }
 
+/** What each MCP item is, by identifier: tools that need a grant, tools anyone may use, resources. */
+const grantedTools = {
+  query_database: "Run a read-only SQL query on a monitored connection",
+  get_schema_info: "Describe the schema of a monitored database",
+  execute_explain: "EXPLAIN a query on a monitored connection",
+  count_rows: "Count the rows of a table",
+  list_probes: "List the metric probes",
+  describe_probe: "Describe one metric probe",
+  query_metrics: "Query collected metrics",
+  list_connections: "List monitored connections",
+  generate_embedding: "Compute an embedding for text",
+  search_knowledgebase: "Search the knowledge base",
+  similarity_search: "Vector similarity search",
+  read_resource: "Read an MCP resource",
+  get_alert_history: "Alert history of a connection",
+  get_alert_rules: "Alert rules and thresholds",
+  get_metric_baselines: "Baselines of collected metrics",
+  get_blackouts: "Blackout windows and schedules",
+  get_timeline_events: "Events of the estate's timeline",
+  query_datastore: "Run a read-only query on the datastore",
+};
+const publicTools = {
+  store_memory: "Store a memory",
+  recall_memories: "Recall stored memories",
+  delete_memory: "Delete a stored memory",
+};
+const grantedResources = {
+  "pg://system_info": "Host information of a connection",
+  "pg://connection_info": "Details of the current connection",
+};
+
+function items(
+  descriptions: Record<string, string>,
+  itemType: McpItem["itemType"],
+  isPublic: boolean,
+): McpItem[] {
+  return Object.entries(descriptions).map(([identifier, description]) => ({
+    identifier,
+    itemType,
+    description,
+    isPublic,
+  }));
+}
+
 /** MCP items dbmon serves, registered in the datastore at every start-up. */
 export const mcpItems: readonly McpItem[] = [
-  {
-    identifier: "query_database",
-    itemType: "tool",
-    description: "Run a read-only SQL query on a monitored connection",
-    isPublic: false,
-  },
-  {
-    identifier: "get_schema_info",
-    itemType: "tool",
-    description: "Describe the schema of a monitored database",
-    isPublic: false,
-  },
-  {
-    identifier: "execute_explain",
-    itemType: "tool",
-    description: "EXPLAIN a query on a monitored connection",
-    isPublic: false,
-  },
-  { identifier: "count_rows", itemType: "tool", description: "Count the rows of a table", isPublic: false },
-  { identifier: "list_probes", itemType: "tool", description: "List the metric probes", isPublic: false },
-  {
-    identifier: "describe_probe",
-    itemType: "tool",
-    description: "Describe one metric probe",
-    isPublic: false,
-  },
-  { identifier: "query_metrics", itemType: "tool", description: "Query collected metrics", isPublic: false },
-  {
-    identifier: "list_connections",
-    itemType: "tool",
-    description: "List monitored connections",
-    isPublic: false,
-  },
-  {
-    identifier: "generate_embedding",
-    itemType: "tool",
-    description: "Compute an embedding for text",
-    isPublic: false,
-  },
-  {
-    identifier: "search_knowledgebase",
-    itemType: "tool",
-    description: "Search the knowledge base",
-    isPublic: false,
-  },
-  {
-    identifier: "similarity_search",
-    itemType: "tool",
-    description: "Vector similarity search",
-    isPublic: false,
-  },
-  { identifier: "read_resource", itemType: "tool", description: "Read an MCP resource", isPublic: false },
-  {
-    identifier: "get_alert_history",
-    itemType: "tool",
-    description: "Alert history of a connection",
-    isPublic: false,
-  },
-  {
-    identifier: "get_alert_rules",
-    itemType: "tool",
-    description: "Alert rules and thresholds",
-    isPublic: false,
-  },
-  {
-    identifier: "get_metric_baselines",
-    itemType: "tool",
-    description: "Baselines of collected metrics",
-    isPublic: false,
-  },
-  {
-    identifier: "get_blackouts",
-    itemType: "tool",
-    description: "Blackout windows and schedules",
-    isPublic: false,
-  },
-  {
-    identifier: "get_timeline_events",
-    itemType: "tool",
-    description: "Events of the estate's timeline",
-    isPublic: false,
-  },
-  {
-    identifier: "query_datastore",
-    itemType: "tool",
-    description: "Run a read-only query on the datastore",
-    isPublic: false,
-  },
-  { identifier: "store_memory", itemType: "tool", description: "Store a memory", isPublic: true },
-  { identifier: "recall_memories", itemType: "tool", description: "Recall stored memories", isPublic: true },
-  { identifier: "delete_memory", itemType: "tool", description: "Delete a stored memory", isPublic: true },
-  {
-    identifier: "pg://system_info",
-    itemType: "resource",
-    description: "Host information of a connection",
-    isPublic: false,
-  },
-  {
-    identifier: "pg://connection_info",
-    itemType: "resource",
-    description: "Details of the current connection",
-    isPublic: false,
-  },
+  ...items(grantedTools, "tool", false),
+  ...items(publicTools, "tool", true),
+  ...items(grantedResources, "resource", false),
 ];

@@ -1,5 +1,6 @@
-import { type Datastore, readServerInfo, type ServerInfo } from "@dbmon/datastore";
+import { type Datastore, readServerInfo } from "@dbmon/datastore";
 import { ShortLivedCache } from "../short-lived-cache.js";
+import { presentServerInfo, type ServerInfoDocument } from "./present.js";
 
 /**
  * How long a server-information document is reused. Probes collect at most once a second (most
@@ -10,15 +11,18 @@ export const SERVER_INFO_REUSE_MS = 1_000;
 
 /** Server-information documents of the monitored connections, read from collected data. */
 export class ServerInfoDocuments {
-  private readonly cache = new ShortLivedCache<number, ServerInfo | null>(SERVER_INFO_REUSE_MS);
+  private readonly cache = new ShortLivedCache<number, ServerInfoDocument | null>(SERVER_INFO_REUSE_MS);
 
   constructor(private readonly datastore: Datastore) {}
 
   /** The document of a connection, or null when the connection does not exist. */
-  read(connectionId: number): Promise<ServerInfo | null> {
+  read(connectionId: number): Promise<ServerInfoDocument | null> {
     return this.cache.get(
       connectionId,
-      () => readServerInfo(this.datastore, connectionId),
+      async () => {
+        const info = await readServerInfo(this.datastore, connectionId);
+        return info && presentServerInfo(info);
+      },
       (info) => info !== null,
     );
   }

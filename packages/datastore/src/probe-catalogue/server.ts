@@ -1,4 +1,15 @@
-import { type DescribedProbeSpec, probesOfScope } from "./types.js";
+import { type ColumnType, type DescribedProbeSpec, probesOfScope } from "./types.js";
+
+/** The client of a backend, as both pg_stat_activity and pg_stat_replication describe it. */
+const clientColumns: ReadonlyArray<readonly [string, ColumnType]> = [
+  ["usesysid", "bigint"],
+  ["usename", "text"],
+  ["application_name", "text"],
+  ["client_addr", "inet"],
+  ["client_hostname", "text"],
+  ["client_port", "integer"],
+  ["backend_start", "timestamptz"],
+];
 
 // Server-wide probes: one run per server on the connection's own database.
 export const serverProbes: readonly DescribedProbeSpec[] = probesOfScope("server", [
@@ -13,13 +24,7 @@ export const serverProbes: readonly DescribedProbeSpec[] = probesOfScope("server
       ["datname", "text"],
       ["pid", "integer"],
       ["leader_pid", "integer"],
-      ["usesysid", "bigint"],
-      ["usename", "text"],
-      ["application_name", "text"],
-      ["client_addr", "inet"],
-      ["client_hostname", "text"],
-      ["client_port", "integer"],
-      ["backend_start", "timestamptz"],
+      ...clientColumns,
       ["xact_start", "timestamptz"],
       ["query_start", "timestamptz"],
       ["state_change", "timestamptz"],
@@ -41,13 +46,7 @@ export const serverProbes: readonly DescribedProbeSpec[] = probesOfScope("server
     columns: [
       ["role", "text"],
       ["pid", "integer"],
-      ["usesysid", "bigint"],
-      ["usename", "text"],
-      ["application_name", "text"],
-      ["client_addr", "inet"],
-      ["client_hostname", "text"],
-      ["client_port", "integer"],
-      ["backend_start", "timestamptz"],
+      ...clientColumns,
       ["backend_xmin", "text"],
       ["state", "text"],
       ["sent_lsn", "text"],

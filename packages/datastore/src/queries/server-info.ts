@@ -1,70 +1,79 @@
 import type { Sql } from "../datastore.js";
 
-/** The server-information response (spec, "Server information response"), from collected data only. */
-export interface ServerInfo {
-  connection_id: number;
-  collected_at: string | null;
-  system: ServerInfoSystem;
-  dbserver: ServerInfoDbServer;
-  databases: ServerInfoDatabase[];
-  extensions: ServerInfoExtension[];
-  key_settings: ServerInfoSetting[];
+/**
+ * What dbmon last collected about a monitored server (spec, "Server information"), from collected
+ * data only; the API presents it on the wire.
+ */
+export interface CollectedServerInfo {
+  connectionId: number;
+  /** The newest collection among the probes read; null before any. */
+  collectedAt: Date | null;
+  host: CollectedHost;
+  server: CollectedServer;
+  /** Databases of the server, templates left out, in byte order of their names. */
+  databases: CollectedDatabase[];
+  extensions: CollectedExtension[];
+  /** The settings of `KEY_SETTING_NAMES` that were collected. */
+  keySettings: CollectedSetting[];
 }
 
-export interface ServerInfoSystem {
-  os_name: string | null;
-  os_version: string | null;
+/** The machine the server runs on. */
+export interface CollectedHost {
+  osName: string | null;
+  osVersion: string | null;
   architecture: string | null;
   hostname: string | null;
-  cpu_model: string | null;
-  cpu_cores: number | null;
-  cpu_logical: number | null;
-  cpu_clock_speed: number | null;
-  memory_total_bytes: number | null;
-  memory_used_bytes: number | null;
-  memory_free_bytes: number | null;
-  swap_total_bytes: number | null;
-  swap_used_bytes: number | null;
-  disks: ServerInfoDisk[];
+  cpuModel: string | null;
+  cpuCores: number | null;
+  cpuLogicalProcessors: number | null;
+  cpuClockSpeedHz: number | null;
+  memoryTotalBytes: number | null;
+  memoryUsedBytes: number | null;
+  memoryFreeBytes: number | null;
+  swapTotalBytes: number | null;
+  swapUsedBytes: number | null;
+  disks: CollectedDisk[];
 }
 
-export interface ServerInfoDisk {
-  mount_point: string;
-  filesystem_type: string | null;
-  total_bytes: number | null;
-  used_bytes: number | null;
-  free_bytes: number | null;
+export interface CollectedDisk {
+  mountPoint: string;
+  filesystemType: string | null;
+  totalBytes: number | null;
+  usedBytes: number | null;
+  freeBytes: number | null;
 }
 
-export interface ServerInfoDbServer {
+/** The PostgreSQL server itself. */
+export interface CollectedServer {
   version: string | null;
-  cluster_name: string | null;
-  data_directory: string | null;
-  max_connections: number | null;
-  max_wal_senders: number | null;
-  max_replication_slots: number | null;
+  clusterName: string | null;
+  dataDirectory: string | null;
+  maxConnections: number | null;
+  maxWalSenders: number | null;
+  maxReplicationSlots: number | null;
 }
 
-export interface ServerInfoDatabase {
+export interface CollectedDatabase {
   name: string;
-  size_bytes: number | null;
+  sizeBytes: number | null;
   encoding: string | null;
-  connection_limit: number | null;
+  connectionLimit: number | null;
+  /** Names of the extensions installed in the database. */
   extensions: string[];
 }
 
-export interface ServerInfoExtension {
+export interface CollectedExtension {
   name: string;
   version: string;
   schema: string;
   database: string;
 }
 
-export interface ServerInfoSetting {
+export interface CollectedSetting {
   name: string;
   setting: string;
-  /** Absent when the setting has no unit. */
-  unit?: string;
+  /** Null when the setting has no unit. */
+  unit: string | null;
   category: string;
 }
 
@@ -96,14 +105,13 @@ const SNAPSHOT_PROBES = new Set(["pg_server_info", "pg_settings", "pg_extension"
 type Timestamped<T> = T & { collected_ms: number };
 
 /**
- * Reads the latest collected data of a connection into the server-information response; null when the
- * connection does not exist. Never queries the monitored server: what was not collected yet is null
+ * Reads the latest collected data of a connection; null when the connection does not exist. Never queries the monitored server: what was not collected yet is null
  * or [] (D5), including when the collector has not created the metrics tables yet.
  */
 export async function readServerInfo(
   datastore: { sql: Sql },
   connectionId: number,
-): Promise<ServerInfo | null> {
+): Promise<CollectedServerInfo | null> {
   const { sql } = datastore;
   const [connection] = await sql`select id from connections where id = ${connectionId}`;
   if (!connection) {
@@ -140,11 +148,17 @@ export async function readServerInfo(
        free_memory::float8 as free_memory, swap_total::float8 as swap_total, swap_used::float8 as swap_used`,
       connectionId,
     ),
-    latestRows<ServerInfoDisk>(
+    latestRows<{
+      mount_point: string;
+      file_system_type: string | null;
+      total_space: number | null;
+      used_space: number | null;
+      free_space: number | null;
+    }>(
       sql,
       "pg_sys_disk_info",
-      `mount_point, file_system_type as filesystem_type, total_space::float8 as total_bytes,
-       used_space::float8 as used_bytes, free_space::float8 as free_bytes`,
+      `mount_point, file_system_type, total_space::float8 as total_space,
+       used_space::float8 as used_space, free_space::float8 as free_space`,
       connectionId,
       'mount_point collate "C"',
     ),
@@ -211,45 +225,45 @@ export async function readServerInfo(
   const keySettings = new Set<string>(KEY_SETTING_NAMES);
 
   return {
-    connection_id: connectionId,
-    collected_at: collectedAt === null ? null : new Date(collectedAt).toISOString(),
-    system: {
-      os_name: osRow?.name ?? null,
-      os_version: osRow?.version ?? null,
+    connectionId,
+    collectedAt: collectedAt === null ? null : new Date(collectedAt),
+    host: {
+      osName: osRow?.name ?? null,
+      osVersion: osRow?.version ?? null,
       architecture: osRow?.architecture ?? null,
       hostname: osRow?.host_name ?? null,
-      cpu_model: cpuRow?.model_name ?? null,
-      cpu_cores: cpuRow?.no_of_cores ?? null,
-      cpu_logical: cpuRow?.logical_processor ?? null,
-      cpu_clock_speed: cpuRow?.clock_speed_hz ?? null,
-      memory_total_bytes: memoryRow?.total_memory ?? null,
-      memory_used_bytes: memoryRow?.used_memory ?? null,
-      memory_free_bytes: memoryRow?.free_memory ?? null,
-      swap_total_bytes: memoryRow?.swap_total ?? null,
-      swap_used_bytes: memoryRow?.swap_used ?? null,
+      cpuModel: cpuRow?.model_name ?? null,
+      cpuCores: cpuRow?.no_of_cores ?? null,
+      cpuLogicalProcessors: cpuRow?.logical_processor ?? null,
+      cpuClockSpeedHz: cpuRow?.clock_speed_hz ?? null,
+      memoryTotalBytes: memoryRow?.total_memory ?? null,
+      memoryUsedBytes: memoryRow?.used_memory ?? null,
+      memoryFreeBytes: memoryRow?.free_memory ?? null,
+      swapTotalBytes: memoryRow?.swap_total ?? null,
+      swapUsedBytes: memoryRow?.swap_used ?? null,
       disks: disks.map((disk) => ({
-        mount_point: disk.mount_point,
-        filesystem_type: disk.filesystem_type,
-        total_bytes: disk.total_bytes,
-        used_bytes: disk.used_bytes,
-        free_bytes: disk.free_bytes,
+        mountPoint: disk.mount_point,
+        filesystemType: disk.file_system_type,
+        totalBytes: disk.total_space,
+        usedBytes: disk.used_space,
+        freeBytes: disk.free_space,
       })),
     },
-    dbserver: {
+    server: {
       version: serverRow?.server_version ?? null,
-      cluster_name: serverRow?.cluster_name ?? null,
-      data_directory: serverRow?.data_directory ?? null,
-      max_connections: serverRow?.max_connections ?? null,
-      max_wal_senders: serverRow?.max_wal_senders ?? null,
-      max_replication_slots: serverRow?.max_replication_slots ?? null,
+      clusterName: serverRow?.cluster_name ?? null,
+      dataDirectory: serverRow?.data_directory ?? null,
+      maxConnections: serverRow?.max_connections ?? null,
+      maxWalSenders: serverRow?.max_wal_senders ?? null,
+      maxReplicationSlots: serverRow?.max_replication_slots ?? null,
     },
     databases: databases
       .filter((database) => !EXCLUDED_DATABASES.includes(database.datname))
       .map((database) => ({
         name: database.datname,
-        size_bytes: database.database_size_bytes,
+        sizeBytes: database.database_size_bytes,
         encoding: database.encoding,
-        connection_limit: database.datconnlimit,
+        connectionLimit: database.datconnlimit,
         extensions: extensionsByDatabase.get(database.datname) ?? [],
       })),
     extensions: extensions.map((extension) => ({
@@ -259,13 +273,13 @@ export async function readServerInfo(
       schema: extension.schema_name ?? "",
       database: extension.database_name,
     })),
-    key_settings: settings
+    keySettings: settings
       .filter((setting) => keySettings.has(setting.name))
       .map((setting) => ({
         name: setting.name,
         // Never null in pg_settings; the stored columns are merely nullable.
         setting: setting.setting ?? "",
-        ...(setting.unit ? { unit: setting.unit } : {}),
+        unit: setting.unit || null,
         category: setting.category ?? "",
       })),
   };

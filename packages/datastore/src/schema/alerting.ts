@@ -122,6 +122,18 @@ export const alertAcknowledgments = pgTable(
 );
 
 /**
+ * What a per-scope override (of a rule's defaults, of a channel's switch) applies to: `scope_id` is
+ * the connection (`server`), cluster or cluster-group id.
+ */
+const overrideScopeColumns = {
+  scope: text().notNull(),
+  scopeId: integer().notNull(),
+};
+
+const overrideScopeCheck = (table: { scope: unknown }) =>
+  sql`${table.scope} in ('server', 'cluster', 'group')`;
+
+/**
  * Per-scope overrides of a rule's defaults (server: a connection, cluster, group). `scope_id` is the
  * connection, cluster or cluster-group id; the clusters tables belong to the clusters feature.
  */
@@ -132,8 +144,7 @@ export const alertThresholds = pgTable(
     ruleId: integer()
       .notNull()
       .references(() => alertRules.id, { onDelete: "cascade" }),
-    scope: text().notNull(),
-    scopeId: integer().notNull(),
+    ...overrideScopeColumns,
     /** Server overrides only: the database it applies to ('' for every database). */
     databaseName: text().notNull().default(""),
     operator: text().notNull(),
@@ -145,7 +156,7 @@ export const alertThresholds = pgTable(
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
-    check("alert_thresholds_scope", sql`${table.scope} in ('server', 'cluster', 'group')`),
+    check("alert_thresholds_scope", overrideScopeCheck(table)),
     check("alert_thresholds_operator", operatorCheck(table.operator)),
     check("alert_thresholds_severity", severityCheck(table.severity)),
     check(
@@ -352,13 +363,12 @@ export const notificationChannelOverrides = pgTable(
     channelId: integer()
       .notNull()
       .references(() => notificationChannels.id, { onDelete: "cascade" }),
-    scope: text().notNull(),
-    scopeId: integer().notNull(),
+    ...overrideScopeColumns,
     enabled: boolean().notNull(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
-    check("notification_channel_overrides_scope", sql`${table.scope} in ('server', 'cluster', 'group')`),
+    check("notification_channel_overrides_scope", overrideScopeCheck(table)),
     uniqueIndex("notification_channel_overrides_key").on(table.channelId, table.scope, table.scopeId),
   ],
 );

@@ -24,7 +24,7 @@ export class ServerAnalysis {
         // Read afresh, not the reused document: an analysis is kept for five minutes.
         ((await readServerInfo(datastore, connectionId))?.databases ?? []).map((database) => ({
           name: database.name,
-          size_bytes: database.size_bytes,
+          size_bytes: database.sizeBytes,
           extensions: database.extensions,
         })),
     });
