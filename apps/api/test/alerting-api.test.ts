@@ -157,8 +157,13 @@ describe("alerts", () => {
     expect(await (await call("/api/v1/alerts/acknowledge?alert_id=abc", plain, "DELETE")).json()).toEqual({
       error: "Invalid alert_id",
     });
+    // An id beyond the column's 32 bits names no row: refused like any malformed id.
+    for (const beyond of ["2147483648", "9999999999999999"]) {
+      const refused = await call(`/api/v1/alerts/acknowledge?alert_id=${beyond}`, plain, "DELETE");
+      expect([refused.status, await refused.json()]).toEqual([400, { error: "Invalid alert_id" }]);
+    }
     expect((await call("/api/v1/alerts/acknowledge?alert_id=999999", plain, "DELETE")).status).toBe(404);
-    expect(await as(plain).call(unacknowledgeAlert, { query: { alert_id: String(id) } })).toEqual({
+    expect(await as(plain).call(unacknowledgeAlert, { query: { alert_id: id } })).toEqual({
       status: "active",
     });
     const again = await call(`/api/v1/alerts/acknowledge?alert_id=${id}`, plain, "DELETE");

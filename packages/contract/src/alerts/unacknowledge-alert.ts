@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { jsonResponse, message } from "../common.js";
+import { jsonResponse, MAX_INT4, message, typedText } from "../common.js";
 import { defineOperation } from "../operation.js";
 import { StatusResponseSchema } from "./schemas.js";
 
@@ -13,12 +13,15 @@ export const unacknowledgeAlert = defineOperation({
   access: { note: "The alert's connection must be visible to the caller (403 otherwise)." },
   request: {
     query: z.object({
-      alert_id: z
-        .string(message("alert_id query parameter is required"))
-        .min(1, message("alert_id query parameter is required"))
-        .regex(/^[1-9]\d{0,15}$/, message("Invalid alert_id"))
-        .transform(Number)
-        .openapi({ type: "integer" }),
+      alert_id: typedText<number, z.ZodType<number>>(
+        z
+          .string(message("alert_id query parameter is required"))
+          .min(1, message("alert_id query parameter is required"))
+          .regex(/^[1-9]\d{0,9}$/, message("Invalid alert_id"))
+          .transform(Number)
+          .refine((id) => id <= MAX_INT4, message("Invalid alert_id"))
+          .openapi({ type: "integer", minimum: 1, maximum: MAX_INT4 }),
+      ),
     }),
   },
   responses: { 200: jsonResponse(StatusResponseSchema, "Active again") },
