@@ -11,6 +11,7 @@ import {
   silentLogger,
   startEmbeddedServer,
 } from "@dbmon/datastore";
+import { waitFor } from "@dbmon/datastore/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addConnection } from "./monitoring-support.js";
@@ -36,20 +37,6 @@ interface Event {
 }
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-
-async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) {
-      return value;
-    }
-    if (Date.now() > until) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((done) => setTimeout(done, 200));
-  }
-}
 
 describe("timeline events", () => {
   let t: TestApp;
@@ -93,21 +80,26 @@ describe("timeline events", () => {
         from metrics.pg_node_role where connection_id = ${monitoredId}`;
       return count;
     };
-    await waitFor("a first settings snapshot and node role", async () =>
-      ((await nodeRoles())?.n ?? 0) > 0 ? true : undefined,
+    await waitFor(
+      "a first settings snapshot and node role",
+      async () => (((await nodeRoles())?.n ?? 0) > 0 ? true : undefined),
+      30_000,
     );
     // A configuration change...
     const admin = postgres(server.url, { max: 1, onnotice: () => {} });
     await admin`alter system set work_mem = '7MB'`;
     await admin`select pg_reload_conf()`;
     await admin.end();
-    await waitFor("the changed setting to be collected", async () =>
-      (
-        await t.datastore.sql`select 1 from metrics.pg_settings
+    await waitFor(
+      "the changed setting to be collected",
+      async () =>
+        (
+          await t.datastore.sql`select 1 from metrics.pg_settings
             where connection_id = ${monitoredId} and name = 'work_mem' and setting = '7168'`
-      ).length > 0
-        ? true
-        : undefined,
+        ).length > 0
+          ? true
+          : undefined,
+      30_000,
     );
     // ...and a restart of the monitored server.
     await server.stop();
