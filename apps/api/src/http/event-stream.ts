@@ -13,17 +13,27 @@ function nextTurn(): Promise<typeof NOT_YET> {
   return new Promise((resolve) => setImmediate(resolve, NOT_YET));
 }
 
+/**
+ * Resolves after the event loop has polled for I/O once more (an immediate queued by an immediate
+ * runs in the next iteration): other sockets, the reader's too when it shares the process, get
+ * their turn.
+ */
+async function afterNextPoll(): Promise<void> {
+  await nextTurn();
+  await nextTurn();
+}
+
 function frame({ event, data }: ServerSentEvent): string {
   return `event: ${event}\ndata: ${data}\n\n`;
 }
 
 /**
  * A `text/event-stream` response of the events an iterator yields, for streams of many small
- * events (a model's tokens). The first event is written alone and given a turn of the event loop to
- * leave; after it, the events that are ready together (a burst the provider sent in one packet) are
- * written at once, one chunk instead of one per event. Waiting for the next event reads no further
- * than the reader takes (backpressure reaches the source). `onCancel` is told when the client goes
- * away; the iterator is then returned.
+ * events (a model's tokens). The first event is written alone, and nothing more is read until the
+ * event loop has polled again, so it leaves at once even when a burst follows; after it, the events
+ * that are ready together (a burst the provider sent in one packet) are written at once, one chunk
+ * instead of one per event. Nothing is read ahead of the reader (backpressure reaches the source).
+ * `onCancel` is told when the client goes away; the iterator is then returned.
  *
  * (Hono's `streamSSE` passes every event through two web streams and a write of its own: several
  * times the cost of relaying a token, and a burst left the process only after its last event.)
@@ -41,7 +51,7 @@ export function eventStream(
     {
       async pull(controller) {
         if (written === 1) {
-          await nextTurn();
+          await afterNextPoll();
         }
         const next = await (pending ?? source.next());
         pending = undefined;
