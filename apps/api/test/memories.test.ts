@@ -158,13 +158,17 @@ describe("memories", () => {
     const rename = (content: string) =>
       t.datastore.sql`update chat_memories set content = ${content} where id = ${ids.alicePinned as number}`;
     await rename("Alice prefers answers in imperial units");
-    await vi.waitFor(async () => expect(await systemPrompt()).toContain("- Alice prefers answers in imperial units"));
+    await vi.waitFor(async () =>
+      expect(await systemPrompt()).toContain("- Alice prefers answers in imperial units"),
+    );
     await rename("Alice prefers answers in metric units");
     await typedClient(t, alice.token).call(updateMemoryPinned, {
       params: { id: ids.aliceVacuum as number },
       body: { pinned: false },
     });
-    await vi.waitFor(async () => expect(await systemPrompt()).toContain("- Alice prefers answers in metric units"));
+    await vi.waitFor(async () =>
+      expect(await systemPrompt()).toContain("- Alice prefers answers in metric units"),
+    );
     expect(await systemPrompt()).not.toContain("autovacuum on orders is tuned");
   });
 
