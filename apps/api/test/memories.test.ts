@@ -32,6 +32,20 @@ describe("memories", () => {
     ids[key] = Number(/Stored memory (\d+)/.exec(result.content[0]?.text ?? "")?.[1]);
   };
 
+  /** The system prompt of a chat of Alice's. */
+  const aliceSystemPrompt = async () => {
+    const access = new RequestAccess(t.services.auth, {
+      kind: "token",
+      token: alice.token,
+      source: "header",
+    });
+    const request = await t.services.llmProxy.completionRequest(
+      { messages: [{ role: "user", content: "hi" }] } as never,
+      access,
+    );
+    return request.system ?? "";
+  };
+
   beforeAll(async () => {
     t = await buildTestApp();
     alice = await createUser(t, "alice");
@@ -121,45 +135,25 @@ describe("memories", () => {
         "Maintenance window is Sunday 02:00 UTC; autovacuum runs are expected then",
       ].sort(),
     );
-    const access = new RequestAccess(t.services.auth, {
-      kind: "token",
-      token: alice.token,
-      source: "header",
-    });
-    const request = await t.services.llmProxy.completionRequest(
-      { messages: [{ role: "user", content: "hi" }] } as never,
-      access,
-    );
-    expect(request.system).toContain("- Alice prefers answers in metric units");
-    expect(request.system).not.toContain("Bob's autovacuum");
+    const system = await aliceSystemPrompt();
+    expect(system).toContain("- Alice prefers answers in metric units");
+    expect(system).not.toContain("Bob's autovacuum");
   });
 
   it("keeps the prompt's pinned memories current: changes through the API at once, others on their notification", async () => {
-    const systemPrompt = async () => {
-      const access = new RequestAccess(t.services.auth, {
-        kind: "token",
-        token: alice.token,
-        source: "header",
-      });
-      const request = await t.services.llmProxy.completionRequest(
-        { messages: [{ role: "user", content: "hi" }] } as never,
-        access,
-      );
-      return request.system ?? "";
-    };
-    expect(await systemPrompt()).not.toContain("autovacuum on orders is tuned");
+    expect(await aliceSystemPrompt()).not.toContain("autovacuum on orders is tuned");
     await typedClient(t, alice.token).call(updateMemoryPinned, {
       params: { id: ids.aliceVacuum as number },
       body: { pinned: true },
     });
-    expect(await systemPrompt()).toContain("- autovacuum on orders is tuned");
+    expect(await aliceSystemPrompt()).toContain("- autovacuum on orders is tuned");
     // Another process's change (a statement on the datastore) arrives by notification, long before
     // the cache's 10 s bound.
     const rename = (content: string) =>
       t.datastore.sql`update chat_memories set content = ${content} where id = ${ids.alicePinned as number}`;
     await rename("Alice prefers answers in imperial units");
     await vi.waitFor(async () =>
-      expect(await systemPrompt()).toContain("- Alice prefers answers in imperial units"),
+      expect(await aliceSystemPrompt()).toContain("- Alice prefers answers in imperial units"),
     );
     await rename("Alice prefers answers in metric units");
     await typedClient(t, alice.token).call(updateMemoryPinned, {
@@ -167,9 +161,9 @@ describe("memories", () => {
       body: { pinned: false },
     });
     await vi.waitFor(async () =>
-      expect(await systemPrompt()).toContain("- Alice prefers answers in metric units"),
+      expect(await aliceSystemPrompt()).toContain("- Alice prefers answers in metric units"),
     );
-    expect(await systemPrompt()).not.toContain("autovacuum on orders is tuned");
+    expect(await aliceSystemPrompt()).not.toContain("autovacuum on orders is tuned");
   });
 
   it("pins and unpins own and system memories, not another user's", async () => {
