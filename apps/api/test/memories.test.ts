@@ -1,5 +1,5 @@
 import { deleteMemory, listMemories, updateMemoryPinned } from "@dbmon/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { RequestAccess } from "../src/auth/access.js";
 import {
   buildTestApp,
@@ -30,6 +30,20 @@ describe("memories", () => {
     const result = await store(user, args);
     expect(result.isError).toBeUndefined();
     ids[key] = Number(/Stored memory (\d+)/.exec(result.content[0]?.text ?? "")?.[1]);
+  };
+
+  /** The system prompt of a chat of Alice's. */
+  const aliceSystemPrompt = async () => {
+    const access = new RequestAccess(t.services.auth, {
+      kind: "token",
+      token: alice.token,
+      source: "header",
+    });
+    const request = await t.services.llmProxy.completionRequest(
+      { messages: [{ role: "user", content: "hi" }] } as never,
+      access,
+    );
+    return request.system ?? "";
   };
 
   beforeAll(async () => {
@@ -115,23 +129,41 @@ describe("memories", () => {
   });
 
   it("puts pinned memories (own and system) into the chat's system prompt", async () => {
-    expect((await t.services.memories.pinnedFor("alice")).sort()).toEqual(
+    expect((await t.services.memories.pinnedFor(alice.id)).sort()).toEqual(
       [
         "Alice prefers answers in metric units",
         "Maintenance window is Sunday 02:00 UTC; autovacuum runs are expected then",
       ].sort(),
     );
-    const access = new RequestAccess(t.services.auth, {
-      kind: "token",
-      token: alice.token,
-      source: "header",
+    const system = await aliceSystemPrompt();
+    expect(system).toContain("- Alice prefers answers in metric units");
+    expect(system).not.toContain("Bob's autovacuum");
+  });
+
+  it("keeps the prompt's pinned memories current: changes through the API at once, others on their notification", async () => {
+    expect(await aliceSystemPrompt()).not.toContain("autovacuum on orders is tuned");
+    await typedClient(t, alice.token).call(updateMemoryPinned, {
+      params: { id: ids.aliceVacuum as number },
+      body: { pinned: true },
     });
-    const request = await t.services.llmProxy.completionRequest(
-      { messages: [{ role: "user", content: "hi" }] } as never,
-      access,
+    expect(await aliceSystemPrompt()).toContain("- autovacuum on orders is tuned");
+    // Another process's change (a statement on the datastore) arrives by notification, long before
+    // the cache's 10 s bound.
+    const rename = (content: string) =>
+      t.datastore.sql`update chat_memories set content = ${content} where id = ${ids.alicePinned as number}`;
+    await rename("Alice prefers answers in imperial units");
+    await vi.waitFor(async () =>
+      expect(await aliceSystemPrompt()).toContain("- Alice prefers answers in imperial units"),
     );
-    expect(request.system).toContain("- Alice prefers answers in metric units");
-    expect(request.system).not.toContain("Bob's autovacuum");
+    await rename("Alice prefers answers in metric units");
+    await typedClient(t, alice.token).call(updateMemoryPinned, {
+      params: { id: ids.aliceVacuum as number },
+      body: { pinned: false },
+    });
+    await vi.waitFor(async () =>
+      expect(await aliceSystemPrompt()).toContain("- Alice prefers answers in metric units"),
+    );
+    expect(await aliceSystemPrompt()).not.toContain("autovacuum on orders is tuned");
   });
 
   it("pins and unpins own and system memories, not another user's", async () => {

@@ -230,6 +230,24 @@ describe("rerank", () => {
   });
 });
 
+describe("the fake provider", () => {
+  it("answers every chat request with the standing answer, scripted ones first, until reset", async () => {
+    const client = chatClient("openai");
+    const ask = async () =>
+      (await client.complete({ messages: [{ role: "user", content: "Hi" }], maxTokens: 5 })).text;
+    fake.answerAll({ text: "always" });
+    fake.script({ text: "scripted" });
+    expect([await ask(), await ask(), await ask()]).toEqual(["scripted", "always", "always"]);
+    fake.reset();
+    await expect(
+      providers({ DBMON_LLM_MAX_RETRIES: "0" }, "openai").defaultChat?.complete({
+        messages: [{ role: "user", content: "Hi" }],
+        maxTokens: 5,
+      }),
+    ).rejects.toThrow("the fake provider has no scripted answer");
+  });
+});
+
 describe("provider settings", () => {
   it("sends the custom headers to every provider", async () => {
     const llm = providers({

@@ -116,7 +116,7 @@ export class LlmProxy {
   ): Promise<CompletionRequest> {
     const { llm, memories } = this.deps;
     const [caller, privileges] = await Promise.all([access.requireCaller(), access.privileges()]);
-    const pinned = memories ? await memories.pinnedFor(caller.username) : [];
+    const pinned = memories ? await memories.pinnedFor(caller.userId) : [];
     const systemTurns = input.messages.flatMap((message) =>
       message.role === "system" && typeof message.content === "string" ? [message.content] : [],
     );

@@ -23,7 +23,7 @@ export interface CallerProfile {
 
 /** Where the chat finds the caller's pinned memories (their own and system-wide ones). */
 export interface PinnedMemorySource {
-  pinnedFor(username: string): Promise<string[]>;
+  pinnedFor(userId: number): Promise<string[]>;
 }
 
 /**

@@ -7,6 +7,7 @@ import { Forbidden, InvalidInput, NotFound } from "../errors.js";
 import type { PinnedMemorySource } from "../llm/system-prompt.js";
 import type { Logger } from "../logger.js";
 import type { Clock } from "../services.js";
+import { ShortLivedCache } from "../short-lived-cache.js";
 
 const { chatMemories, users } = schema;
 
@@ -18,6 +19,16 @@ export const DEFAULT_RECALL_LIMIT = 10;
 export const MAX_RECALL_LIMIT = 100;
 /** Longest memory kept: a memory is a fact, not a document. */
 export const MAX_CONTENT_LENGTH = 10_000;
+
+/** The channel the datastore's triggers notify on any change to a pinned memory (migration 0022). */
+export const PINNED_MEMORIES_CHANNEL = "dbmon_memories";
+
+/**
+ * How long a user's pinned memories may be served without a change notification. Changes made
+ * through this process clear them before their response, other processes' changes arrive by NOTIFY
+ * within milliseconds; this bound only matters if a notification is lost with the connection.
+ */
+export const PINNED_CACHE_TTL_MS = 10_000;
 
 export interface NewMemory {
   content: string;
@@ -78,6 +89,8 @@ interface MemoryRow {
  */
 export class MemoryStore implements PinnedMemorySource {
   #vectorInstalled: Promise<boolean> | undefined;
+  /** Each user's pinned memories and the system's, by user id: every chat's prompt reads them. */
+  readonly #pinned = new ShortLivedCache<number, string[]>(PINNED_CACHE_TTL_MS);
 
   constructor(
     private readonly deps: {
@@ -88,6 +101,15 @@ export class MemoryStore implements PinnedMemorySource {
       embedder: Embedder | null;
     },
   ) {}
+
+  /**
+   * Drops the cached pinned memories on every change notification and whenever the listening
+   * connection is (re)established, since notifications sent while it was down are lost.
+   */
+  async listen(): Promise<void> {
+    const forget = () => this.#pinned.clear();
+    await this.deps.datastore.sql.listen(PINNED_MEMORIES_CHANNEL, forget, forget);
+  }
 
   /** The caller's memories and every system memory, most recently updated first. */
   async list(caller: Caller, query: { category?: string | undefined; limit?: number | undefined }) {
@@ -107,6 +129,7 @@ export class MemoryStore implements PinnedMemorySource {
       .set({ pinned, updatedAt: this.deps.clock.now() })
       .where(and(eq(chatMemories.id, id), visibleTo(caller)))
       .returning({ id: chatMemories.id, pinned: chatMemories.pinned });
+    this.#pinned.clear();
     if (!row) {
       throw new NotFound(messages.notAccessible);
     }
@@ -124,6 +147,7 @@ export class MemoryStore implements PinnedMemorySource {
       throw new Forbidden(messages.deleteSystem);
     }
     await this.deps.datastore.db.delete(chatMemories).where(eq(chatMemories.id, id));
+    this.#pinned.clear();
   }
 
   /** Stores a memory; system scope needs store_system_memory. */
@@ -160,6 +184,7 @@ export class MemoryStore implements PinnedMemorySource {
         updatedAt: now,
       })
       .returning({ id: chatMemories.id });
+    this.#pinned.clear();
     if (!row) {
       throw new Error("insert returned nothing");
     }
@@ -231,21 +256,25 @@ export class MemoryStore implements PinnedMemorySource {
     return { mode: "text", memories: rows.map(recalled) };
   }
 
-  /** The pinned memories of a user and the pinned system memories, for the chat's system prompt. */
-  async pinnedFor(username: string): Promise<string[]> {
-    const rows = await this.deps.datastore.db
-      .select({ content: chatMemories.content })
-      .from(chatMemories)
-      .innerJoin(users, eq(users.id, chatMemories.userId))
-      .where(
-        and(
-          eq(chatMemories.pinned, true),
-          or(eq(chatMemories.scope, "system"), eq(users.username, username)),
-        ),
-      )
-      .orderBy(desc(chatMemories.updatedAt), desc(chatMemories.id))
-      .limit(100);
-    return rows.map((row) => row.content);
+  /**
+   * The pinned memories of a user and the pinned system memories, for the chat's system prompt:
+   * read once and kept until a pinned memory changes (see `listen`), since every chat needs them.
+   */
+  pinnedFor(userId: number): Promise<string[]> {
+    return this.#pinned.get(userId, async () => {
+      const rows = await this.deps.datastore.db
+        .select({ content: chatMemories.content })
+        .from(chatMemories)
+        .where(
+          and(
+            eq(chatMemories.pinned, true),
+            or(eq(chatMemories.scope, "system"), eq(chatMemories.userId, userId)),
+          ),
+        )
+        .orderBy(desc(chatMemories.updatedAt), desc(chatMemories.id))
+        .limit(100);
+      return rows.map((row) => row.content);
+    });
   }
 
   private select(where: SQL | undefined) {

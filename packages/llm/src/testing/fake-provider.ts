@@ -57,6 +57,12 @@ export interface FakeProvider {
   readonly abandonedStreams: number;
   /** Queues answers for the next chat requests, in order. */
   script(...answers: ScriptedAnswer[]): void;
+  /**
+   * Answers every chat request that finds no scripted answer with this one, until `reset`: for a
+   * benchmark, whose requests must not depend on how many other chat requests (the service's own)
+   * reach the provider meanwhile.
+   */
+  answerAll(answer: ScriptedAnswer): void;
   /** The next request of any kind (embeddings, rerank, model lists too) fails with this. */
   failNext(status: number, message: string): void;
   /** Forgets the recorded requests and any answers not yet given. */
@@ -83,13 +89,14 @@ const EMBEDDING_DIMENSIONS = 8;
  * /v1/chat/completions, streaming too, GET /v1/models, POST /v1/embeddings), Ollama (POST /api/chat,
  * streaming too, POST /api/embed, GET /api/tags), Voyage (POST /v1/embeddings,
  * /v1/multimodalembeddings, /v1/rerank) and Cohere (POST /v2/rerank, GET /v1/models).
- * Chat requests are answered from a script; with nothing scripted they get a 500, so a test that
- * calls the provider unexpectedly fails visibly. Embeddings and rerankings are computed from the
+ * Chat requests are answered from a script (or by the standing answer of `answerAll`); with nothing
+ * scripted they get a 500, so a test that calls the provider unexpectedly fails visibly. Embeddings and rerankings are computed from the
  * input, deterministically.
  */
 export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
   const requests: RecordedRequest[] = [];
   let answers: ScriptedAnswer[] = [];
+  let standingAnswer: ScriptedAnswer | undefined;
   let failures: { status: number; message: string }[] = [];
   let sequence = 0;
   let abandonedStreams = 0;
@@ -144,7 +151,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     if (invalid) {
       return sendError(res, api, 400, invalid);
     }
-    const answer = answers.shift();
+    const answer = answers.shift() ?? standingAnswer;
     if (!answer) {
       return sendError(res, api, 500, "the fake provider has no scripted answer");
     }
@@ -189,12 +196,16 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     script(...next) {
       answers.push(...next);
     },
+    answerAll(answer) {
+      standingAnswer = answer;
+    },
     failNext(status, message) {
       failures.push({ status, message });
     },
     reset() {
       requests.length = 0;
       answers = [];
+      standingAnswer = undefined;
       failures = [];
       abandonedStreams = 0;
     },

@@ -1,6 +1,6 @@
 import { streamLlmChat } from "@dbmon/contract";
 import type { ChatStreamEvent } from "@dbmon/llm";
-import { streamSSE } from "hono/streaming";
+import { eventStream, type ServerSentEvent } from "../../http/event-stream.js";
 import { implement } from "../../http/operations.js";
 import { CHAT_FAILED, presentUsage } from "../../llm/proxy.js";
 
@@ -14,26 +14,22 @@ export const streamLlmChatHandler = implement(streamLlmChat, async (c) => {
   const request = await llmProxy.completionRequest(input, c.get("access"), upstream.signal);
   // Errors until the first event are ordinary JSON errors; the stream starts with that event.
   const events = await llmProxy.stream(client, request);
-  c.header("X-Accel-Buffering", "no");
-  return streamSSE(c, async (sse) => {
-    sse.onAbort(() => upstream.abort());
-    // Failures are answered here: Hono's own error handling would send the raw message.
+  // Failures are answered here as an `error` event: Hono's own error handling would send the raw message.
+  async function* served(): AsyncGenerator<ServerSentEvent> {
     try {
       for await (const event of events) {
         if (upstream.signal.aborted) {
           break;
         }
-        await sse.writeSSE({
-          event: event.type,
-          data: JSON.stringify(payload(event, input.debug, client.provider)),
-        });
+        yield { event: event.type, data: JSON.stringify(payload(event, input.debug, client.provider)) };
       }
     } catch {
       if (!upstream.signal.aborted) {
-        await sse.writeSSE({ event: "error", data: JSON.stringify({ error: CHAT_FAILED }) });
+        yield { event: "error", data: JSON.stringify({ error: CHAT_FAILED }) };
       }
     }
-  });
+  }
+  return eventStream(c, served(), () => upstream.abort());
 });
 
 function payload(event: ChatStreamEvent, debug: boolean | undefined, provider: string) {
