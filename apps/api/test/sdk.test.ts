@@ -80,7 +80,13 @@ describe("SDK against a running dbmon", () => {
   it("works with a token provider, and login/logout return and end the session", async () => {
     const session = await createDbmon({ baseUrl }).login({ username: "plain", password: TEST_PASSWORD });
     const calls: number[] = [];
-    const viaProvider = createDbmon({ baseUrl, token: async () => (calls.push(1), session) });
+    const viaProvider = createDbmon({
+      baseUrl,
+      token: async () => {
+        calls.push(1);
+        return session;
+      },
+    });
     expect((await viaProvider.auth.getUserInfo()).username).toBe("plain");
     expect(calls).toHaveLength(1);
     await viaProvider.logout();
