@@ -15,11 +15,13 @@ import {
 import { cycleLeases, releaseLeases } from "./leases.js";
 import { type Clock, type CollectorLogger, systemClock } from "./logger.js";
 import { ConnectionMonitor, type MonitorDeps } from "./monitor.js";
+import { firstRunOffsetMs } from "./probe-timers.js";
 import { probeRegistry } from "./probes/registry.js";
 import type { ProbeDefinition } from "./probes/types.js";
 import { dropExpiredPartitions } from "./retention.js";
+import { ServerGroup, serverAddress, serverKey } from "./server-group.js";
 import { describeError } from "./sessions.js";
-import { ensureMetricsTables, PartitionManager } from "./storage.js";
+import { ensureMetricsTables, lastRunsOf, PartitionManager } from "./storage.js";
 import { type ConnectionRow, connectionFingerprint, type ServerTarget, serverTarget } from "./target.js";
 
 /** The API (or the trigger on `connections`) notifies this channel after a connection changes. */
@@ -129,12 +131,17 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const partitions = new PartitionManager(sql, tables);
   await partitions.ensureAround(clock.now());
 
+  const groups = new Map<string, ServerGroup>();
+  const monitors = new Map<number, { monitor: ConnectionMonitor; group: ServerGroup; key: string }>();
+  let directory = new Map<string, { databases: Set<string>; firstConnectionId: number }>();
+  let firstRunSpreadSeconds = 0;
   const deps: MonitorDeps = {
     sql,
     leaseHolder: instanceId,
     logger,
     clock,
     partitions,
+    directory: { lookup: (address) => directory.get(address) },
     settings: {
       probes,
       schedule(connectionId, probe) {
@@ -144,20 +151,48 @@ export async function startCollector(options: CollectorOptions): Promise<Running
           intervalSeconds: overrides[probe.name] ?? config?.intervalSeconds ?? probe.intervalSeconds,
         };
       },
+      firstRunDelayMs(slot, slots, schedule, phaseId) {
+        const windowMs = Math.min(firstRunSpreadSeconds, schedule.intervalSeconds) * 1000;
+        return firstRunOffsetMs(slot, slots, phaseId, windowMs);
+      },
       maxSessionsPerServer: options.maxSessionsPerServer ?? 3,
       connectTimeoutSeconds: options.connectTimeoutSeconds ?? 10,
       runTimeoutSeconds: options.runTimeoutSeconds ?? 60,
       idleSessionSeconds: options.idleSessionSeconds ?? 60,
-      firstRunSpreadSeconds: () => firstRunSpreadSeconds,
       backoffInitialSeconds: options.backoffInitialSeconds ?? 5,
       backoffMaxSeconds: options.backoffMaxSeconds ?? 300,
     },
   };
-  const monitors = new Map<number, ConnectionMonitor>();
-  let firstRunSpreadSeconds = 0;
   let stopped = false;
   let pollTimer: NodeJS.Timeout | undefined;
   let takeoverTimer: NodeJS.Timeout | undefined;
+
+  /** Every monitored connection's address and database, whichever collector holds it. */
+  async function readDirectory(): Promise<void> {
+    const rows = await sql<Pick<ConnectionRow, "id" | "host" | "hostaddr" | "port" | "database_name">[]>`
+      select id, host, hostaddr, port, database_name from connections where is_monitored order by id`;
+    const next = new Map<string, { databases: Set<string>; firstConnectionId: number }>();
+    for (const row of rows) {
+      const address = serverAddress(row);
+      const entry = next.get(address) ?? { databases: new Set<string>(), firstConnectionId: row.id };
+      entry.databases.add(row.database_name);
+      next.set(address, entry);
+    }
+    directory = next;
+  }
+
+  async function removeMonitor(id: number): Promise<void> {
+    const entry = monitors.get(id);
+    monitors.delete(id);
+    if (!entry) {
+      return;
+    }
+    await entry.group.remove(id);
+    if (entry.group.size === 0) {
+      groups.delete(entry.key);
+      await entry.group.stop();
+    }
+  }
 
   async function reconcile(): Promise<void> {
     const leases = await cycleLeases(sql, instanceId, leaseSeconds, CONNECTIONS_CHANNEL);
@@ -166,28 +201,35 @@ export async function startCollector(options: CollectorOptions): Promise<Running
         sslkey, sslrootcert, is_local, connection_error
       from connections where id = any(${leases.owned}::int[]) and is_monitored`;
     const wanted = new Map(rows.map((row) => [row.id, row]));
+    await readDirectory();
     firstRunSpreadSeconds = Math.min(
       options.maxFirstRunSpreadSeconds ?? 30,
       FIRST_RUN_SPREAD_PER_CONNECTION_SECONDS * wanted.size,
     );
     configs = await effectiveProbeConfigs(sql, [...wanted.keys()]);
     const stopping: Promise<void>[] = [];
-    for (const [id, monitor] of monitors) {
+    for (const [id, { monitor }] of monitors) {
       const row = wanted.get(id);
       if (!row || connectionFingerprint(row) !== monitor.fingerprint) {
-        monitors.delete(id);
-        stopping.push(monitor.stop());
+        stopping.push(removeMonitor(id));
         logger.info({ connectionId: id }, row ? "connection changed: reconnecting" : "connection released");
       }
     }
     await Promise.all(stopping);
-    for (const monitor of monitors.values()) {
-      monitor.applySchedules();
+    for (const group of groups.values()) {
+      group.applySchedules();
     }
-    for (const [id, row] of wanted) {
-      if (stopped || monitors.has(id)) {
-        continue;
-      }
+    const added = [...wanted.values()].filter((row) => !monitors.has(row.id));
+    if (stopped || added.length === 0) {
+      scheduleTakeover(leases.nextForeignExpiry);
+      return;
+    }
+    const lastRuns = await lastRunsOf(
+      sql,
+      added.map((row) => row.id),
+    );
+    const created = new Set<ServerGroup>();
+    for (const row of added) {
       let target: ServerTarget;
       try {
         target = await serverTarget(row, {
@@ -200,16 +242,22 @@ export async function startCollector(options: CollectorOptions): Promise<Running
         await recordUnusable(row, `connection error: ${describeError(error)}`);
         continue;
       }
-      const monitor = new ConnectionMonitor(row, connectionFingerprint(row), target, deps);
-      monitors.set(id, monitor);
-      try {
-        await monitor.start();
-        logger.info({ connectionId: id, name: row.name }, "collecting connection");
-      } catch (error) {
-        monitors.delete(id);
-        await monitor.stop();
-        logger.error({ connectionId: id, err: describeError(error) }, "cannot collect connection");
+      const key = serverKey(row, target);
+      let group = groups.get(key);
+      if (!group) {
+        group = new ServerGroup(target, deps);
+        groups.set(key, group);
+        created.add(group);
       }
+      const monitor = new ConnectionMonitor(row, connectionFingerprint(row), group, deps);
+      const runs = lastRuns.get(row.id) ?? new Map<string, number>();
+      group.add(monitor, created.has(group) ? undefined : runs);
+      monitors.set(row.id, { monitor, group, key });
+      monitor.start(runs);
+      logger.info({ connectionId: row.id, name: row.name }, "collecting connection");
+    }
+    for (const group of created) {
+      group.start(lastRuns);
     }
     scheduleTakeover(leases.nextForeignExpiry);
   }
@@ -333,7 +381,8 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       await cycle;
       await listener.unlisten().catch(() => {});
       await configListener.unlisten().catch(() => {});
-      await Promise.all([...monitors.values()].map((monitor) => monitor.stop()));
+      await Promise.all([...groups.values()].map((group) => group.stop()));
+      groups.clear();
       monitors.clear();
       await releaseLeases(sql, instanceId, CONNECTIONS_CHANNEL).catch((error: unknown) => {
         logger.warn({ err: describeError(error) }, "releasing collector leases failed");

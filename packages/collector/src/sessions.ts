@@ -5,6 +5,22 @@ import type { ServerTarget } from "./target.js";
 /** The monitored server cannot be reached or refuses us; recorded on the connection. */
 export class ConnectError extends Error {
   override name = "ConnectError";
+
+  constructor(
+    message: string,
+    /** The driver's code or SQLSTATE, when it gave one. */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+
+  /**
+   * The failure concerns the database connected to rather than the whole server: it does not exist
+   * (3D000), or pg_hba.conf or the role's privileges refuse that database (28000).
+   */
+  get databaseSpecific(): boolean {
+    return this.code === "3D000" || this.code === "28000";
+  }
 }
 
 /** The run used up its time limit. */
@@ -38,9 +54,14 @@ const CONNECTION_ERROR_CODES = new Set([
 /** SQLSTATE of a statement ended by statement_timeout (or a cancel request). */
 const QUERY_CANCELED = "57014";
 
-export function isConnectionFailure(error: unknown): boolean {
+function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== "string") {
+  return typeof code === "string" ? code : undefined;
+}
+
+export function isConnectionFailure(error: unknown): boolean {
+  const code = errorCode(error);
+  if (code === undefined) {
     return false;
   }
   return CONNECTION_ERROR_CODES.has(code) || code.startsWith("08") || code.startsWith("28");
@@ -74,6 +95,8 @@ export class ServerSessions {
   private readonly sessions: Session[] = [];
   /** Sessions being opened: they count against the limit before they exist. */
   private opening = 0;
+  /** Sessions being closed: they count until the server has let them go. */
+  private closing = 0;
   private readonly waiters = new Set<() => void>();
   private closed = false;
   private readonly idleTimer: NodeJS.Timeout;
@@ -132,7 +155,7 @@ export class ServerSessions {
         idle.busy = true;
         return idle;
       }
-      if (this.sessions.length + this.opening < this.limits.maxSessions) {
+      if (this.sessions.length + this.opening + this.closing < this.limits.maxSessions) {
         return this.open(database, deadline);
       }
       const other = this.sessions.find((session) => !session.busy);
@@ -187,7 +210,9 @@ export class ServerSessions {
     } catch (error) {
       this.discard(session);
       this.wakeOne();
-      throw error instanceof RunTimeoutError ? error : new ConnectError(describeError(error));
+      throw error instanceof RunTimeoutError || error instanceof ConnectError
+        ? error
+        : new ConnectError(describeError(error), errorCode(error));
     }
   }
 
@@ -211,7 +236,7 @@ export class ServerSessions {
     } catch (error) {
       if (isConnectionFailure(error)) {
         session.broken = true;
-        throw new ConnectError(describeError(error));
+        throw new ConnectError(describeError(error), errorCode(error));
       }
       if ((error as { code?: unknown }).code === QUERY_CANCELED) {
         throw new RunTimeoutError("probe run timed out (statement_timeout)");
@@ -227,7 +252,14 @@ export class ServerSessions {
     if (index >= 0) {
       this.sessions.splice(index, 1);
     }
-    session.sql.end({ timeout: 0 }).catch(() => {});
+    this.closing += 1;
+    session.sql
+      .end({ timeout: 0 })
+      .catch(() => {})
+      .finally(() => {
+        this.closing -= 1;
+        this.wakeOne();
+      });
   }
 
   private waitForRelease(deadline: number): Promise<void> {

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import { advisoryLocks, type Sql } from "@dbmon/datastore";
-import type { ParameterOrJSON } from "postgres";
+import type { ParameterOrJSON, TransactionSql } from "postgres";
 import type { CollectorLogger } from "./logger.js";
 import type { ProbeRow, ProbeSpec } from "./probes/types.js";
 
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 const INSERT_CHUNK_ROWS = 500;
+const TEXT_OID = 25;
 
 export const METRICS_SCHEMA = "metrics";
 
@@ -135,6 +136,17 @@ export interface StoreResult {
   leaseLost: boolean;
 }
 
+/** One run stored for several connections of a server (`storeServerRun`). */
+export interface ServerStoreResult {
+  /** Rows stored, over all connections. */
+  stored: number;
+  failed: number;
+  /** Snapshot probes: connections whose last stored snapshot had this content (nothing stored). */
+  unchanged: number[];
+  /** Connections whose lease this collector no longer holds (nothing stored for them). */
+  leaseLost: number[];
+}
+
 /**
  * Stores one run of a probe for a connection: multi-row inserts, falling back to row-by-row when a
  * batch fails so that one bad row loses only itself. Snapshot probes store only when the content hash
@@ -156,89 +168,160 @@ export async function storeProbeRun(
   rows: readonly ProbeRow[] | null,
   leaseHolder?: string,
 ): Promise<StoreResult> {
+  const result = await storeServerRun(sql, logger, probe, [connectionId], collectedAt, rows, leaseHolder);
+  return {
+    stored: result.stored,
+    failed: result.failed,
+    unchanged: result.unchanged.length > 0,
+    leaseLost: result.leaseLost.length > 0,
+  };
+}
+
+/**
+ * Stores one run of a server-wide probe for every given connection of that server, in one
+ * transaction (as `storeProbeRun` does for one): a server with a hundred registered databases costs
+ * one transaction per run, not a hundred.
+ */
+export async function storeServerRun(
+  sql: Sql,
+  logger: CollectorLogger,
+  probe: ProbeSpec,
+  connectionIds: readonly number[],
+  collectedAt: Date,
+  rows: readonly ProbeRow[] | null,
+  leaseHolder?: string,
+): Promise<ServerStoreResult> {
   const columns = [...keyColumns(probe), ...probe.columns.map((column) => column.name)];
-  const jsonColumns = probe.columns.filter((column) => column.type === "jsonb").map((column) => column.name);
   const hash = probe.snapshot && rows ? snapshotHash(rows) : null;
+  const ids = [...new Set(connectionIds)].sort((a, b) => a - b);
+  const at = collectedAt.toISOString();
   return sql.begin(async (tx) => {
-    const result: StoreResult = { stored: 0, failed: 0, unchanged: false, leaseLost: false };
+    const result: ServerStoreResult = { stored: 0, failed: 0, unchanged: [], leaseLost: [] };
+    let held = ids;
     if (leaseHolder !== undefined) {
-      // The connection's row first, as the inserts' foreign keys would: a lease cycle taking it
+      // The connections' rows first, as the inserts' foreign keys would: a lease cycle taking one
       // (FOR UPDATE of the connection, then the lease) or its deletion (the connection, then by
       // cascade the lease) locks in that order too, so neither can deadlock with this run.
-      await tx`select 1 from connections where id = ${connectionId} for key share`;
-      const held = await tx`
-        select 1 from collector_leases
-        where connection_id = ${connectionId} and holder = ${leaseHolder}
+      await tx`select 1 from connections where id = any(${ids}::int[]) order by id for key share`;
+      const leased = await tx<{ connection_id: number }[]>`
+        select connection_id from collector_leases
+        where connection_id = any(${ids}::int[]) and holder = ${leaseHolder}
+        order by connection_id
         for share`;
-      if (held.length === 0) {
-        result.leaseLost = true;
-        return result;
-      }
+      const leasedIds = new Set(leased.map((row) => row.connection_id));
+      held = ids.filter((id) => leasedIds.has(id));
+      result.leaseLost = ids.filter((id) => !leasedIds.has(id));
     }
+    if (held.length === 0) {
+      return result;
+    }
+    let changed = held;
     if (hash !== null) {
-      const [previous] = await tx<{ snapshot_hash: string | null }[]>`
-        select snapshot_hash from probe_runs
-        where connection_id = ${connectionId} and probe_name = ${probe.name}
+      const previous = await tx<{ connection_id: number; snapshot_hash: string | null }[]>`
+        select connection_id, snapshot_hash from probe_runs
+        where connection_id = any(${held}::int[]) and probe_name = ${probe.name}
+        order by connection_id
         for update`;
-      result.unchanged = previous?.snapshot_hash === hash;
+      const same = new Set(
+        previous.filter((row) => row.snapshot_hash === hash).map((row) => row.connection_id),
+      );
+      changed = held.filter((id) => !same.has(id));
+      result.unchanged = held.filter((id) => same.has(id));
     }
-    if (rows && rows.length > 0 && !result.unchanged) {
-      const records = rows.map((row) => {
-        const record: Record<string, ParameterOrJSON<never>> = {
-          connection_id: connectionId,
-          // ISO text: the datastore client may have its date serializers replaced (Drizzle does).
-          collected_at: collectedAt.toISOString(),
-        };
-        for (const column of columns.slice(probe.scope === "database" ? 3 : 2)) {
-          const raw = row[column] ?? null;
-          const value = raw instanceof Date ? raw.toISOString() : raw;
-          // JSON as text: the datastore client's serializers may be replaced (Drizzle does).
-          record[column] = (
-            jsonColumns.includes(column) && value !== null ? JSON.stringify(value) : value
-          ) as ParameterOrJSON<never>;
-        }
-        if (probe.scope === "database") {
-          record.database_name = String(row.database_name);
-        }
-        return record;
-      });
-      const table = tx.unsafe(tableName(probe));
-      for (let offset = 0; offset < records.length; offset += INSERT_CHUNK_ROWS) {
-        const chunk = records.slice(offset, offset + INSERT_CHUNK_ROWS);
-        try {
-          await tx.savepoint((sp) => sp`insert into ${table} ${sp(chunk, columns)}`);
-          result.stored += chunk.length;
-        } catch (batchError) {
-          logger.debug({ probe: probe.name, err: batchError }, "batch insert failed; storing row by row");
-          for (const record of chunk) {
-            try {
-              await tx.savepoint((sp) => sp`insert into ${table} ${sp(record, columns)}`);
-              result.stored += 1;
-            } catch (rowError) {
-              result.failed += 1;
-              logger.warn(
-                {
-                  probe: probe.name,
-                  connectionId,
-                  err: rowError instanceof Error ? rowError.message : rowError,
-                },
-                "a collected row could not be stored",
-              );
-            }
-          }
-        }
-      }
+    if (rows && rows.length > 0 && changed.length > 0) {
+      const values = rowValues(probe, rows);
+      const records = changed.flatMap((connectionId) =>
+        values.map((value) => ({ connection_id: connectionId, collected_at: at, ...value })),
+      );
+      await insertRecords(tx, logger, probe, columns, records, result);
     }
-    const storedSnapshot = hash !== null && !result.unchanged;
+    const storedSnapshot = new Set(hash === null ? [] : changed);
+    const snapshotAt = held.map((id) => (storedSnapshot.has(id) ? at : null));
     await tx`
       insert into probe_runs (connection_id, probe_name, last_run_at, snapshot_hash, snapshot_collected_at)
-      values (${connectionId}, ${probe.name}, ${collectedAt.toISOString()}::timestamptz, ${hash},
-        ${storedSnapshot ? collectedAt.toISOString() : null}::timestamptz)
+      select connection_id, ${probe.name}, ${at}::timestamptz, ${hash}::text, snapshot_at::timestamptz
+      from unnest(${held}::int[], ${sql.array(snapshotAt, TEXT_OID)}::text[]) as run(connection_id, snapshot_at)
       on conflict (connection_id, probe_name) do update set
         last_run_at = excluded.last_run_at,
-        snapshot_hash = case when ${storedSnapshot} then excluded.snapshot_hash else probe_runs.snapshot_hash end,
-        snapshot_collected_at = case when ${storedSnapshot}
-          then excluded.snapshot_collected_at else probe_runs.snapshot_collected_at end`;
+        snapshot_hash = case when excluded.snapshot_collected_at is not null
+          then excluded.snapshot_hash else probe_runs.snapshot_hash end,
+        snapshot_collected_at = coalesce(excluded.snapshot_collected_at, probe_runs.snapshot_collected_at)`;
     return result;
   });
+}
+
+type StoredValue = ParameterOrJSON<never>;
+
+/** The probe's columns of each row as the datastore takes them (key columns but the connection's). */
+function rowValues(probe: ProbeSpec, rows: readonly ProbeRow[]): Record<string, StoredValue>[] {
+  const jsonColumns = new Set(
+    probe.columns.filter((column) => column.type === "jsonb").map((column) => column.name),
+  );
+  return rows.map((row) => {
+    const record: Record<string, StoredValue> = {};
+    if (probe.scope === "database") {
+      record.database_name = String(row.database_name);
+    }
+    for (const { name } of probe.columns) {
+      const raw = row[name] ?? null;
+      // ISO text and JSON text: the datastore client's serializers may be replaced (Drizzle does).
+      const value = raw instanceof Date ? raw.toISOString() : raw;
+      record[name] = (jsonColumns.has(name) && value !== null ? JSON.stringify(value) : value) as StoredValue;
+    }
+    return record;
+  });
+}
+
+/** Multi-row inserts in chunks; a failing chunk is stored row by row so one bad row loses only itself. */
+async function insertRecords(
+  tx: TransactionSql,
+  logger: CollectorLogger,
+  probe: ProbeSpec,
+  columns: string[],
+  records: Record<string, StoredValue>[],
+  result: ServerStoreResult,
+): Promise<void> {
+  const table = tx.unsafe(tableName(probe));
+  for (let offset = 0; offset < records.length; offset += INSERT_CHUNK_ROWS) {
+    const chunk = records.slice(offset, offset + INSERT_CHUNK_ROWS);
+    try {
+      await tx.savepoint((sp) => sp`insert into ${table} ${sp(chunk, columns)}`);
+      result.stored += chunk.length;
+    } catch (batchError) {
+      logger.debug({ probe: probe.name, err: batchError }, "batch insert failed; storing row by row");
+      for (const record of chunk) {
+        try {
+          await tx.savepoint((sp) => sp`insert into ${table} ${sp(record, columns)}`);
+          result.stored += 1;
+        } catch (rowError) {
+          result.failed += 1;
+          logger.warn(
+            {
+              probe: probe.name,
+              connectionId: record.connection_id,
+              err: rowError instanceof Error ? rowError.message : rowError,
+            },
+            "a collected row could not be stored",
+          );
+        }
+      }
+    }
+  }
+}
+
+/** Each connection's last run of each probe (epoch ms), by whichever collector ran it. */
+export async function lastRunsOf(
+  sql: Sql,
+  connectionIds: readonly number[],
+): Promise<Map<number, Map<string, number>>> {
+  const rows = await sql<{ connection_id: number; probe_name: string; last_run_ms: number }[]>`
+    select connection_id, probe_name, (extract(epoch from last_run_at) * 1000)::float8 as last_run_ms
+    from probe_runs where connection_id = any(${connectionIds}::int[])`;
+  const runs = new Map<number, Map<string, number>>();
+  for (const row of rows) {
+    const connection = runs.get(row.connection_id) ?? new Map<string, number>();
+    connection.set(row.probe_name, row.last_run_ms);
+    runs.set(row.connection_id, connection);
+  }
+  return runs;
 }

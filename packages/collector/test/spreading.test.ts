@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { firstRunOffsetMs } from "../src/monitor.js";
+import { firstRunOffsetMs } from "../src/probe-timers.js";
 import { sharedReading } from "../src/probes/host.js";
 
 describe("first runs spread over a window", () => {

@@ -1,0 +1,43 @@
+import { type ProbeContext, type ProbeDefinition, type ProbeRow, queryForVersion } from "./probes/types.js";
+import type { QueryFn } from "./sessions.js";
+
+const SYSTEM_STATS_PROBE_FUNCTION = "pg_sys_os_info";
+
+/** Marks collector queries so that they can be told apart in pg_stat_activity. */
+export function tagged(probe: ProbeDefinition, text: string): string {
+  return `/* dbmon collector: ${probe.name} */ ${text}`;
+}
+
+/** What the server is, as a probe run needs it. */
+export interface RunServer {
+  serverVersionNum: number;
+  isLocalHost: boolean;
+}
+
+/** Runs a probe on one session; null when the probe cannot run on this server. */
+export async function runProbeOn(
+  probe: ProbeDefinition,
+  query: QueryFn,
+  server: RunServer,
+): Promise<ProbeRow[] | null> {
+  const taggedQuery: QueryFn = (text) => query(tagged(probe, text));
+  let systemStatsSchema: string | null = null;
+  if (probe.scope === "host") {
+    const [found] = await taggedQuery(
+      `select n.nspname::text as schema from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+       where p.proname = '${SYSTEM_STATS_PROBE_FUNCTION}' and p.pronargs = 0 order by n.nspname limit 1`,
+    );
+    systemStatsSchema = found ? String(found.schema) : null;
+  }
+  const context: ProbeContext = {
+    query: taggedQuery,
+    serverVersionNum: server.serverVersionNum,
+    systemStatsSchema,
+    isLocalHost: server.isLocalHost,
+  };
+  if (probe.collect) {
+    return probe.collect(context);
+  }
+  const text = queryForVersion(probe.queries ?? [], context.serverVersionNum);
+  return text === undefined ? null : context.query(text);
+}

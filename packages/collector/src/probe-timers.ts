@@ -1,0 +1,139 @@
+import type { ProbeDefinition } from "./probes/types.js";
+
+/** How a probe runs now (from the probe configuration). */
+export interface ProbeSchedule {
+  enabled: boolean;
+  intervalSeconds: number;
+}
+
+export interface ProbeTimerSettings {
+  /** The probes these timers run. */
+  probes: readonly ProbeDefinition[];
+  schedule(probe: ProbeDefinition): ProbeSchedule;
+  /** Delay of a probe's first run when nothing ran it before. */
+  firstRunDelayMs(probe: ProbeDefinition, schedule: ProbeSchedule): number;
+  run(probe: ProbeDefinition): Promise<void>;
+}
+
+/**
+ * One timer per probe: a run never overlaps the previous run of the same probe, and the next run is
+ * planned from the last start, so a probe keeps its rhythm (and its phase) from run to run.
+ */
+export class ProbeTimers {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** When each pending timer fires (Date.now() ms). */
+  private readonly dueAt = new Map<string, number>();
+  /** The settings each probe's pending timer was planned with. */
+  private readonly planned = new Map<string, ProbeSchedule>();
+  private readonly lastStartedAt = new Map<string, number>();
+  private readonly inFlight = new Set<string>();
+  private readonly running = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(private readonly settings: ProbeTimerSettings) {}
+
+  /** Resumes each probe's rhythm from its last run (epoch ms, by any collector), then schedules. */
+  start(lastRunMs: ReadonlyMap<string, number>, nowMs: number): void {
+    for (const [probe, at] of lastRunMs) {
+      // Converted to this process's clock: only the distance to now matters.
+      this.lastStartedAt.set(probe, Date.now() - (nowMs - at));
+    }
+    this.applySchedules();
+  }
+
+  /**
+   * Follows the probe configuration: a probe whose interval changed is rescheduled from its last
+   * run, a disabled one stops, an enabled one starts (at once when it is due).
+   */
+  applySchedules(): void {
+    for (const probe of this.settings.probes) {
+      const wanted = this.settings.schedule(probe);
+      const planned = this.planned.get(probe.name);
+      if (
+        planned &&
+        planned.enabled === wanted.enabled &&
+        planned.intervalSeconds === wanted.intervalSeconds
+      ) {
+        continue;
+      }
+      if (this.inFlight.has(probe.name)) {
+        // The run's end plans the next one with the new settings.
+        this.planned.delete(probe.name);
+        continue;
+      }
+      clearTimeout(this.timers.get(probe.name));
+      this.timers.delete(probe.name);
+      this.dueAt.delete(probe.name);
+      this.plan(probe);
+    }
+  }
+
+  /** Brings a probe's next run forward to at most `delayMs` from now (a run in progress is enough). */
+  expedite(probe: ProbeDefinition, delayMs: number): void {
+    const due = this.dueAt.get(probe.name);
+    if (this.stopped || due === undefined || due <= Date.now() + delayMs) {
+      return;
+    }
+    clearTimeout(this.timers.get(probe.name));
+    this.arm(probe, delayMs);
+  }
+
+  /** Stops scheduling and waits for runs in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers.values()) {
+      clearTimeout(timer);
+    }
+    this.timers.clear();
+    await Promise.allSettled([...this.running]);
+  }
+
+  private plan(probe: ProbeDefinition): void {
+    const schedule = this.settings.schedule(probe);
+    this.planned.set(probe.name, schedule);
+    if (this.stopped || !schedule.enabled) {
+      return;
+    }
+    const last = this.lastStartedAt.get(probe.name);
+    const delay =
+      last === undefined
+        ? this.settings.firstRunDelayMs(probe, schedule)
+        : Math.max(0, last + schedule.intervalSeconds * 1000 - Date.now());
+    this.arm(probe, delay);
+  }
+
+  private arm(probe: ProbeDefinition, delay: number): void {
+    this.dueAt.set(probe.name, Date.now() + delay);
+    const timer = setTimeout(() => {
+      this.timers.delete(probe.name);
+      this.dueAt.delete(probe.name);
+      this.lastStartedAt.set(probe.name, Date.now());
+      this.inFlight.add(probe.name);
+      const run = this.settings.run(probe).finally(() => {
+        this.running.delete(run);
+        this.inFlight.delete(probe.name);
+        this.plan(probe);
+      });
+      this.running.add(run);
+    }, delay);
+    timer.unref();
+    this.timers.set(probe.name, timer);
+  }
+}
+
+const GOLDEN_RATIO_FRACTION = 0.618_033_988_75;
+
+/**
+ * Where in the spread window a probe first runs: the probes of a connection evenly apart, and each
+ * connection's pattern shifted by a fraction of the window derived from its id (golden-ratio steps
+ * keep neighbouring ids far apart). Later runs keep this phase, since they follow the last start.
+ */
+export function firstRunOffsetMs(
+  probeIndex: number,
+  probeCount: number,
+  connectionId: number,
+  windowMs: number,
+): number {
+  const position = probeIndex / probeCount + connectionId * GOLDEN_RATIO_FRACTION;
+  return Math.floor((position % 1) * windowMs);
+}

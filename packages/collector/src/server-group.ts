@@ -1,0 +1,317 @@
+import { createHash } from "node:crypto";
+import { FailureBackoff } from "./backoff.js";
+import type { ConnectionMonitor, MonitorDeps } from "./monitor.js";
+import { type RunServer, runProbeOn } from "./probe-run.js";
+import { type ProbeSchedule, ProbeTimers } from "./probe-timers.js";
+import type { ProbeDefinition, ProbeRow } from "./probes/types.js";
+import { ConnectError, describeError, RunTimeoutError, ServerSessions } from "./sessions.js";
+import { storeServerRun } from "./storage.js";
+import type { ConnectionRow, ServerTarget } from "./target.js";
+
+/**
+ * Which server a connection reaches, whatever its database: connections with the same key share one
+ * group. The password counts decrypted (each connection's ciphertext differs); the key is a hash so
+ * that it never holds the password.
+ */
+export function serverKey(row: ConnectionRow, target: ServerTarget): string {
+  return createHash("sha256")
+    .update(
+      JSON.stringify([
+        row.host,
+        row.hostaddr,
+        row.port,
+        row.username,
+        target.password ?? null,
+        row.sslmode,
+        row.sslcert,
+        row.sslkey,
+        row.sslrootcert,
+        row.is_local,
+      ]),
+    )
+    .digest("hex");
+}
+
+/** Where a server is, for matching the monitored connections of every collector (leased or not). */
+export function serverAddress(row: Pick<ConnectionRow, "host" | "hostaddr" | "port">): string {
+  return JSON.stringify([row.host, row.hostaddr, row.port]);
+}
+
+/** Every monitored connection of each server address, whichever collector holds it. */
+export interface ServerDirectory {
+  /** The databases registered as connections at this address, and the lowest such connection id. */
+  lookup(address: string): { databases: ReadonlySet<string>; firstConnectionId: number } | undefined;
+}
+
+/**
+ * The connections this collector holds on one monitored server. They share the server's sessions
+ * (at most `maxSessionsPerServer` over all of them), and server-wide probes (server and host scope)
+ * run once per server and are stored for every member in one transaction. Database probes stay with
+ * each member (`ConnectionMonitor`); a database registered as a connection of its own is collected
+ * under that connection, the server's other databases under its lowest-id connection, so a server
+ * with a hundred registered databases is not collected a hundred times over.
+ */
+export class ServerGroup {
+  readonly sessions: ServerSessions;
+  private readonly members = new Map<number, ConnectionMonitor>();
+  private readonly failure: FailureBackoff;
+  private readonly timers: ProbeTimers;
+  private readonly probes: readonly ProbeDefinition[];
+  private stopped = false;
+
+  constructor(
+    private readonly target: ServerTarget,
+    private readonly deps: MonitorDeps,
+  ) {
+    const { settings } = deps;
+    this.sessions = new ServerSessions(target, {
+      maxSessions: settings.maxSessionsPerServer,
+      connectTimeoutSeconds: settings.connectTimeoutSeconds,
+      statementTimeoutMs: settings.runTimeoutSeconds * 1000,
+      idleSessionMs: settings.idleSessionSeconds * 1000,
+    });
+    this.failure = new FailureBackoff(settings.backoffInitialSeconds, settings.backoffMaxSeconds);
+    this.probes = settings.probes.filter((probe) => probe.scope !== "database");
+    this.timers = new ProbeTimers({
+      probes: this.probes,
+      schedule: (probe) => this.schedule(probe),
+      firstRunDelayMs: (probe, schedule) => this.firstRunDelayMs(probe, schedule, this.home()?.id ?? 0),
+      run: (probe) => this.runProbe(probe),
+    });
+  }
+
+  get server(): RunServer {
+    return { serverVersionNum: this.sessions.serverVersionNum, isLocalHost: this.target.isLocalHost };
+  }
+
+  get size(): number {
+    return this.members.size;
+  }
+
+  /**
+   * Adds a connection. With `lastRunMs` (its last runs, epoch ms) on a group already collecting, a
+   * server-wide probe the connection has not had within its interval runs soon instead of at the
+   * group's next turn (an hour away for the server's settings).
+   */
+  add(member: ConnectionMonitor, lastRunMs?: ReadonlyMap<string, number>): void {
+    this.members.set(member.id, member);
+    if (!lastRunMs) {
+      return;
+    }
+    const now = this.deps.clock.now().getTime();
+    for (const probe of this.probes) {
+      const schedule = this.deps.settings.schedule(member.id, probe);
+      const last = lastRunMs.get(probe.name);
+      if (schedule.enabled && (last === undefined || last + schedule.intervalSeconds * 1000 < now)) {
+        this.timers.expedite(probe, this.firstRunDelayMs(probe, schedule, member.id));
+      }
+    }
+  }
+
+  /** Stops collecting a connection; the group's sessions stay for the others. */
+  async remove(id: number): Promise<void> {
+    const member = this.members.get(id);
+    this.members.delete(id);
+    await member?.stop();
+  }
+
+  /** Schedules the server-wide probes, resuming from the members' last runs (the oldest counts). */
+  start(lastRuns: ReadonlyMap<number, ReadonlyMap<string, number>>): void {
+    const resumed = new Map<string, number>();
+    for (const probe of this.probes) {
+      const times = [...this.members.keys()].map((id) => lastRuns.get(id)?.get(probe.name));
+      if (times.length > 0 && times.every((time) => time !== undefined)) {
+        resumed.set(probe.name, Math.min(...(times as number[])));
+      }
+    }
+    this.timers.start(resumed, this.deps.clock.now().getTime());
+  }
+
+  applySchedules(): void {
+    this.timers.applySchedules();
+    for (const member of this.members.values()) {
+      member.applySchedules();
+    }
+  }
+
+  /** Stops every member and the server-wide probes, waits for runs in progress, closes the sessions. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const stopping = [this.timers.stop(), ...[...this.members.values()].map((member) => member.stop())];
+    this.members.clear();
+    await this.sessions.close();
+    await Promise.allSettled(stopping);
+  }
+
+  /** Server-wide probes are spread apart over the first-run window. */
+  private firstRunDelayMs(probe: ProbeDefinition, schedule: ProbeSchedule, phaseId: number): number {
+    return this.deps.settings.firstRunDelayMs(
+      this.probes.indexOf(probe),
+      this.probes.length,
+      schedule,
+      phaseId,
+    );
+  }
+
+  /** The server is known unreachable and its retry time has not come. */
+  waiting(now: number): boolean {
+    return this.failure.waiting(now);
+  }
+
+  /** The databases of the server that `member` collects its database probes in. */
+  databasesFor(member: ConnectionMonitor, databases: readonly string[]): string[] {
+    const registered = this.deps.directory.lookup(serverAddress(member.connection));
+    if (!registered) {
+      return [...databases];
+    }
+    const collectsUnregistered = registered.firstConnectionId === member.id;
+    return databases.filter(
+      (database) =>
+        database === member.databaseName || (collectsUnregistered && !registered.databases.has(database)),
+    );
+  }
+
+  /**
+   * A connection attempt failed: a failure of one database (it does not exist, it is refused) is the
+   * member's, anything else the whole server's; both back off and are recorded on the connections.
+   */
+  async connectFailed(member: ConnectionMonitor, error: ConnectError, attemptAt: number): Promise<void> {
+    if (this.stopped) {
+      return;
+    }
+    const message = `connection error: ${error.message}`;
+    const backoff = error.databaseSpecific ? member.failure : this.failure;
+    const delaySeconds = backoff.failed(attemptAt, message);
+    if (delaySeconds !== null) {
+      this.deps.logger.debug(
+        { connectionId: member.id, failures: backoff.failures, retryInSeconds: delaySeconds },
+        "connection attempt failed",
+      );
+    }
+    await this.recordErrors();
+  }
+
+  /** A run reached `member`'s database: the server and that database are fine again. */
+  async reached(member: ConnectionMonitor): Promise<void> {
+    this.failure.succeeded();
+    member.failure.succeeded();
+    await this.recordErrors();
+  }
+
+  /** Brings each member's `connection_error` in line with its failures, one UPDATE per distinct message. */
+  private async recordErrors(): Promise<void> {
+    const changes = new Map<string | null, ConnectionMonitor[]>();
+    for (const member of this.members.values()) {
+      const message = member.failure.message ?? this.failure.message;
+      const wanted = message === null ? null : this.redact(message);
+      if (wanted !== member.recordedError) {
+        member.recordedError = wanted;
+        changes.set(wanted, [...(changes.get(wanted) ?? []), member]);
+      }
+    }
+    for (const [message, members] of changes) {
+      const ids = members.map((member) => member.id);
+      if (message === null) {
+        this.deps.logger.info({ connectionIds: ids }, "monitored server reachable again");
+      } else {
+        this.deps.logger.warn({ connectionIds: ids, error: message }, "monitored server unreachable");
+      }
+      try {
+        await this.deps.sql`
+          update connections set connection_error = ${message}
+          where id = any(${ids}::int[]) and connection_error is distinct from ${message}`;
+      } catch (error) {
+        this.deps.logger.error(
+          { connectionIds: ids, err: describeError(error) },
+          "recording the connection state failed",
+        );
+      }
+    }
+  }
+
+  /** Driver messages do not carry the password, but make sure no error text ever does. */
+  private redact(message: string): string {
+    const password = this.target.password;
+    return password ? message.replaceAll(password, "********") : message;
+  }
+
+  /** The member whose database server-wide probes run in: the lowest id whose database answers. */
+  private home(): ConnectionMonitor | undefined {
+    const members = [...this.members.values()].sort((a, b) => a.id - b.id);
+    return members.find((member) => member.failure.message === null) ?? members[0];
+  }
+
+  /** Runs when any member wants it, as often as the member wanting it most often. */
+  private schedule(probe: ProbeDefinition): ProbeSchedule {
+    let intervalSeconds = Number.POSITIVE_INFINITY;
+    for (const id of this.members.keys()) {
+      const wanted = this.deps.settings.schedule(id, probe);
+      if (wanted.enabled) {
+        intervalSeconds = Math.min(intervalSeconds, wanted.intervalSeconds);
+      }
+    }
+    return Number.isFinite(intervalSeconds)
+      ? { enabled: true, intervalSeconds }
+      : { enabled: false, intervalSeconds: probe.intervalSeconds };
+  }
+
+  private async runProbe(probe: ProbeDefinition): Promise<void> {
+    const attemptAt = Date.now();
+    const home = this.home();
+    if (!home || this.failure.waiting(attemptAt)) {
+      return;
+    }
+    const collectedAt = this.deps.clock.now();
+    const deadline = attemptAt + this.deps.settings.runTimeoutSeconds * 1000;
+    let rows: ProbeRow[] | null;
+    try {
+      rows = await this.sessions.withSession(home.databaseName, deadline, (query) =>
+        runProbeOn(probe, query, this.server),
+      );
+    } catch (error) {
+      if (error instanceof ConnectError) {
+        await this.connectFailed(home, error, attemptAt);
+      } else if (!this.stopped) {
+        this.deps.logger.warn(
+          {
+            connectionId: home.id,
+            connectionIds: [...this.members.keys()],
+            probe: probe.name,
+            err: describeError(error),
+          },
+          error instanceof RunTimeoutError ? "probe run timed out" : "probe run failed",
+        );
+      }
+      return;
+    }
+    await this.reached(home);
+    // Members that joined during the run are stored too: the run is as fresh for them.
+    const ids = [...this.members.keys()].filter((id) => this.deps.settings.schedule(id, probe).enabled);
+    if (this.stopped || ids.length === 0) {
+      return;
+    }
+    try {
+      await this.deps.partitions.ensureFor(probe, collectedAt);
+      const stored = await storeServerRun(
+        this.deps.sql,
+        this.deps.logger,
+        probe,
+        ids,
+        collectedAt,
+        rows,
+        this.deps.leaseHolder,
+      );
+      if (stored.leaseLost.length > 0) {
+        this.deps.logger.debug(
+          { connectionIds: stored.leaseLost, probe: probe.name },
+          "lease lost: the run is not stored",
+        );
+      }
+    } catch (error) {
+      this.deps.logger.error(
+        { connectionIds: ids, probe: probe.name, err: describeError(error) },
+        "storing a probe run failed",
+      );
+    }
+  }
+}

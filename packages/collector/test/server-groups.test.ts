@@ -1,0 +1,188 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type EmbeddedServer, silentLogger, startEmbeddedServer } from "@dbmon/datastore";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ProbeDefinition, probeRegistry, type RunningCollector, startCollector } from "../src/index.js";
+import {
+  insertConnection,
+  openTestEnvironment,
+  quietLogger,
+  type TestEnvironment,
+  waitFor,
+} from "./support.js";
+
+// A PostgreSQL 18 server of this file's own: its sessions can be counted and every database of it
+// visited as often as the tests like.
+let dataDir: string;
+let server: EmbeddedServer;
+const role = "dbmon_grouped";
+const rolePassword = "Grouped-Pa55";
+
+/** A database probe storing how many sessions the collector's role has open on the whole server. */
+const sessionCount: ProbeDefinition = {
+  name: "group_session_count",
+  scope: "database",
+  intervalSeconds: 0.2,
+  retentionDays: 1,
+  snapshot: false,
+  columns: [{ name: "sessions", type: "integer" }],
+  queries: [
+    {
+      minVersion: 0,
+      sql: `select (select count(*)::int from pg_stat_activity where usename = current_user) as sessions
+            from pg_sleep(0.02)`,
+    },
+  ],
+};
+
+const registryProbe = (name: string) => {
+  const probe = probeRegistry.find((candidate) => candidate.name === name);
+  if (!probe) {
+    throw new Error(`no probe ${name}`);
+  }
+  return probe;
+};
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "dbmon-collector-groups-"));
+  server = await startEmbeddedServer({ dataDir, port: 0, logger: silentLogger });
+  const admin = postgres(server.url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create role "${role}" login password '${rolePassword}'`);
+  for (const name of ["alpha", "beta", "gamma", "delta"]) {
+    await admin.unsafe(`create database "${name}"`);
+  }
+  await admin.end();
+});
+
+afterAll(async () => {
+  await server?.stop();
+  if (dataDir) {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+describe("connections to one server", () => {
+  let env: TestEnvironment;
+  let collector: RunningCollector;
+  const ids: Record<string, number> = {};
+  const connect = (database: string) =>
+    insertConnection(env, {
+      name: database,
+      port: server.port,
+      username: role,
+      // Encrypted anew for each connection: the group is found by the password, not its ciphertext.
+      password: rolePassword,
+      database_name: database,
+    });
+
+  beforeAll(async () => {
+    env = await openTestEnvironment();
+    for (const database of ["alpha", "beta", "gamma"]) {
+      ids[database] = await connect(database);
+    }
+    collector = await startCollector({
+      datastore: env.datastore,
+      logger: quietLogger,
+      secretKey: env.secretKey,
+      probes: [registryProbe("pg_connectivity"), registryProbe("pg_settings"), sessionCount],
+      // pg_settings keeps its hourly interval: a connection joining later must not wait for it.
+      intervalOverrides: { pg_connectivity: 0.2 },
+      backoffInitialSeconds: 0.5,
+      backoffMaxSeconds: 1,
+    });
+  });
+
+  afterAll(async () => {
+    await collector?.stop();
+    await env?.close();
+  });
+
+  const sql = () => env.datastore.sql;
+
+  async function runTimes(connectionId: number): Promise<string[]> {
+    const rows = await sql()<{ at: string }[]>`
+      select collected_at::text as at from metrics.pg_connectivity
+      where connection_id = ${connectionId} order by collected_at`;
+    return rows.map((row) => row.at);
+  }
+
+  async function databasesCollected(connectionId: number, since = "-infinity"): Promise<string[]> {
+    const rows = await sql()<{ database_name: string }[]>`
+      select distinct database_name from metrics.group_session_count
+      where connection_id = ${connectionId} and collected_at >= ${since}::timestamptz
+      order by database_name`;
+    return rows.map((row) => row.database_name);
+  }
+
+  it("share the server's sessions and store one run of each server-wide probe for all of them", async () => {
+    const counts = await waitFor(
+      "many runs",
+      async () => {
+        const rows = await sql()<{ sessions: number }[]>`
+          select sessions from metrics.group_session_count`;
+        return rows.length >= 60 ? rows.map((row) => row.sessions) : undefined;
+      },
+      30_000,
+    );
+    // Three connections, each with a database probe every 200 ms and server-wide probes besides:
+    // still at most three sessions on the server (maxSessionsPerServer), not three per connection.
+    expect(Math.max(...counts)).toBeLessThanOrEqual(3);
+
+    const alpha = await runTimes(ids.alpha ?? 0);
+    expect(alpha.length).toBeGreaterThanOrEqual(5);
+    expect(await runTimes(ids.beta ?? 0)).toEqual(alpha);
+    expect(await runTimes(ids.gamma ?? 0)).toEqual(alpha);
+  });
+
+  it("collects each registered database under its own connection, the others under the first", async () => {
+    expect(await databasesCollected(ids.beta ?? 0)).toEqual(["beta"]);
+    expect(await databasesCollected(ids.gamma ?? 0)).toEqual(["gamma"]);
+    // alpha has the lowest id: it also collects the databases nobody registered.
+    expect(await databasesCollected(ids.alpha ?? 0)).toEqual(["alpha", "delta", "postgres"]);
+  });
+
+  it("gives a connection that joins later the server's hourly snapshot at once, and its database", async () => {
+    const settingsOf = async (connectionId: number) => {
+      const [row] = await sql()<{ n: number }[]>`
+        select count(*)::int as n from metrics.pg_settings where connection_id = ${connectionId}`;
+      return row?.n ?? 0;
+    };
+    expect(await settingsOf(ids.alpha ?? 0)).toBeGreaterThan(100);
+    ids.delta = await connect("delta");
+    const joinedAt = new Date().toISOString();
+    const settings = await waitFor("delta's pg_settings", async () => {
+      const n = await settingsOf(ids.delta ?? 0);
+      return n > 0 ? n : undefined;
+    });
+    expect(settings).toBe(await settingsOf(ids.alpha ?? 0));
+    await waitFor("delta's own database probe", async () =>
+      (await databasesCollected(ids.delta ?? 0)).includes("delta") ? true : undefined,
+    );
+    // Once delta is registered, alpha leaves it to its own connection.
+    const handedOver = new Date(Date.now() + 500).toISOString();
+    await new Promise((done) => setTimeout(done, 1_500));
+    expect(joinedAt < handedOver).toBe(true);
+    expect(await databasesCollected(ids.alpha ?? 0, handedOver)).toEqual(["alpha", "postgres"]);
+    expect(await databasesCollected(ids.delta ?? 0)).toEqual(["delta"]);
+  });
+
+  it("records a database that does not exist on its connection only, the server's others unaffected", async () => {
+    const missing = await connect("no_such_database");
+    const errorOf = async (connectionId: number) => {
+      const [row] = await sql()<{ connection_error: string | null }[]>`
+        select connection_error from connections where id = ${connectionId}`;
+      return row?.connection_error ?? null;
+    };
+    const message = await waitFor("the error", async () => (await errorOf(missing)) ?? undefined);
+    expect(message).toContain('database "no_such_database" does not exist');
+    const before = (await runTimes(ids.alpha ?? 0)).length;
+    await new Promise((done) => setTimeout(done, 1_000));
+    expect((await runTimes(ids.alpha ?? 0)).length).toBeGreaterThan(before + 2);
+    for (const database of ["alpha", "beta", "gamma", "delta"]) {
+      expect(await errorOf(ids[database] ?? 0)).toBeNull();
+    }
+    expect(collector.connectionIds()).toContain(missing);
+  });
+});
