@@ -80,9 +80,12 @@ describe("timeline events", () => {
         from metrics.pg_node_role where connection_id = ${monitoredId}`;
       return count;
     };
+    const settingsSnapshots = async () =>
+      (await t.datastore.sql`select 1 from metrics.pg_settings where connection_id = ${monitoredId} limit 1`)
+        .length;
     await waitFor(
       "a first settings snapshot and node role",
-      async () => (((await nodeRoles())?.n ?? 0) > 0 ? true : undefined),
+      async () => (((await nodeRoles())?.n ?? 0) > 0 && (await settingsSnapshots()) > 0 ? true : undefined),
       30_000,
     );
     // A configuration change...
