@@ -1,4 +1,5 @@
 import { getOverview } from "@dbmon/contract";
+import { waitFor } from "@dbmon/datastore/testing";
 import { configFor, type FakeProvider, startFakeProvider } from "@dbmon/llm/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Overview, OverviewSubscription } from "../src/overview/hub.js";
@@ -411,6 +412,27 @@ describe("AI overview", () => {
     const full = await get(a, `${query}&scope_name=Production`, root.token);
     expect(full.body.snapshot.servers.map((server) => server.name)).toEqual(["alpha", "beta"]);
     expect(lastPrompt().messages[1]?.content).toContain('Cluster "Production" state:');
+  });
+
+  it("holds no datastore transaction open while the LLM writes, and takes over a lease whose holder died", async () => {
+    // A process that died while writing the estate summary: its lease has lapsed.
+    await a.datastore.sql`
+      insert into overview_generation_leases (scope_key, holder, expires_at)
+      values ('estate', 'dead-process', now() - interval '1 second')
+      on conflict (scope_key) do update set holder = excluded.holder, expires_at = excluded.expires_at`;
+    provider.script({ text: "Written while no transaction waits.", delayMs: 600 });
+    const refresh = a.services.overview.refreshEstate(true);
+    await waitFor("the lease taken over", async () => {
+      const [lease] = await a.datastore.sql<{ holder: string }[]>`
+        select holder from overview_generation_leases where scope_key = 'estate'`;
+      return lease && lease.holder !== "dead-process" ? true : undefined;
+    });
+    const waiting = await a.datastore.sql`
+      select 1 from pg_stat_activity
+      where datname = current_database() and state like 'idle in transaction%'`;
+    expect(waiting).toHaveLength(0);
+    expect((await refresh)?.summary).toBe("Written while no transaction waits.");
+    expect(await a.datastore.sql`select 1 from overview_generation_leases`).toHaveLength(0);
   });
 
   it("answers 500 when the provider fails", async () => {

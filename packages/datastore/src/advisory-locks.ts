@@ -14,14 +14,8 @@ export const advisoryLocks = {
   groupMembership: 7_239_184_564,
   /** One metrics rollup pass at a time over all collectors. */
   metricRollups: 7_239_184_565,
-  /** One estate overview generation at a time over all API processes. */
-  overviewGeneration: 7_239_184_566,
-  /**
-   * The first key of the two-key transaction lock taken per scoped overview (the second is a hash of
-   * the scope), so that one process generates a scope's summary while the others wait for it. Two-key
-   * locks never meet the one-key locks above.
-   */
-  overviewScope: 72_391_845,
+  // 7_239_184_566 and the two-key 72_391_845 were the overview generation locks of versions before
+  // overview_generation_leases: not to be reused.
   /** Transaction lock around rebuilding the knowledge base index, one API process at a time. */
   knowledgeBaseIndex: 7_239_184_567,
   /** Transaction lock around the alerter's update of `autovacuum_crossings`. */

@@ -1,4 +1,4 @@
-import { advisoryLocks, type Datastore, type Sql } from "@dbmon/datastore";
+import type { Datastore, Sql } from "@dbmon/datastore";
 import type { LlmClient } from "@dbmon/llm";
 import type { TransactionSql } from "postgres";
 import type { RequestAccess } from "../auth/access.js";
@@ -6,6 +6,7 @@ import { InvalidInput, NotFound, OperationFailed, Unavailable } from "../errors.
 import type { Logger } from "../logger.js";
 import type { Clock } from "../services.js";
 import type { Timeline } from "../timeline/service.js";
+import { GenerationLeases } from "./generation-leases.js";
 import { OVERVIEW_CHANNEL, type Overview, OverviewHub, type OverviewSubscription } from "./hub.js";
 import { describeSnapshot, OVERVIEW_INSTRUCTIONS, type SubjectKind } from "./prompt.js";
 import { buildSnapshot, compareSnapshots, type OverviewSnapshot } from "./snapshot.js";
@@ -45,6 +46,7 @@ interface StoredOverview {
 export class OverviewService {
   readonly hub: OverviewHub;
   private readonly inFlight = new Map<string, Promise<Overview>>();
+  private readonly leases: GenerationLeases;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<unknown> | undefined;
 
@@ -60,6 +62,7 @@ export class OverviewService {
     },
   ) {
     this.hub = new OverviewHub({ datastore: deps.datastore, load: (key) => this.stored(key) });
+    this.leases = new GenerationLeases(deps.datastore.sql);
   }
 
   get keepaliveMs(): number {
@@ -235,87 +238,78 @@ export class OverviewService {
 
   /**
    * Builds the estate snapshot and, on a significant change or when forced, has the summary
-   * rewritten and stored, under a lock only one process holds at a time. Unforced, a process that
-   * finds the lock taken leaves the work to its holder; forced, it waits and serves what the holder
+   * rewritten and stored, under a lease only one process holds at a time. Unforced, a process that
+   * finds the lease taken leaves the work to its holder; forced, it waits and serves what the holder
    * stored if that is newer than its request. Null when nothing was generated.
    */
   async refreshEstate(force: boolean): Promise<Overview | null> {
     const llm = this.requireLlm();
     const requestedAt = this.deps.clock.now();
-    return this.deps.datastore.sql.begin(async (tx) => {
-      if (force) {
-        await tx`select pg_advisory_xact_lock(${advisoryLocks.overviewGeneration})`;
-      } else {
-        const [lock] = await tx<{ locked: boolean }[]>`
-          select pg_try_advisory_xact_lock(${advisoryLocks.overviewGeneration}) as locked`;
-        if (!lock?.locked) {
-          return null;
-        }
-      }
-      const current = await this.read(tx, ESTATE_KEY);
+    const generate = async (): Promise<Overview | null> => {
+      const { sql } = this.deps.datastore;
+      const current = await this.read(sql, ESTATE_KEY);
       if (force && current && current.generated_at > requestedAt) {
         return present(current);
       }
-      const now = this.deps.clock.now();
       const snapshot = await buildSnapshot(
-        { sql: this.deps.datastore.sql, timeline: this.deps.timeline },
+        { sql, timeline: this.deps.timeline },
         null,
-        now,
+        this.deps.clock.now(),
       );
       const change = compareSnapshots(current?.snapshot ?? null, snapshot);
       if (!force && !change.significant) {
         return null;
       }
-      const summary = await this.summarize(llm, "estate", null, snapshot);
       const stored: StoredOverview = {
-        summary,
+        summary: await this.summarize(llm, "estate", null, snapshot),
         snapshot,
         restart_detected: change.restart,
         generated_at: this.deps.clock.now(),
       };
-      await this.store(tx, ESTATE_KEY, stored);
-      if (change.restart) {
-        // Summaries and database analyses written before the restart may describe what it changed.
-        await tx`delete from overview_summaries where scope_key <> ${ESTATE_KEY}`;
-        await tx`delete from ai_analysis_cache`;
-      }
+      await sql.begin(async (tx) => {
+        await this.store(tx, ESTATE_KEY, stored);
+        if (change.restart) {
+          // Summaries and database analyses written before the restart may describe what it changed.
+          await tx`delete from overview_summaries where scope_key <> ${ESTATE_KEY}`;
+          await tx`delete from ai_analysis_cache`;
+        }
+      });
       return present(stored);
-    });
+    };
+    return force ? this.leases.hold(ESTATE_KEY, generate) : this.leases.tryHold(ESTATE_KEY, generate);
   }
 
   /**
    * A scope's or selection's overview: the stored one while it is current, else a new one. One
-   * generation per key: requests of this process share a promise, other processes wait on the
-   * key's lock and then find the stored result.
+   * generation per key: requests of this process share a promise, other processes wait for the
+   * key's lease and then find the stored result.
    */
   private scoped(llm: LlmClient, subject: Extract<Subject, { key: string }>): Promise<Overview> {
     const running = this.inFlight.get(subject.key);
     if (running) {
       return running;
     }
-    const generation = this.deps.datastore.sql
-      .begin(async (tx) => {
-        await tx`select pg_advisory_xact_lock(${advisoryLocks.overviewScope}, hashtext(${subject.key}))`;
-        const current = await this.read(tx, subject.key);
+    const { sql } = this.deps.datastore;
+    const generation = this.leases
+      .hold(subject.key, async () => {
+        const current = await this.read(sql, subject.key);
         const now = this.deps.clock.now();
         if (current && now.getTime() - current.generated_at.getTime() < OVERVIEW_TTL_MS) {
           return present(current);
         }
-        const snapshot = await buildSnapshot(
-          { sql: this.deps.datastore.sql, timeline: this.deps.timeline },
-          subject.ids,
-          now,
-        );
+        const snapshot = await buildSnapshot({ sql, timeline: this.deps.timeline }, subject.ids, now);
         const stored: StoredOverview = {
           summary: await this.summarize(llm, subject.kind, subject.name, snapshot),
           snapshot,
           restart_detected: false,
           generated_at: this.deps.clock.now(),
         };
-        await tx`delete from overview_summaries
-          where scope_key <> ${ESTATE_KEY}
-            and generated_at < ${new Date(now.getTime() - OVERVIEW_TTL_MS).toISOString()}::timestamptz`;
-        await this.store(tx, subject.key, stored);
+        await sql.begin(async (tx) => {
+          await tx`delete from overview_summaries
+            where scope_key <> ${ESTATE_KEY}
+              and generated_at < ${new Date(now.getTime() - OVERVIEW_TTL_MS).toISOString()}::timestamptz`;
+          await this.store(tx, subject.key, stored);
+        });
         return present(stored);
       })
       .finally(() => this.inFlight.delete(subject.key));

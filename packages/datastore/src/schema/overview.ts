@@ -14,3 +14,14 @@ export const overviewSummaries = pgTable("overview_summaries", {
   restartDetected: boolean().notNull().default(false),
   generatedAt: timestamp({ withTimezone: true }).notNull(),
 });
+
+/**
+ * Who is writing which overview now: one generation per key over all API processes, without a
+ * transaction or a pooled session held open across the LLM call. The holder renews its lease while
+ * it works; a lease whose process died lapses at `expires_at` and the next caller takes it.
+ */
+export const overviewGenerationLeases = pgTable("overview_generation_leases", {
+  scopeKey: text().primaryKey(),
+  holder: text().notNull(),
+  expiresAt: timestamp({ withTimezone: true }).notNull(),
+});

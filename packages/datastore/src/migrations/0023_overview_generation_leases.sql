@@ -1,0 +1,5 @@
+CREATE TABLE "overview_generation_leases" (
+	"scope_key" text PRIMARY KEY NOT NULL,
+	"holder" text NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL
+);
