@@ -4,7 +4,7 @@ import type { Clock, CollectorLogger } from "./logger.js";
 import { runProbeOn, tagged } from "./probe-run.js";
 import { type ProbeSchedule, ProbeTimers } from "./probe-timers.js";
 import type { ProbeDefinition, ProbeRow } from "./probes/types.js";
-import type { ServerDirectory, ServerGroup } from "./server-group.js";
+import { collectedPerConnection, type ServerDirectory, type ServerGroup } from "./server-group.js";
 import { ConnectError, describeError, RunTimeoutError } from "./sessions.js";
 import type { PartitionManager } from "./storage.js";
 import { storeProbeRun } from "./storage.js";
@@ -43,8 +43,8 @@ const CONNECTABLE_DATABASES = `select datname::text as datname from pg_database
   order by datname`;
 
 /**
- * Collects one connection's database probes, each on its own timer, on its server group's sessions;
- * the group runs the server-wide probes. While its database cannot be reached, runs are skipped with
+ * Collects one connection's own probes (database probes, and server probes that read the connected
+ * database), each on its own timer, on its server group's sessions; the group runs the others. While its database cannot be reached, runs are skipped with
  * exponential backoff.
  */
 export class ConnectionMonitor {
@@ -67,7 +67,7 @@ export class ConnectionMonitor {
     this.recordedError = connection.connection_error;
     this.failure = new FailureBackoff(settings.backoffInitialSeconds, settings.backoffMaxSeconds);
     this.timers = new ProbeTimers({
-      probes: settings.probes.filter((probe) => probe.scope === "database"),
+      probes: settings.probes.filter(collectedPerConnection),
       schedule: (probe) => settings.schedule(connection.id, probe),
       // All in one slot, one after another: a run finds the session the previous one used in the
       // same database, instead of each probe opening its own (a server's hundred databases would
@@ -111,7 +111,7 @@ export class ConnectionMonitor {
     }
     const collectedAt = this.deps.clock.now();
     const deadline = attemptAt + this.deps.settings.runTimeoutSeconds * 1000;
-    let rows: ProbeRow[];
+    let rows: ProbeRow[] | null;
     try {
       rows = await this.collect(probe, deadline);
     } catch (error) {
@@ -154,9 +154,17 @@ export class ConnectionMonitor {
     }
   }
 
-  /** The probe's rows from each database this connection collects (see `ServerGroup.databasesFor`). */
-  private async collect(probe: ProbeDefinition, deadline: number): Promise<ProbeRow[]> {
+  /**
+   * A server-scope probe's rows from this connection's database; a database probe's from each
+   * database this connection collects (see `ServerGroup.databasesFor`).
+   */
+  private async collect(probe: ProbeDefinition, deadline: number): Promise<ProbeRow[] | null> {
     const { sessions } = this.group;
+    if (probe.scope !== "database") {
+      return sessions.withSession(this.databaseName, deadline, (query) =>
+        runProbeOn(probe, query, this.group.server),
+      );
+    }
     const listed = await sessions.withSession(this.databaseName, deadline, (query) =>
       query(tagged(probe, CONNECTABLE_DATABASES)),
     );

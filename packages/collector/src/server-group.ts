@@ -32,6 +32,11 @@ export function serverKey(row: ConnectionRow, target: ServerTarget): string {
     .digest("hex");
 }
 
+/** Probes each connection runs for itself; the others run once per server. */
+export function collectedPerConnection(probe: ProbeDefinition): boolean {
+  return probe.scope === "database" || probe.readsConnectedDatabase === true;
+}
+
 /** Where a server is, for matching the monitored connections of every collector (leased or not). */
 export function serverAddress(row: Pick<ConnectionRow, "host" | "hostaddr" | "port">): string {
   return JSON.stringify([row.host, row.hostaddr, row.port]);
@@ -45,8 +50,9 @@ export interface ServerDirectory {
 
 /**
  * The connections this collector holds on one monitored server. They share the server's sessions
- * (at most `maxSessionsPerServer` over all of them), and server-wide probes (server and host scope)
- * run once per server and are stored for every member in one transaction. Database probes stay with
+ * (at most `maxSessionsPerServer` over all of them), and server-wide probes (server and host scope,
+ * but those that read the connected database) run once per server and are stored for every member in
+ * one transaction. Database probes stay with
  * each member (`ConnectionMonitor`); a database registered as a connection of its own is collected
  * under that connection, the server's other databases under its lowest-id connection, so a server
  * with a hundred registered databases is not collected a hundred times over.
@@ -71,7 +77,7 @@ export class ServerGroup {
       idleSessionMs: settings.idleSessionSeconds * 1000,
     });
     this.failure = new FailureBackoff(settings.backoffInitialSeconds, settings.backoffMaxSeconds);
-    this.probes = settings.probes.filter((probe) => probe.scope !== "database");
+    this.probes = settings.probes.filter((probe) => !collectedPerConnection(probe));
     this.timers = new ProbeTimers({
       probes: this.probes,
       schedule: (probe) => this.schedule(probe),

@@ -87,7 +87,12 @@ function attachCollections(): ProbeDefinition[] {
       throw new Error(`probe ${spec.name} has no collection`);
     }
     byName.delete(spec.name);
-    return { ...spec, queries: collection.queries, collect: collection.collect };
+    return {
+      ...spec,
+      queries: collection.queries,
+      collect: collection.collect,
+      readsConnectedDatabase: collection.readsConnectedDatabase,
+    };
   });
   if (byName.size > 0) {
     throw new Error(`collections without a catalogue probe: ${[...byName.keys()].join(", ")}`);
