@@ -1,4 +1,5 @@
 import { getOverview } from "@dbmon/contract";
+import { waitFor } from "@dbmon/datastore/testing";
 import { configFor, type FakeProvider, startFakeProvider } from "@dbmon/llm/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Overview, OverviewSubscription } from "../src/overview/hub.js";
@@ -82,20 +83,6 @@ async function openStream(t: TestApp, query: string, token: string) {
     },
     close: () => reader.cancel(),
   };
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) {
-      return value;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((done) => setTimeout(done, 50));
-  }
 }
 
 describe("AI overview", () => {
@@ -182,7 +169,7 @@ describe("AI overview", () => {
   it("says generating until the first estate summary exists, then serves it from any instance", async () => {
     provider.script({ text: "  All three servers are reachable and no alerts are active.\n" });
     expect((await get(a, "", root.token)).body).toEqual({ status: "generating", summary: null });
-    const ready = await until("the estate summary", async () => {
+    const ready = await waitFor("the estate summary", async () => {
       const { body } = await get(b, "", root.token);
       return body.summary ? body : undefined;
     });
@@ -435,7 +422,7 @@ describe("AI overview", () => {
     expect(await stream.frame(2_000)).toBe(":keepalive");
     expect(b.services.overview.hub.size).toBe(1);
     await stream.close();
-    await until("the stream to be released", async () =>
+    await waitFor("the stream to be released", async () =>
       b.services.overview.hub.size === 0 ? true : undefined,
     );
   });
