@@ -755,8 +755,7 @@ describe("test sends", () => {
           auth_credentials: "user:pass",
         },
       });
-      // The body is optional (the refusals above send none), but the client's input type requires one.
-      expect(await channels.call(testNotificationChannel, { params: { id: hook.id }, body: {} })).toEqual({
+      expect(await channels.call(testNotificationChannel, { params: { id: hook.id } })).toEqual({
         status: "sent",
       });
       expect(received[0]?.path).toBe("/receive");
