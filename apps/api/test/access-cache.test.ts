@@ -1,5 +1,24 @@
+import {
+  addGroupMember,
+  createGroup,
+  createToken,
+  deleteConnection,
+  deleteToken,
+  grantGroupConnectionPrivilege,
+  logout,
+  revokeGroupConnectionPrivilege,
+  updateUser,
+} from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { buildTestApp, createUser, login, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  login,
+  requestJson,
+  type TestApp,
+  type TestUser,
+  typedClient,
+} from "./support.js";
 
 // Who may do what is kept in memory (AccessCache): these tests show that no change is ever missed.
 
@@ -31,35 +50,20 @@ describe("changes made through the API", () => {
   it("apply to the very next request: disabling a user ends its sessions and tokens", async () => {
     const user = await createUser(t, "dora");
     expect(await status(t, "/api/v1/capabilities", user.token)).toBe(200);
-    const disabled = await requestJson(t.app, `/api/v1/rbac/users/${user.id}`, {
-      method: "PUT",
-      token: admin.token,
-      body: { enabled: false },
-    });
-    expect(disabled.status).toBe(200);
+    await typedClient(t, admin.token).call(updateUser, { params: { id: user.id }, body: { enabled: false } });
     expect(await status(t, "/api/v1/capabilities", user.token)).toBe(401);
   });
 
   it("apply to the very next request: a revoked token and a logged-out session stand for nobody", async () => {
     const user = await createUser(t, "erin");
-    const issued = await requestJson(t.app, "/api/v1/rbac/tokens", {
-      method: "POST",
-      token: admin.token,
-      body: { owner_username: "erin", annotation: "ci" },
-    });
-    expect(issued.status).toBe(201);
-    const token = (await issued.json()) as { id: number; token: string };
+    const api = typedClient(t, admin.token);
+    const token = await api.call(createToken, { body: { owner_username: "erin", annotation: "ci" } });
     expect(await status(t, "/api/v1/capabilities", token.token)).toBe(200);
-    const revoked = await requestJson(t.app, `/api/v1/rbac/tokens/${token.id}`, {
-      method: "DELETE",
-      token: admin.token,
-    });
-    expect(revoked.status).toBe(204);
+    await api.call(deleteToken, { params: { id: token.id } });
     expect(await status(t, "/api/v1/capabilities", token.token)).toBe(401);
 
     expect(await status(t, "/api/v1/capabilities", user.token)).toBe(200);
-    const logout = await requestJson(t.app, "/api/v1/auth/logout", { method: "POST", token: user.token });
-    expect(logout.status).toBe(200);
+    await typedClient(t, user.token).call(logout);
     expect(await status(t, "/api/v1/capabilities", user.token)).toBe(401);
   });
 
@@ -67,32 +71,15 @@ describe("changes made through the API", () => {
     const user = await createUser(t, "fred");
     const path = `/api/v1/server-info/${connectionId}`;
     expect(await status(t, path, user.token)).toBe(403);
-    const group = (await (
-      await requestJson(t.app, "/api/v1/rbac/groups", {
-        method: "POST",
-        token: admin.token,
-        body: { name: "readers" },
-      })
-    ).json()) as { id: number };
-    const added = await requestJson(t.app, `/api/v1/rbac/groups/${group.id}/members`, {
-      method: "POST",
-      token: admin.token,
-      body: { user_id: user.id },
-    });
-    expect(added.status).toBe(204);
-    const granted = await requestJson(t.app, `/api/v1/rbac/groups/${group.id}/privileges/connections`, {
-      method: "POST",
-      token: admin.token,
+    const api = typedClient(t, admin.token);
+    const group = await api.call(createGroup, { body: { name: "readers" } });
+    await api.call(addGroupMember, { params: { id: group.id }, body: { user_id: user.id } });
+    await api.call(grantGroupConnectionPrivilege, {
+      params: { id: group.id },
       body: { connection_id: connectionId, access_level: "read" },
     });
-    expect(granted.status).toBe(204);
     expect(await status(t, path, user.token)).toBe(200);
-    const revoked = await requestJson(
-      t.app,
-      `/api/v1/rbac/groups/${group.id}/privileges/connections/${connectionId}`,
-      { method: "DELETE", token: admin.token },
-    );
-    expect(revoked.status).toBe(204);
+    await api.call(revokeGroupConnectionPrivilege, { params: { id: group.id, connectionId } });
     expect(await status(t, path, user.token)).toBe(403);
   });
 
@@ -102,11 +89,7 @@ describe("changes made through the API", () => {
       values ('doomed', '127.0.0.1', 5432, 'postgres', 'postgres', 'root') returning id`;
     const id = (row as { id: number }).id;
     await expect.poll(() => status(t, `/api/v1/server-info/${id}`, admin.token)).toBe(200);
-    const deleted = await requestJson(t.app, `/api/v1/connections/${id}`, {
-      method: "DELETE",
-      token: admin.token,
-    });
-    expect(deleted.status).toBe(204);
+    await typedClient(t, admin.token).call(deleteConnection, { params: { id } });
     expect(await status(t, `/api/v1/server-info/${id}`, admin.token)).toBe(404);
   });
 });
@@ -115,12 +98,7 @@ describe("changes made elsewhere", () => {
   it("reach another API process on the same datastore", async () => {
     const user = await createUser(t, "gina");
     expect(await status(other, "/api/v1/capabilities", user.token)).toBe(200);
-    const disabled = await requestJson(t.app, `/api/v1/rbac/users/${user.id}`, {
-      method: "PUT",
-      token: admin.token,
-      body: { enabled: false },
-    });
-    expect(disabled.status).toBe(200);
+    await typedClient(t, admin.token).call(updateUser, { params: { id: user.id }, body: { enabled: false } });
     await expect.poll(() => status(other, "/api/v1/capabilities", user.token)).toBe(401);
   });
 
@@ -214,9 +192,7 @@ describe("a logout that ends no session", () => {
       expect(cleared).not.toHaveBeenCalled();
       expect(t.services.auth.cache.credentials.size).toBe(kept);
 
-      const session = await login(t, "root");
-      const res = await requestJson(t.app, "/api/v1/auth/logout", { method: "POST", token: session });
-      expect(res.status).toBe(200);
+      await typedClient(t, await login(t, "root")).call(logout);
       expect(cleared).toHaveBeenCalled();
       await expect.poll(() => notified).toContain("sessions");
     } finally {

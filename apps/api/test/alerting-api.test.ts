@@ -6,25 +6,38 @@ import {
   alertCounts,
   createBlackout,
   createBlackoutSchedule,
+  createEmailRecipient,
+  createNotificationChannel,
   deleteAlertOverride,
   deleteBlackout,
   deleteBlackoutSchedule,
+  deleteChannelOverride,
+  deleteEmailRecipient,
+  deleteNotificationChannel,
   getAlertOverrideContext,
   getAlertRule,
   getBlackout,
   getBlackoutSchedule,
+  getNotificationChannel,
   listAlertOverrides,
   listAlertRules,
   listAlerts,
   listBlackoutSchedules,
   listBlackouts,
+  listChannelOverrides,
+  listEmailRecipients,
+  listNotificationChannels,
   saveAlertAnalysis,
   stopBlackout,
+  testNotificationChannel,
   unacknowledgeAlert,
   updateAlertRule,
   updateBlackout,
   updateBlackoutSchedule,
+  updateEmailRecipient,
+  updateNotificationChannel,
   upsertAlertOverride,
+  upsertChannelOverride,
 } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -493,8 +506,13 @@ describe("notification channels", () => {
     });
   });
 
+  /** Creates a channel as the channel manager, through the typed client. */
+  const createChannel = (body: InputOf<typeof createNotificationChannel>["body"]) =>
+    as(channelManager).call(createNotificationChannel, { body });
+
   it("validates, redacts secrets and merges updates", async () => {
     const post = (body: unknown) => call("/api/v1/notification-channels", channelManager, "POST", body);
+    const channels = as(channelManager);
     expect(await (await post({ channel_type: "email", name: "mail", from_address: "a@b" })).json()).toEqual({
       error: "smtp_host is required for email channels",
     });
@@ -504,9 +522,11 @@ describe("notification channels", () => {
     expect(await (await post({ channel_type: "slack", name: "" })).json()).toEqual({
       error: "Name is required",
     });
-    const slack = (await (
-      await post({ channel_type: "slack", name: "ops", webhook_url: "https://hooks.example/x" })
-    ).json()) as Record<string, unknown>;
+    const slack = await createChannel({
+      channel_type: "slack",
+      name: "ops",
+      webhook_url: "https://hooks.example/x",
+    });
     expect(slack).toMatchObject({
       webhook_url_set: true,
       channel_type: "slack",
@@ -514,32 +534,28 @@ describe("notification channels", () => {
       owner_username: "channels",
     });
     expect(slack).not.toHaveProperty("webhook_url");
-    const hook = (await (
-      await post({
-        channel_type: "webhook",
-        name: "generic",
-        endpoint_url: "https://example.com/hook",
-        headers: { "X-B": "1", "X-A": "2" },
-        auth_type: "bearer",
-        auth_credentials: "s3cr3t-bearer",
-      })
-    ).json()) as Record<string, unknown>;
+    const hook = await createChannel({
+      channel_type: "webhook",
+      name: "generic",
+      endpoint_url: "https://example.com/hook",
+      headers: { "X-B": "1", "X-A": "2" },
+      auth_type: "bearer",
+      auth_credentials: "s3cr3t-bearer",
+    });
     expect(hook).toMatchObject({
       header_names: ["X-A", "X-B"],
       auth_credentials_set: true,
       auth_type: "bearer",
     });
     expect(JSON.stringify(hook)).not.toContain("s3cr3t-bearer");
-    const email = (await (
-      await post({
-        channel_type: "email",
-        name: "mail",
-        smtp_host: "smtp.example.com",
-        from_address: "dbmon@example.com",
-        smtp_username: "u",
-        smtp_password: "secret-password",
-      })
-    ).json()) as { id: number; smtp_password_set: boolean; recipients: unknown[]; smtp_port: number };
+    const email = await createChannel({
+      channel_type: "email",
+      name: "mail",
+      smtp_host: "smtp.example.com",
+      from_address: "dbmon@example.com",
+      smtp_username: "u",
+      smtp_password: "secret-password",
+    });
     expect(email).toMatchObject({
       smtp_password_set: true,
       smtp_username_set: true,
@@ -550,22 +566,17 @@ describe("notification channels", () => {
       .sql`select smtp_password_encrypted from notification_channels where id = ${email.id}`;
     expect(String(stored?.smtp_password_encrypted)).toMatch(/^v1:/);
 
-    const kept = await call(`/api/v1/notification-channels/${email.id}`, channelManager, "PUT", {
-      name: "mail2",
-    });
-    expect(await kept.json()).toMatchObject({ name: "mail2", smtp_password_set: true });
-    const cleared = await call(`/api/v1/notification-channels/${email.id}`, channelManager, "PUT", {
-      smtp_password: "",
-    });
-    expect(await cleared.json()).toMatchObject({ smtp_password_set: false });
+    const params = { id: email.id };
+    const kept = await channels.call(updateNotificationChannel, { params, body: { name: "mail2" } });
+    expect(kept).toMatchObject({ name: "mail2", smtp_password_set: true });
+    const cleared = await channels.call(updateNotificationChannel, { params, body: { smtp_password: "" } });
+    expect(cleared).toMatchObject({ smtp_password_set: false });
     expect(
       (await call(`/api/v1/notification-channels/${email.id}`, channelManager, "PUT", { smtp_host: "" }))
         .status,
     ).toBe(400);
 
-    const list = (await (await call("/api/v1/notification-channels", channelManager)).json()) as {
-      name: string;
-    }[];
+    const list = await channels.call(listNotificationChannels);
     expect(list.map((c) => c.name)).toEqual(["generic", "mail2", "ops"]);
     expect(await (await call("/api/v1/notification-channels/99999", channelManager)).json()).toEqual({
       error: "Notification channel not found",
@@ -579,40 +590,34 @@ describe("notification channels", () => {
     expect(await (await call(base, channelManager, "POST", { email_address: "nobody" })).json()).toEqual({
       error: "A valid email_address is required (must contain @)",
     });
-    const recipient = (await (
-      await call(base, channelManager, "POST", { email_address: "dba@example.com", display_name: "DBA" })
-    ).json()) as Record<string, unknown>;
+    const recipient = await channels.call(createEmailRecipient, {
+      params,
+      body: { email_address: "dba@example.com", display_name: "DBA" },
+    });
     expect(recipient).toMatchObject({
       channel_id: email.id,
       email_address: "dba@example.com",
       display_name: "DBA",
       enabled: true,
     });
-    const changed = await call(`${base}/${recipient.id}`, channelManager, "PUT", {
-      email_address: "x@example.com",
-      enabled: false,
+    const ofRecipient = { ...params, recipientId: recipient.id };
+    const changed = await channels.call(updateEmailRecipient, {
+      params: ofRecipient,
+      body: { email_address: "x@example.com", enabled: false },
     });
-    expect(await changed.json()).toMatchObject({
+    expect(changed).toMatchObject({
       email_address: "x@example.com",
       enabled: false,
       display_name: null,
     });
-    expect(((await (await call(base, channelManager)).json()) as unknown[]).length).toBe(1);
-    expect(
-      (
-        (await (await call(`/api/v1/notification-channels/${email.id}`, channelManager)).json()) as {
-          recipients: unknown[];
-        }
-      ).recipients,
-    ).toHaveLength(1);
+    expect(await channels.call(listEmailRecipients, { params })).toHaveLength(1);
+    expect((await channels.call(getNotificationChannel, { params })).recipients).toHaveLength(1);
     expect(
       await (await call(`${base}/999999`, channelManager, "PUT", { email_address: "a@b" })).json(),
     ).toEqual({
       error: "Email recipient not found",
     });
-    expect(await (await call(`${base}/${recipient.id}`, channelManager, "DELETE")).json()).toEqual({
-      status: "deleted",
-    });
+    expect(await channels.call(deleteEmailRecipient, { params: ofRecipient })).toEqual({ status: "deleted" });
 
     // channel overrides
     const overrides = `/api/v1/channel-overrides/server/${visibleId}`;
@@ -626,10 +631,12 @@ describe("notification channels", () => {
     expect(unseen.status).toBe(404);
     expect(await unseen.json()).toEqual({ error: "Channel override scope not found" });
     expect((await call(`${overrides}/${slack.id}`, channelManager, "DELETE")).status).toBe(404);
-    expect(await (await call(`${overrides}/${slack.id}`, admin, "PUT", { enabled: false })).json()).toEqual({
-      status: "ok",
-    });
-    const listed = (await (await call(overrides, admin)).json()) as Record<string, unknown>[];
+    const scope = { scope: "server", scopeId: visibleId } as const;
+    const ofSlack = { ...scope, channelId: slack.id };
+    expect(
+      await as(admin).call(upsertChannelOverride, { params: ofSlack, body: { enabled: false } }),
+    ).toEqual({ status: "ok" });
+    const listed = await as(admin).call(listChannelOverrides, { params: scope });
     expect(listed.find((row) => row.channel_id === slack.id)).toEqual({
       channel_id: slack.id,
       channel_name: "ops",
@@ -642,35 +649,34 @@ describe("notification channels", () => {
     expect(await (await call("/api/v1/channel-overrides/region/1", channelManager)).json()).toEqual({
       error: "Invalid scope: must be server, cluster, or group",
     });
-    expect(await (await call(`${overrides}/${slack.id}`, admin, "DELETE")).json()).toEqual({
-      status: "ok",
-    });
-    expect(
-      await (await call(`/api/v1/notification-channels/${slack.id}`, channelManager, "DELETE")).json(),
-    ).toEqual({
+    expect(await as(admin).call(deleteChannelOverride, { params: ofSlack })).toEqual({ status: "ok" });
+    expect(await channels.call(deleteNotificationChannel, { params: { id: slack.id } })).toEqual({
       status: "deleted",
     });
   });
 
   it("refuses test sends to unconfigured channels and private hosts", async () => {
-    const post = (body: unknown) => call("/api/v1/notification-channels", channelManager, "POST", body);
-    const bare = (await (await post({ channel_type: "mattermost", name: "mm" })).json()) as { id: number };
+    const bare = await createChannel({ channel_type: "mattermost", name: "mm" });
     expect(
       await (await call(`/api/v1/notification-channels/${bare.id}/test`, channelManager, "POST")).json(),
     ).toEqual({
       error: "Webhook URL is not configured for this channel",
     });
-    const metadata = (await (
-      await post({ channel_type: "webhook", name: "meta", endpoint_url: "http://169.254.169.254/latest" })
-    ).json()) as { id: number };
+    const metadata = await createChannel({
+      channel_type: "webhook",
+      name: "meta",
+      endpoint_url: "http://169.254.169.254/latest",
+    });
     expect(
       await (await call(`/api/v1/notification-channels/${metadata.id}/test`, channelManager, "POST")).json(),
     ).toEqual({
       error: "Invalid endpoint host",
     });
-    const privateHost = (await (
-      await post({ channel_type: "slack", name: "lan", webhook_url: "http://10.1.2.3/hook" })
-    ).json()) as { id: number };
+    const privateHost = await createChannel({
+      channel_type: "slack",
+      name: "lan",
+      webhook_url: "http://10.1.2.3/hook",
+    });
     expect(
       await (
         await call(`/api/v1/notification-channels/${privateHost.id}/test`, channelManager, "POST")
@@ -678,9 +684,12 @@ describe("notification channels", () => {
     ).toEqual({
       error: "Invalid webhook host",
     });
-    const mail = (await (
-      await post({ channel_type: "email", name: "m", smtp_host: "smtp.example.com", from_address: "a@b.c" })
-    ).json()) as { id: number };
+    const mail = await createChannel({
+      channel_type: "email",
+      name: "m",
+      smtp_host: "smtp.example.com",
+      from_address: "a@b.c",
+    });
     expect(
       await (await call(`/api/v1/notification-channels/${mail.id}/test`, channelManager, "POST", {})).json(),
     ).toEqual({
@@ -736,18 +745,19 @@ describe("test sends", () => {
     await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
     try {
       const port = (http.address() as { port: number }).port;
-      const post = (body: unknown) => call("/api/v1/notification-channels", channelManager, "POST", body);
-      const hook = (await (
-        await post({
+      const channels = as(channelManager);
+      const hook = await channels.call(createNotificationChannel, {
+        body: {
           channel_type: "webhook",
           name: "local hook",
           endpoint_url: `http://127.0.0.1:${port}/receive`,
           auth_type: "basic",
           auth_credentials: "user:pass",
-        })
-      ).json()) as { id: number };
-      const sent = await call(`/api/v1/notification-channels/${hook.id}/test`, channelManager, "POST");
-      expect(await sent.json()).toEqual({ status: "sent" });
+        },
+      });
+      expect(await channels.call(testNotificationChannel, { params: { id: hook.id } })).toEqual({
+        status: "sent",
+      });
       expect(received[0]?.path).toBe("/receive");
       expect(received[0]?.auth).toBe(`Basic ${Buffer.from("user:pass").toString("base64")}`);
       expect(JSON.parse(received[0]?.body ?? "{}").text).toContain("local hook");
@@ -756,20 +766,21 @@ describe("test sends", () => {
       expect(refused.status).toBe(502);
       expect(await refused.json()).toEqual({ error: "Failed to send test webhook" });
 
-      const mail = (await (
-        await post({
+      const mail = await channels.call(createNotificationChannel, {
+        body: {
           channel_type: "email",
           name: "local mail",
           smtp_host: "127.0.0.1",
           smtp_port: (smtp.address() as { port: number }).port,
           smtp_use_tls: false,
           from_address: "dbmon@example.com",
-        })
-      ).json()) as { id: number };
-      const mailed = await call(`/api/v1/notification-channels/${mail.id}/test`, channelManager, "POST", {
-        recipient_email: "dba@example.com",
+        },
       });
-      expect(await mailed.json()).toEqual({ status: "sent" });
+      const mailed = await channels.call(testNotificationChannel, {
+        params: { id: mail.id },
+        body: { recipient_email: "dba@example.com" },
+      });
+      expect(mailed).toEqual({ status: "sent" });
       expect(mails[0]).toContain("Subject: dbmon - Test Email");
       expect(mails[0]).toContain("dba@example.com");
     } finally {

@@ -1,10 +1,11 @@
+import { listAlerts, listBlackoutSchedules, listBlackouts } from "@dbmon/contract";
 import { type Datastore, drizzleOf } from "@dbmon/datastore";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
 import { createServices } from "../src/create-services.js";
 import type { App } from "../src/http/app-type.js";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import { buildTestApp, createUser, type TestApp, type TestUser, typedClient } from "./support.js";
 
 /**
  * Listing blackouts, schedules and alerts filters what a caller sees and pages in the datastore: the
@@ -46,26 +47,37 @@ async function addRows(n: number): Promise<void> {
     from generate_series(1, ${n}) as i`;
 }
 
-async function queriesOfEach(paths: string[], user: TestUser): Promise<number[]> {
+/** The typed client on the counting API. */
+type CountedClient = ReturnType<typeof typedClient>;
+
+async function queriesOfEach(
+  calls: ((api: CountedClient) => Promise<unknown>)[],
+  user: TestUser,
+): Promise<number[]> {
   const counts: number[] = [];
-  for (const path of paths) {
-    counts.push((await queriesOf(path, user)).count);
+  for (const call of calls) {
+    counts.push((await queriesOf(call, user)).count);
   }
   return counts;
 }
 
-/** Queries one request costs once the caller's access is cached (a first request warms it). */
-async function queriesOf(path: string, user: TestUser): Promise<{ count: number; body: unknown }> {
-  const warm = await requestJson(counted.app, path, { token: user.token });
-  expect(warm.status).toBe(200);
+/** Queries one call costs once the caller's access is cached (a first call warms it). */
+async function queriesOf<T>(
+  call: (api: CountedClient) => Promise<T>,
+  user: TestUser,
+): Promise<{ count: number; body: T }> {
+  const api = typedClient({ ...t, app: counted.app }, user.token);
+  await call(api);
   counted.queries = 0;
-  const res = await requestJson(counted.app, path, { token: user.token });
-  const count = counted.queries;
-  expect(res.status).toBe(200);
-  return { count, body: await res.json() };
+  const body = await call(api);
+  return { count: counted.queries, body };
 }
 
-const listings = ["/api/v1/blackouts?limit=1000", "/api/v1/alerts?limit=1000", "/api/v1/blackout-schedules"];
+const listings = [
+  (api: CountedClient) => api.call(listBlackouts, { query: { limit: 1000 } }),
+  (api: CountedClient) => api.call(listAlerts, { query: { limit: 1000 } }),
+  (api: CountedClient) => api.call(listBlackoutSchedules),
+];
 
 beforeAll(async () => {
   t = await buildTestApp();
@@ -128,22 +140,22 @@ describe("listing costs a constant number of queries", () => {
         (select count(*)::int from blackouts where scope in ('estate', 'group')
           or cluster_id = ${visibleClusterId} or connection_id = ${visibleId}) as blackouts,
         (select count(*)::int from alerts where connection_id = ${visibleId}) as alerts`;
-    const blackouts = (await queriesOf("/api/v1/blackouts?limit=1000&offset=5", viewer)).body as {
-      blackouts: { scope: string; connection_id: number | null; cluster_id: number | null }[];
-      total_count: number;
-    };
+    const { body: blackouts } = await queriesOf(
+      (api) => api.call(listBlackouts, { query: { limit: 1000, offset: 5 } }),
+      viewer,
+    );
     expect(blackouts.total_count).toBe(expected?.blackouts);
     expect(blackouts.blackouts).toHaveLength(1000);
     expect(
       blackouts.blackouts.some((b) => b.connection_id === hiddenId || b.cluster_id === hiddenClusterId),
     ).toBe(false);
-    const alerts = (await queriesOf("/api/v1/alerts?limit=1000", viewer)).body as {
-      alerts: { connection_id: number }[];
-      total: number;
-    };
+    const { body: alerts } = await queriesOf(
+      (api) => api.call(listAlerts, { query: { limit: 1000 } }),
+      viewer,
+    );
     expect(alerts.total).toBe(expected?.alerts);
     expect(new Set(alerts.alerts.map((a) => a.connection_id))).toEqual(new Set([visibleId]));
-    const all = (await queriesOf("/api/v1/blackouts?limit=1", admin)).body as { total_count: number };
+    const { body: all } = await queriesOf((api) => api.call(listBlackouts, { query: { limit: 1 } }), admin);
     expect(all.total_count).toBe(2_010);
   });
 });

@@ -1,6 +1,16 @@
+import { capabilities, login as loginOperation, logout, userInfo } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashToken } from "../src/auth/secrets.js";
-import { buildTestApp, createUser, login, requestJson, TEST_PASSWORD, type TestApp } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  expectMatchesContract,
+  login,
+  requestJson,
+  TEST_PASSWORD,
+  type TestApp,
+  typedClient,
+} from "./support.js";
 
 const AUTH_FAILED = { error: "Authentication failed: invalid username or password" };
 const MISSING = { error: "Missing or invalid authentication credentials" };
@@ -28,6 +38,7 @@ describe("login", () => {
     const res = await postLogin(t, { username: "alice", password: TEST_PASSWORD });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
+    expectMatchesContract(loginOperation, body, 200);
     expect(Object.keys(body).sort()).toEqual(["expires_at", "message", "session_token", "success"]);
     expect(body.success).toBe(true);
     expect(body.message).toBe("Authentication successful");
@@ -357,7 +368,9 @@ describe("logout", () => {
       headers: { cookie: `session_token=${token}` },
     });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ success: true, message: "Logged out successfully" });
+    const body = await res.json();
+    expectMatchesContract(logout, body, 200);
+    expect(body).toEqual({ success: true, message: "Logged out successfully" });
     const cookie = res.headers.get("set-cookie") ?? "";
     expect(cookie).toMatch(/^session_token=;/);
     expect(cookie).toMatch(/Max-Age=0/);
@@ -367,10 +380,9 @@ describe("logout", () => {
 
   it("ends a Bearer session too, and answers 200 without any credential", async () => {
     const token = await login(t, "alice");
-    expect((await requestJson(t.app, "/api/v1/auth/logout", { method: "POST", token })).status).toBe(200);
+    await typedClient(t, token).call(logout);
     expect((await requestJson(t.app, "/api/v1/capabilities", { token })).status).toBe(401);
-    const anonymous = await requestJson(t.app, "/api/v1/auth/logout", { method: "POST" });
-    expect(anonymous.status).toBe(200);
+    expect(await typedClient(t).call(logout)).toEqual({ success: true, message: "Logged out successfully" });
     expect((await requestJson(t.app, "/api/v1/auth/logout")).status).toBe(405);
   });
 });
@@ -383,24 +395,23 @@ describe("user info and capabilities", () => {
   afterAll(() => t.close());
 
   it("answers anonymous callers and garbage tokens with 200", async () => {
-    const anonymous = await requestJson(t.app, "/api/v1/user/info");
-    expect(anonymous.status).toBe(200);
-    expect(await anonymous.json()).toEqual({ authenticated: false });
-    const garbage = await requestJson(t.app, "/api/v1/user/info", { token: "garbage" });
-    expect(garbage.status).toBe(200);
-    expect(await garbage.json()).toEqual({ authenticated: false, error: "Invalid or expired session" });
+    expect(await typedClient(t).call(userInfo)).toEqual({ authenticated: false });
+    expect(await typedClient(t, "garbage").call(userInfo)).toEqual({
+      authenticated: false,
+      error: "Invalid or expired session",
+    });
   });
 
   it("describes a superuser and a user with group permissions", async () => {
     const root = await createUser(t, "root", { superuser: true });
-    expect(await (await requestJson(t.app, "/api/v1/user/info", { token: root.token })).json()).toEqual({
+    expect(await typedClient(t, root.token).call(userInfo)).toEqual({
       authenticated: true,
       username: "root",
       is_superuser: true,
       admin_permissions: [],
     });
     const ops = await createUser(t, "ops", { permissions: ["manage_blackouts"] });
-    expect(await (await requestJson(t.app, "/api/v1/user/info", { token: ops.token })).json()).toEqual({
+    expect(await typedClient(t, ops.token).call(userInfo)).toEqual({
       authenticated: true,
       username: "ops",
       is_superuser: false,
@@ -410,9 +421,10 @@ describe("user info and capabilities", () => {
 
   it("reports the capabilities to authenticated callers only", async () => {
     const user = await createUser(t, "plain");
-    const res = await requestJson(t.app, "/api/v1/capabilities", { token: user.token });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ai_enabled: false, max_iterations: 50 });
+    expect(await typedClient(t, user.token).call(capabilities)).toEqual({
+      ai_enabled: false,
+      max_iterations: 50,
+    });
     expect(
       (await requestJson(t.app, "/api/v1/capabilities", { method: "POST", token: user.token })).status,
     ).toBe(405);

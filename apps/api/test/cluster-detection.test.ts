@@ -2,6 +2,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { probeRegistry, type RunningCollector, startCollector } from "@dbmon/collector";
+import {
+  addServerToCluster,
+  createCluster,
+  deleteCluster,
+  getClusterTopology,
+  updateCluster,
+} from "@dbmon/contract";
 import { encryptSecret, loadSecretKey, type SecretKey } from "@dbmon/datastore";
 import {
   execStatements,
@@ -12,7 +19,7 @@ import {
   type TestServer,
 } from "@dbmon/datastore/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import { buildTestApp, createUser, type TestApp, type TestUser, typedClient } from "./support.js";
 
 // Stands in for the Spock extension: the catalog tables pg_node_role reads.
 const SPOCK_STAND_IN = (nodeId: number, name: string) => [
@@ -33,25 +40,6 @@ const EXPECTED_ROLES = {
   "pgx-n1": "spock_node",
   "pgx-n2": "spock_node",
 };
-
-interface TopologyServer {
-  id: number;
-  name: string;
-  status: string;
-  role: string | null;
-  primary_role: string;
-  is_expandable: boolean;
-  spock_node_name: string | null;
-  children: TopologyServer[];
-  relationships: { target_server_id: number; relationship_type: string; is_auto_detected: boolean }[];
-}
-interface TopologyCluster {
-  id: string;
-  name: string;
-  cluster_type: string;
-  auto_cluster_key: string | null;
-  servers: TopologyServer[];
-}
 
 /**
  * Real replication: a primary with a streaming standby and a logical publisher with a subscriber
@@ -162,15 +150,11 @@ describe.skipIf(!machinePostgres)("cluster auto-detection from collected data", 
     }
   }, 120_000);
 
-  const topology = async () => {
-    const res = await requestJson(t.app, "/api/v1/clusters", { token: root.token });
-    expect(res.status).toBe(200);
-    const groups = (await res.json()) as { clusters: TopologyCluster[] }[];
-    return groups.flatMap((group) => group.clusters);
-  };
+  const topology = async () =>
+    (await typedClient(t, root.token).call(getClusterTopology)).flatMap((group) => group.clusters);
 
   /** Collects and detects until the expected four clusters stand (the subscription needs a moment). */
-  async function detected(): Promise<TopologyCluster[]> {
+  async function detected(): Promise<Awaited<ReturnType<typeof topology>>> {
     const until = Date.now() + 90_000;
     for (;;) {
       await collector?.detectTopology();
@@ -291,29 +275,14 @@ describe.skipIf(!machinePostgres)("cluster auto-detection from collected data", 
   });
 
   it("keeps renames and dismissals across detections, and leaves manual placements alone", async () => {
-    const renamed = await requestJson(t.app, "/api/v1/clusters/cluster-spock-pgx", {
-      method: "PUT",
-      token: root.token,
-      body: { name: "Spock prod" },
+    const api = typedClient(t, root.token);
+    await api.call(updateCluster, { params: { id: "cluster-spock-pgx" }, body: { name: "Spock prod" } });
+    await api.call(deleteCluster, { params: { id: `server-${ids["shop-publisher"]}` } });
+    const manualId = (await api.call(createCluster, { body: { name: "by hand" } })).id;
+    await api.call(addServerToCluster, {
+      params: { id: String(manualId) },
+      body: { connection_id: ids["pgx-n2"] as number },
     });
-    expect(renamed.status).toBe(200);
-    const dismissed = await requestJson(t.app, `/api/v1/clusters/server-${ids["shop-publisher"]}`, {
-      method: "DELETE",
-      token: root.token,
-    });
-    expect(dismissed.status).toBe(204);
-    const manual = await requestJson(t.app, "/api/v1/clusters", {
-      method: "POST",
-      token: root.token,
-      body: { name: "by hand" },
-    });
-    const manualId = ((await manual.json()) as { id: number }).id;
-    const placed = await requestJson(t.app, `/api/v1/clusters/${manualId}/servers`, {
-      method: "POST",
-      token: root.token,
-      body: { connection_id: ids["pgx-n2"] },
-    });
-    expect(placed.status).toBe(200);
 
     expect(await collector?.detectTopology()).toBe(true);
     const clusters = await topology();

@@ -1,11 +1,37 @@
 import {
+  addServerToCluster,
+  clearConnectionRelationships,
   clusterGroupOperations,
   clusterOperations,
+  createCluster,
+  createClusterGroup,
+  createClusterInGroup,
+  deleteCluster,
+  deleteClusterGroup,
+  deleteClusterRelationship,
+  getCluster,
+  getClusterGroup,
+  getClusterTopology,
   getConnectionCluster,
+  listClusterGroups,
+  listClusterRelationships,
+  listClusterServers,
+  listClustersFlat,
+  listGroupClusters,
+  setConnectionRelationships,
+  updateCluster,
+  updateClusterGroup,
   updateConnectionCluster,
 } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  requestJson,
+  type TestApp,
+  type TestUser,
+  typedClient,
+} from "./support.js";
 
 const timestamp = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
 
@@ -25,14 +51,18 @@ describe("clusters and cluster groups", () => {
   });
   afterAll(() => t.close());
 
+  /** The typed client of `user`: every success checked against the contract. */
+  const api = (user: TestUser) => typedClient(t, user.token);
+  /** A raw request, for refusals and what the typed client would not send. */
   const call = (method: string, path: string, token: string | undefined, body?: unknown) =>
     requestJson(t.app, `/api/v1${path}`, { method, token, body });
-  const json = async <T = unknown>(res: Response, status: number): Promise<T> => {
+  /** The body of a refusal, once its status is `status`. */
+  const json = async (res: Response, status: number): Promise<unknown> => {
     expect({ status: res.status, body: res.status === status ? "" : await res.clone().text() }).toEqual({
       status,
       body: "",
     });
-    return (res.status === 204 ? undefined : await res.json()) as T;
+    return await res.json();
   };
 
   /** A connection row owned by `owner` (root), shared (visible to every user) unless told otherwise. */
@@ -49,24 +79,18 @@ describe("clusters and cluster groups", () => {
 
   it("answers [] to a user who sees no connection (§27 item 55)", async () => {
     const hidden = await addConnection("private-one", { shared: false });
-    const cluster = await json<{ id: number }>(
-      await call("POST", "/clusters", root.token, { name: "private" }),
-      201,
-    );
-    await json(
-      await call("POST", `/clusters/${cluster.id}/servers`, root.token, { connection_id: hidden }),
-      200,
-    );
-    expect(await json(await call("GET", "/clusters", plain.token), 200)).toEqual([]);
-    expect(await json(await call("GET", "/clusters/list", plain.token), 200)).toEqual([]);
-    expect(await json(await call("GET", "/cluster-groups", plain.token), 200)).toEqual([]);
+    const cluster = await api(root).call(createCluster, { body: { name: "private" } });
+    await api(root).call(addServerToCluster, {
+      params: { id: String(cluster.id) },
+      body: { connection_id: hidden },
+    });
+    expect(await api(plain).call(getClusterTopology)).toEqual([]);
+    expect(await api(plain).call(listClustersFlat)).toEqual([]);
+    expect(await api(plain).call(listClusterGroups)).toEqual([]);
     expect(await json(await call("GET", `/clusters/${cluster.id}`, plain.token), 404)).toEqual({
       error: "Cluster not found",
     });
-    const full = await json<{ clusters: { name: string }[] }[]>(
-      await call("GET", "/clusters", root.token),
-      200,
-    );
+    const full = await api(root).call(getClusterTopology);
     expect(full[0]?.clusters.map((c) => c.name)).toEqual(["private"]);
   });
 
@@ -162,7 +186,7 @@ describe("clusters and cluster groups", () => {
 
   describe("cluster groups", () => {
     it("seeds the default group, which cannot be deleted", async () => {
-      const groups = await json(await call("GET", "/cluster-groups", root.token), 200);
+      const groups = await api(root).call(listClusterGroups);
       expect(groups).toEqual([
         {
           id: defaultGroupId,
@@ -181,10 +205,9 @@ describe("clusters and cluster groups", () => {
     });
 
     it("creates, reads, updates and deletes groups", async () => {
-      const created = await json<Record<string, unknown>>(
-        await call("POST", "/cluster-groups", manager.token, { name: "Production", description: "Prod" }),
-        201,
-      );
+      const created = await api(manager).call(createClusterGroup, {
+        body: { name: "Production", description: "Prod" },
+      });
       expect(created).toEqual({
         id: expect.any(Number),
         name: "Production",
@@ -196,18 +219,18 @@ describe("clusters and cluster groups", () => {
         created_at: timestamp,
         updated_at: timestamp,
       });
-      const id = created.id as number;
-      expect(await json(await call("GET", `/cluster-groups/${id}`, manager.token), 200)).toEqual(created);
-      const updated = await json(
-        await call("PUT", `/cluster-groups/${id}`, manager.token, { name: "Prod EU", description: "EU" }),
-        200,
-      );
+      const { id } = created;
+      expect(await api(manager).call(getClusterGroup, { params: { id } })).toEqual(created);
+      const updated = await api(manager).call(updateClusterGroup, {
+        params: { id },
+        body: { name: "Prod EU", description: "EU" },
+      });
       expect(updated).toMatchObject({ id, name: "Prod EU", description: "EU" });
 
-      const cluster = await json<Record<string, unknown>>(
-        await call("POST", `/cluster-groups/${id}/clusters`, manager.token, { name: "eu-main" }),
-        201,
-      );
+      const cluster = await api(manager).call(createClusterInGroup, {
+        params: { id },
+        body: { name: "eu-main" },
+      });
       expect(cluster).toEqual({
         id: expect.any(Number),
         group_id: id,
@@ -219,11 +242,9 @@ describe("clusters and cluster groups", () => {
         created_at: timestamp,
         updated_at: timestamp,
       });
-      expect(await json(await call("GET", `/cluster-groups/${id}/clusters`, manager.token), 200)).toEqual([
-        cluster,
-      ]);
+      expect(await api(manager).call(listGroupClusters, { params: { id } })).toEqual([cluster]);
 
-      expect(await json(await call("DELETE", `/cluster-groups/${id}`, manager.token), 204)).toBeUndefined();
+      expect(await api(manager).call(deleteClusterGroup, { params: { id } })).toBeUndefined();
       expect(await json(await call("GET", `/cluster-groups/${id}`, manager.token), 404)).toEqual({
         error: "Cluster group not found",
       });
@@ -268,7 +289,7 @@ describe("clusters and cluster groups", () => {
       expect(
         await json(await call("POST", "/cluster-groups/99999/clusters", manager.token, { name: "x" }), 404),
       ).toEqual({ error: "Cluster group not found" });
-      await json(await call("POST", "/cluster-groups", manager.token, { name: "Twice" }), 201);
+      await api(manager).call(createClusterGroup, { body: { name: "Twice" } });
       expect(
         await json(await call("POST", "/cluster-groups", manager.token, { name: "Twice" }), 409),
       ).toEqual({
@@ -277,12 +298,12 @@ describe("clusters and cluster groups", () => {
       // Someone else's group needs manage_connections to change.
       const [other] = await t.datastore.sql<{ id: number }[]>`
         insert into cluster_groups (name, owner_username) values ('Plain''s', 'plain') returning id`;
-      const own = await call("PUT", `/cluster-groups/${other?.id}`, plain.token, { name: "Mine" });
-      expect(await json(own, 200)).toMatchObject({ name: "Mine", owner_username: "plain" });
-      const twice = await json<{ id: number }>(
-        await call("POST", "/cluster-groups", manager.token, { name: "Theirs" }),
-        201,
-      );
+      const own = await api(plain).call(updateClusterGroup, {
+        params: { id: other?.id as number },
+        body: { name: "Mine" },
+      });
+      expect(own).toMatchObject({ name: "Mine", owner_username: "plain" });
+      const twice = await api(manager).call(createClusterGroup, { body: { name: "Theirs" } });
       expect(
         await json(await call("PUT", `/cluster-groups/${twice.id}`, plain.token, { name: "y" }), 403),
       ).toEqual({
@@ -300,14 +321,9 @@ describe("clusters and cluster groups", () => {
 
   describe("clusters", () => {
     it("creates, lists, reads, updates and deletes manual clusters", async () => {
-      const created = await json<Record<string, unknown>>(
-        await call("POST", "/clusters", manager.token, {
-          name: "payments",
-          description: "Payments",
-          replication_type: "binary",
-        }),
-        201,
-      );
+      const created = await api(manager).call(createCluster, {
+        body: { name: "payments", description: "Payments", replication_type: "binary" },
+      });
       expect(created).toEqual({
         id: expect.any(Number),
         group_id: defaultGroupId,
@@ -319,14 +335,10 @@ describe("clusters and cluster groups", () => {
         created_at: timestamp,
         updated_at: timestamp,
       });
-      const id = created.id as number;
-      expect(await json(await call("GET", `/clusters/${id}`, manager.token), 200)).toEqual(created);
-      expect(await json(await call("GET", `/clusters/cluster-${id}`, manager.token), 200)).toEqual(created);
-      const list = await json<Record<string, unknown>[]>(
-        await call("GET", "/clusters/list", manager.token),
-        200,
-      );
-      expect(list).toContainEqual(created);
+      const { id } = created;
+      expect(await api(manager).call(getCluster, { params: { id: String(id) } })).toEqual(created);
+      expect(await api(manager).call(getCluster, { params: { id: `cluster-${id}` } })).toEqual(created);
+      expect(await api(manager).call(listClustersFlat)).toContainEqual(created);
 
       expect(await json(await call("PUT", `/clusters/${id}`, manager.token, {}), 400)).toEqual({
         error: "At least name, group_id, description, or replication_type is required",
@@ -336,10 +348,13 @@ describe("clusters and cluster groups", () => {
       ).toEqual({
         error: "Cluster group not found",
       });
-      const renamed = await json(await call("PUT", `/clusters/${id}`, manager.token, { name: "pay" }), 200);
+      const renamed = await api(manager).call(updateCluster, {
+        params: { id: String(id) },
+        body: { name: "pay" },
+      });
       expect(renamed).toMatchObject({ id, name: "pay", description: "Payments" });
 
-      expect(await json(await call("DELETE", `/clusters/${id}`, manager.token), 204)).toBeUndefined();
+      expect(await api(manager).call(deleteCluster, { params: { id: String(id) } })).toBeUndefined();
       expect(await json(await call("DELETE", `/clusters/${id}`, manager.token), 404)).toEqual({
         error: "Cluster not found",
       });
@@ -393,8 +408,7 @@ describe("clusters and cluster groups", () => {
 
     it("dismisses auto-detected clusters by their topology ids, for good (§27 item 53)", async () => {
       const id = await addConnection("solo");
-      const dismissed = await call("DELETE", `/clusters/server-${id}`, manager.token);
-      expect(dismissed.status).toBe(204);
+      expect(await api(manager).call(deleteCluster, { params: { id: `server-${id}` } })).toBeUndefined();
       const keys = await t.datastore.sql<{ auto_cluster_key: string; dismissed: boolean }[]>`
         select auto_cluster_key, dismissed from clusters
         where auto_cluster_key in (${`binary:${id}`}, ${`standalone:${id}`}, ${`logical:${id}`})
@@ -408,10 +422,7 @@ describe("clusters and cluster groups", () => {
       expect(get.status).toBe(405);
       expect(get.headers.get("allow")).toBe("PUT, DELETE");
       expect(await get.json()).toEqual({ error: "Method not allowed" });
-      const topology = await json<{ clusters: { id: string }[] }[]>(
-        await call("GET", "/clusters", root.token),
-        200,
-      );
+      const topology = await api(root).call(getClusterTopology);
       expect(topology.flatMap((g) => g.clusters.map((c) => c.id))).not.toContain(`server-${id}`);
       expect(await json(await call("DELETE", "/clusters/server-99999", manager.token), 404)).toEqual({
         error: "Cluster not found",
@@ -429,40 +440,28 @@ describe("clusters and cluster groups", () => {
       expect(await json(await call("PUT", "/clusters/cluster-spock-pg17", manager.token, {}), 400)).toEqual({
         error: "At least name, description, or group_id is required",
       });
-      const renamed = await json(
-        await call("PUT", "/clusters/cluster-spock-pg17", manager.token, { name: "Prod" }),
-        200,
-      );
+      const renamed = await api(manager).call(updateCluster, {
+        params: { id: "cluster-spock-pg17" },
+        body: { name: "Prod" },
+      });
       expect(renamed).toMatchObject({ id: spock?.id, name: "Prod", auto_cluster_key: "spock:pg17" });
-      const topology = await json<{ clusters: Record<string, unknown>[] }[]>(
-        await call("GET", "/clusters", root.token),
-        200,
-      );
+      const topology = await api(root).call(getClusterTopology);
       const cluster = topology.flatMap((g) => g.clusters).find((c) => c.auto_cluster_key === "spock:pg17");
       expect(cluster).toMatchObject({ id: "cluster-spock-pg17", name: "Prod", cluster_type: "spock" });
 
       // A standalone server becomes a stored cluster once named, and can move groups.
       const solo = await addConnection("lonely");
-      const group = await json<{ id: number }>(
-        await call("POST", "/cluster-groups", manager.token, { name: "Edge" }),
-        201,
-      );
-      const named = await json(
-        await call("PUT", `/clusters/server-${solo}`, manager.token, {
-          name: "Lonely one",
-          group_id: group.id,
-        }),
-        200,
-      );
+      const group = await api(manager).call(createClusterGroup, { body: { name: "Edge" } });
+      const named = await api(manager).call(updateCluster, {
+        params: { id: `server-${solo}` },
+        body: { name: "Lonely one", group_id: group.id },
+      });
       expect(named).toMatchObject({
         name: "Lonely one",
         group_id: group.id,
         auto_cluster_key: `standalone:${solo}`,
       });
-      const after = await json<{ id: string; clusters: Record<string, unknown>[] }[]>(
-        await call("GET", "/clusters", root.token),
-        200,
-      );
+      const after = await api(root).call(getClusterTopology);
       expect(after.find((g) => g.id === `group-${group.id}`)?.clusters).toEqual([
         expect.objectContaining({ id: `server-${solo}`, name: "Lonely one", cluster_type: "server" }),
       ]);
@@ -475,11 +474,7 @@ describe("clusters and cluster groups", () => {
     let b: number;
     let outside: number;
     beforeAll(async () => {
-      const created = await json<{ id: number }>(
-        await call("POST", "/clusters", manager.token, { name: "rel" }),
-        201,
-      );
-      clusterId = created.id;
+      clusterId = (await api(manager).call(createCluster, { body: { name: "rel" } })).id;
       a = await addConnection("rel-a");
       b = await addConnection("rel-b");
       outside = await addConnection("rel-outside");
@@ -507,16 +502,14 @@ describe("clusters and cluster groups", () => {
           403,
         ),
       ).toEqual({ error: "Permission denied: requires manage_connections permission" });
-      const added = await call("POST", `/clusters/${clusterId}/servers`, manager.token, {
-        connection_id: a,
-        role: "primary",
+      const params = { id: String(clusterId) };
+      const added = await api(manager).call(addServerToCluster, {
+        params,
+        body: { connection_id: a, role: "primary" },
       });
-      expect(await json(added, 200)).toEqual({ cluster_id: clusterId, connection_id: a, role: "primary" });
-      await json(
-        await call("POST", `/clusters/${clusterId}/servers`, manager.token, { connection_id: b }),
-        200,
-      );
-      expect(await json(await call("GET", `/clusters/${clusterId}/servers`, manager.token), 200)).toEqual([
+      expect(added).toEqual({ cluster_id: clusterId, connection_id: a, role: "primary" });
+      await api(manager).call(addServerToCluster, { params, body: { connection_id: b } });
+      expect(await api(manager).call(listClusterServers, { params })).toEqual([
         {
           id: a,
           name: "rel-a",
@@ -582,12 +575,11 @@ describe("clusters and cluster groups", () => {
       expect(await json(await call("PUT", path, plain.token, { relationships: [] }), 403)).toEqual({
         error: "Permission denied: requires manage_connections permission",
       });
-      const set = await json<Record<string, unknown>[]>(
-        await call("PUT", path, manager.token, {
-          relationships: [{ target_connection_id: b, relationship_type: "replicates_with" }],
-        }),
-        200,
-      );
+      const params = { id: String(clusterId), connId: a };
+      const set = await api(manager).call(setConnectionRelationships, {
+        params,
+        body: { relationships: [{ target_connection_id: b, relationship_type: "replicates_with" }] },
+      });
       expect(set).toEqual([
         {
           id: expect.any(Number),
@@ -605,14 +597,10 @@ describe("clusters and cluster groups", () => {
           relationship_type: "replicates_with",
         }),
       ]);
-      expect(
-        await json(await call("GET", `/clusters/${clusterId}/relationships`, manager.token), 200),
-      ).toEqual(set);
+      const cluster = { id: String(clusterId) };
+      expect(await api(manager).call(listClusterRelationships, { params: cluster })).toEqual(set);
 
-      const topology = await json<{ clusters: { id: string; servers: Record<string, unknown>[] }[] }[]>(
-        await call("GET", "/clusters", root.token),
-        200,
-      );
+      const topology = await api(root).call(getClusterTopology);
       const rel = topology.flatMap((g) => g.clusters).find((c) => c.id === `cluster-${clusterId}`);
       expect(rel?.servers.find((s) => s.id === a)?.relationships).toEqual([
         {
@@ -624,17 +612,13 @@ describe("clusters and cluster groups", () => {
       ]);
 
       // Clearing the source's relationships takes the symmetric reverse as well.
-      expect(await json(await call("DELETE", path, manager.token), 204)).toBeUndefined();
-      expect(
-        await json(await call("GET", `/clusters/${clusterId}/relationships`, manager.token), 200),
-      ).toEqual([]);
+      expect(await api(manager).call(clearConnectionRelationships, { params })).toBeUndefined();
+      expect(await api(manager).call(listClusterRelationships, { params: cluster })).toEqual([]);
 
-      const again = await json<{ id: number }[]>(
-        await call("PUT", path, manager.token, {
-          relationships: [{ target_connection_id: b, relationship_type: "streams_from" }],
-        }),
-        200,
-      );
+      const again = await api(manager).call(setConnectionRelationships, {
+        params,
+        body: { relationships: [{ target_connection_id: b, relationship_type: "streams_from" }] },
+      });
       const relationshipId = again[0]?.id;
       expect(
         await json(
@@ -643,10 +627,9 @@ describe("clusters and cluster groups", () => {
         ),
       ).toEqual({ error: "Permission denied: requires manage_connections permission" });
       expect(
-        await json(
-          await call("DELETE", `/clusters/${clusterId}/relationships/${relationshipId}`, manager.token),
-          204,
-        ),
+        await api(manager).call(deleteClusterRelationship, {
+          params: { ...cluster, relationshipId: relationshipId as number },
+        }),
       ).toBeUndefined();
       expect(
         await json(
@@ -670,17 +653,10 @@ describe("clusters and cluster groups", () => {
     it("shows a user only the clusters and servers it can see, with exact shapes and alert counts", async () => {
       const shared = await addConnection("shared-one");
       const hidden = await addConnection("hidden-one", { shared: false });
-      const cluster = await json<{ id: number }>(
-        await call("POST", "/clusters", manager.token, { name: "mixed" }),
-        201,
-      );
+      const cluster = await api(manager).call(createCluster, { body: { name: "mixed" } });
+      const params = { id: String(cluster.id) };
       for (const connectionId of [shared, hidden]) {
-        await json(
-          await call("POST", `/clusters/${cluster.id}/servers`, manager.token, {
-            connection_id: connectionId,
-          }),
-          200,
-        );
+        await api(manager).call(addServerToCluster, { params, body: { connection_id: connectionId } });
       }
       await t.datastore.sql`insert into alerts (alert_type, connection_id, status, severity, title)
         values ('threshold', ${shared}, 'active', 'warning', 'a'), ('threshold', ${shared}, 'active', 'critical', 'b'),
@@ -688,10 +664,7 @@ describe("clusters and cluster groups", () => {
       await t.datastore
         .sql`update connections set connection_error = 'connection error: refused' where id = ${shared}`;
 
-      const topology = await json<{ id: string; clusters: { id: string; servers: { id: number }[] }[] }[]>(
-        await call("GET", "/clusters", plain.token),
-        200,
-      );
+      const topology = await api(plain).call(getClusterTopology);
       const everyServer = topology.flatMap((g) =>
         g.clusters.flatMap((c) => c.servers.map((server) => server.id)),
       );
@@ -744,18 +717,16 @@ describe("clusters and cluster groups", () => {
           },
         ],
       });
-      expect(await json(await call("GET", `/clusters/${cluster.id}/servers`, plain.token), 200)).toEqual([
+      expect(await api(plain).call(listClusterServers, { params })).toEqual([
         expect.objectContaining({ id: shared, status: "offline" }),
       ]);
-      expect(await json(await call("GET", "/clusters/list", plain.token), 200)).toContainEqual(
+      expect(await api(plain).call(listClustersFlat)).toContainEqual(
         expect.objectContaining({ id: cluster.id, name: "mixed" }),
       );
-      expect(
-        await json(await call("GET", `/cluster-groups/${defaultGroupId}`, plain.token), 200),
-      ).toMatchObject({
+      expect(await api(plain).call(getClusterGroup, { params: { id: defaultGroupId } })).toMatchObject({
         id: defaultGroupId,
       });
-      const groups = await json<{ id: number }[]>(await call("GET", "/cluster-groups", plain.token), 200);
+      const groups = await api(plain).call(listClusterGroups);
       expect(groups.map((g) => g.id)).toContain(defaultGroupId);
       await t.datastore.sql`delete from alerts`;
     });
@@ -766,43 +737,33 @@ describe("clusters and cluster groups", () => {
       const primary = await addConnection("tree-primary", { shared: false });
       const standby = await addConnection("tree-standby");
       const cascade = await addConnection("tree-cascade");
-      const cluster = await json<{ id: number }>(
-        await call("POST", "/clusters", root.token, { name: "tree" }),
-        201,
-      );
+      const cluster = await api(root).call(createCluster, { body: { name: "tree" } });
+      const id = String(cluster.id);
       for (const connectionId of [primary, standby, cascade]) {
-        await json(
-          await call("POST", `/clusters/${cluster.id}/servers`, root.token, { connection_id: connectionId }),
-          200,
-        );
+        await api(root).call(addServerToCluster, { params: { id }, body: { connection_id: connectionId } });
       }
       for (const [source, target] of [
         [standby, primary],
         [cascade, standby],
-      ]) {
-        await json(
-          await call("PUT", `/clusters/${cluster.id}/connections/${source}/relationships`, root.token, {
-            relationships: [{ target_connection_id: target, relationship_type: "streams_from" }],
-          }),
-          200,
-        );
+      ] as const) {
+        await api(root).call(setConnectionRelationships, {
+          params: { id, connId: source },
+          body: { relationships: [{ target_connection_id: target, relationship_type: "streams_from" }] },
+        });
       }
       const shape = (server: { name: string; is_expandable: boolean; children: unknown[] }): unknown => ({
         name: server.name,
         is_expandable: server.is_expandable,
         children: (server.children as (typeof server)[]).map(shape),
       });
-      const treeOf = async (token: string) => {
-        const topology = await json<{ clusters: { id: string; servers: never[] }[] }[]>(
-          await call("GET", "/clusters", token),
-          200,
-        );
+      const treeOf = async (user: TestUser) => {
+        const topology = await api(user).call(getClusterTopology);
         return topology
           .flatMap((g) => g.clusters)
           .find((c) => c.id === `cluster-${cluster.id}`)
           ?.servers.map(shape);
       };
-      expect(await treeOf(root.token)).toEqual([
+      expect(await treeOf(root)).toEqual([
         {
           name: "tree-primary",
           is_expandable: true,
@@ -815,7 +776,7 @@ describe("clusters and cluster groups", () => {
           ],
         },
       ]);
-      expect(await treeOf(plain.token)).toEqual([
+      expect(await treeOf(plain)).toEqual([
         {
           name: "tree-standby",
           is_expandable: true,
@@ -828,14 +789,8 @@ describe("clusters and cluster groups", () => {
   describe("a connection's cluster", () => {
     it("reads and changes the membership of a connection", async () => {
       const id = await addConnection("member");
-      const cluster = await json<{ id: number }>(
-        await call("POST", "/clusters", manager.token, { name: "home" }),
-        201,
-      );
-      const before = await json<Record<string, unknown>>(
-        await call("GET", `/connections/${id}/cluster`, manager.token),
-        200,
-      );
+      const cluster = await api(manager).call(createCluster, { body: { name: "home" } });
+      const before = await api(manager).call(getConnectionCluster, { params: { id } });
       expect(before).toEqual({
         info: {
           cluster_id: null,
@@ -850,12 +805,11 @@ describe("clusters and cluster groups", () => {
         ]),
         relationships: [],
       });
-      const placed = await call("PUT", `/connections/${id}/cluster`, manager.token, {
-        cluster_id: cluster.id,
-        role: "primary",
-        membership_source: "manual",
+      const placed = await api(manager).call(updateConnectionCluster, {
+        params: { id },
+        body: { cluster_id: cluster.id, role: "primary", membership_source: "manual" },
       });
-      expect(await json(placed, 200)).toEqual({
+      expect(placed).toEqual({
         cluster_id: cluster.id,
         role: "primary",
         membership_source: "manual",
@@ -863,8 +817,11 @@ describe("clusters and cluster groups", () => {
         replication_type: null,
         auto_cluster_key: null,
       });
-      const reset = await call("PUT", `/connections/${id}/cluster`, manager.token, { cluster_id: null });
-      expect(await json(reset, 200)).toMatchObject({ cluster_id: null, membership_source: "auto" });
+      const reset = await api(manager).call(updateConnectionCluster, {
+        params: { id },
+        body: { cluster_id: null },
+      });
+      expect(reset).toMatchObject({ cluster_id: null, membership_source: "auto" });
 
       expect(
         await json(

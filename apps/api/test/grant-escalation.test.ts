@@ -1,5 +1,26 @@
+import type { InputOf } from "@dbmon/client";
+import {
+  addGroupMember,
+  clearTokenScope,
+  createGroup,
+  createToken,
+  getGroupConnectionPrivileges,
+  grantGroupConnectionPrivilege,
+  grantGroupMcpPrivilege,
+  setGroupConnectionPrivileges,
+  setGroupMcpPrivileges,
+  setGroupPermissions,
+  setTokenScope,
+} from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  requestJson,
+  type TestApp,
+  type TestUser,
+  typedClient,
+} from "./support.js";
 
 /**
  * A caller can never grant what it does not hold (docs/auth.md, a deliberate difference from the
@@ -11,8 +32,10 @@ describe("delegated administration grants only what the caller holds", () => {
   let connectionA: number;
   let connectionB: number;
 
+  /** A refused call: the raw response. */
   const call = (token: string, path: string, method = "GET", body?: unknown) =>
     requestJson(t.app, path, { method, token, body });
+  const api = (token: string) => typedClient(t, token);
   const refusal = (grant: string) => ({
     error: `Permission denied: you cannot grant ${grant}, which you do not hold yourself`,
   });
@@ -24,27 +47,32 @@ describe("delegated administration grants only what the caller holds", () => {
   };
   const group = async (
     name: string,
-    grants: { permissions?: string[]; mcp?: string[]; connections?: unknown[] },
+    grants: {
+      permissions?: InputOf<typeof setGroupPermissions>["body"]["permissions"];
+      mcp?: InputOf<typeof setGroupMcpPrivileges>["body"]["privileges"];
+      connections?: InputOf<typeof setGroupConnectionPrivileges>["body"]["connections"];
+    },
   ) => {
-    const created = await call(root.token, "/api/v1/rbac/groups", "POST", { name, description: "" });
-    const { id } = (await created.json()) as { id: number };
+    const admin = api(root.token);
+    const { id } = await admin.call(createGroup, { body: { name, description: "" } });
+    const params = { id };
     if (grants.permissions) {
-      await call(root.token, `/api/v1/rbac/groups/${id}/permissions`, "PUT", {
-        permissions: grants.permissions,
-      });
+      await admin.call(setGroupPermissions, { params, body: { permissions: grants.permissions } });
     }
     if (grants.mcp) {
-      await call(root.token, `/api/v1/rbac/groups/${id}/privileges/mcp`, "PUT", { privileges: grants.mcp });
+      await admin.call(setGroupMcpPrivileges, { params, body: { privileges: grants.mcp } });
     }
     if (grants.connections) {
-      await call(root.token, `/api/v1/rbac/groups/${id}/privileges/connections`, "PUT", {
-        connections: grants.connections,
-      });
+      await admin.call(setGroupConnectionPrivileges, { params, body: { connections: grants.connections } });
     }
     return id;
   };
-  const join = (token: string, groupId: number, member: { user_id?: number; group_id?: number }) =>
+  type Member = InputOf<typeof addGroupMember>["body"];
+  /** A refused join: the raw response. */
+  const join = (token: string, groupId: number, member: Member) =>
     call(token, `/api/v1/rbac/groups/${groupId}/members`, "POST", member);
+  const joined = (token: string, groupId: number, member: Member) =>
+    api(token).call(addGroupMember, { params: { id: groupId }, body: member });
 
   beforeAll(async () => {
     t = await buildTestApp();
@@ -62,7 +90,7 @@ describe("delegated administration grants only what the caller holds", () => {
     });
     const toolUsers = await group("tool-users", { mcp: ["query_database"] });
     const nested = await group("nested-in-everything", {});
-    await join(root.token, everything, { group_id: nested });
+    await joined(root.token, everything, { group_id: nested });
     const harmless = await group("harmless", { permissions: ["manage_groups"] });
 
     expect(await (await join(manager.token, everything, { user_id: manager.id })).json()).toEqual(
@@ -84,8 +112,8 @@ describe("delegated administration grants only what the caller holds", () => {
       select 1 from group_memberships where member_user_id = ${manager.id} and parent_group_id <> ${harmless}
         and parent_group_id in (${everything}, ${readersOfA}, ${toolUsers}, ${nested})`;
     expect(members.length).toBe(0);
-    expect((await join(manager.token, harmless, { user_id: manager.id })).status).toBe(204);
-    expect((await join(root.token, everything, { group_id: inner })).status).toBe(204);
+    await joined(manager.token, harmless, { user_id: manager.id });
+    await joined(root.token, everything, { group_id: inner });
   });
 
   it("manage_permissions grants only the MCP items and connection levels the caller holds", async () => {
@@ -94,7 +122,7 @@ describe("delegated administration grants only what the caller holds", () => {
       connections: [{ connection_id: connectionA, access_level: "read" }],
       mcp: ["list_probes"],
     });
-    await join(root.token, own, { user_id: granter.id });
+    await joined(root.token, own, { user_id: granter.id });
     const target = await group("target", {});
     const base = `/api/v1/rbac/groups/${target}/privileges`;
 
@@ -104,7 +132,8 @@ describe("delegated administration grants only what the caller holds", () => {
     expect(await (await call(granter.token, `${base}/mcp`, "PUT", { privileges: ["*"] })).json()).toEqual(
       refusal("MCP privilege *"),
     );
-    expect((await call(granter.token, `${base}/mcp`, "POST", { privilege: "list_probes" })).status).toBe(204);
+    const params = { id: target };
+    await api(granter.token).call(grantGroupMcpPrivilege, { params, body: { privilege: "list_probes" } });
 
     const grant = (connection_id: number, access_level: string) =>
       call(granter.token, `${base}/connections`, "POST", { connection_id, access_level });
@@ -115,7 +144,10 @@ describe("delegated administration grants only what the caller holds", () => {
       refusal(`read on connection ${connectionB}`),
     );
     expect(await (await grant(0, "read")).json()).toEqual(refusal("read on every connection"));
-    expect((await grant(connectionA, "read")).status).toBe(204);
+    await api(granter.token).call(grantGroupConnectionPrivilege, {
+      params,
+      body: { connection_id: connectionA, access_level: "read" },
+    });
     const replaced = await call(granter.token, `${base}/connections`, "PUT", {
       connections: [
         { connection_id: connectionA, access_level: "read" },
@@ -125,37 +157,30 @@ describe("delegated administration grants only what the caller holds", () => {
     expect(replaced.status).toBe(403);
 
     // Grants the group already has may be kept in a new set by a caller who lacks them.
-    await call(root.token, `${base}/connections`, "POST", {
-      connection_id: connectionB,
-      access_level: "read_write",
+    await api(root.token).call(grantGroupConnectionPrivilege, {
+      params,
+      body: { connection_id: connectionB, access_level: "read_write" },
     });
-    const kept = await call(granter.token, `${base}/connections`, "PUT", {
-      connections: [{ connection_id: connectionB, access_level: "read_write" }],
+    await api(granter.token).call(setGroupConnectionPrivileges, {
+      params,
+      body: { connections: [{ connection_id: connectionB, access_level: "read_write" }] },
     });
-    expect(kept.status).toBe(200);
-    const grants = await call(root.token, `${base}/connections`);
-    expect(((await grants.json()) as { connections: unknown[] }).connections).toHaveLength(1);
+    expect((await api(root.token).call(getGroupConnectionPrivileges, { params })).connections).toHaveLength(
+      1,
+    );
   });
 
   it("manage_token_scopes cannot widen a token, its own or another's, beyond what the caller holds", async () => {
     const holder = await createUser(t, "token-manager", {
       permissions: ["manage_token_scopes", "manage_users"],
     });
-    const issue = async (token: string, owner: string) =>
-      (await (
-        await call(token, "/api/v1/rbac/tokens", "POST", { owner_username: owner, annotation: "x" })
-      ).json()) as {
-        id: number;
-        token: string;
-      };
+    const issue = (token: string, owner: string) =>
+      api(token).call(createToken, { body: { owner_username: owner, annotation: "x" } });
     const own = await issue(holder.token, "token-manager");
-    expect(
-      (
-        await call(holder.token, `/api/v1/rbac/tokens/${own.id}/scope`, "PUT", {
-          admin_permissions: ["manage_token_scopes"],
-        })
-      ).status,
-    ).toBe(204);
+    await api(holder.token).call(setTokenScope, {
+      params: { id: own.id },
+      body: { admin_permissions: ["manage_token_scopes"] },
+    });
     // The narrowed token itself holds manage_token_scopes only: it cannot lift its own scope.
     const lift = await call(own.token, `/api/v1/rbac/tokens/${own.id}/scope`, "PUT", {
       admin_permissions: [],
@@ -168,31 +193,29 @@ describe("delegated administration grants only what the caller holds", () => {
         .status,
     ).toBe(403);
     // Narrowing further is fine, and the unscoped session holds what lifting gives.
-    expect(
-      (
-        await call(own.token, `/api/v1/rbac/tokens/${own.id}/scope`, "PUT", {
-          mcp_privileges: ["list_probes"],
-        })
-      ).status,
-    ).toBe(204);
-    expect((await call(holder.token, `/api/v1/rbac/tokens/${own.id}/scope`, "DELETE")).status).toBe(204);
+    await api(own.token).call(setTokenScope, {
+      params: { id: own.id },
+      body: { mcp_privileges: ["list_probes"] },
+    });
+    await api(holder.token).call(clearTokenScope, { params: { id: own.id } });
 
     // A superuser's narrow token: the holder may narrow it, never widen it.
     const rootToken = await issue(root.token, "root");
     const path = `/api/v1/rbac/tokens/${rootToken.id}/scope`;
-    expect(
-      (
-        await call(root.token, path, "PUT", {
-          connections: [{ connection_id: connectionA, access_level: "read" }],
-        })
-      ).status,
-    ).toBe(204);
+    const scoped = { id: rootToken.id };
+    await api(root.token).call(setTokenScope, {
+      params: scoped,
+      body: { connections: [{ connection_id: connectionA, access_level: "read" }] },
+    });
     const widened = await call(holder.token, path, "PUT", { connections: [] });
     expect(widened.status).toBe(403);
     expect(await widened.json()).toEqual(refusal(`read_write on connection ${connectionA}`));
     expect((await call(holder.token, path, "DELETE")).status).toBe(403);
-    expect((await call(holder.token, path, "PUT", { admin_permissions: ["manage_users"] })).status).toBe(204);
-    expect((await call(root.token, path, "DELETE")).status).toBe(204);
+    await api(holder.token).call(setTokenScope, {
+      params: scoped,
+      body: { admin_permissions: ["manage_users"] },
+    });
+    await api(root.token).call(clearTokenScope, { params: scoped });
   });
 
   it("manage_token_scopes issues tokens only for users holding no more than the caller", async () => {
@@ -202,16 +225,14 @@ describe("delegated administration grants only what the caller holds", () => {
     const readers = await group("readers-of-b", {
       connections: [{ connection_id: connectionB, access_level: "read" }],
     });
-    await join(root.token, readers, { user_id: reader.id });
+    await joined(root.token, readers, { user_id: reader.id });
     const issue = (owner: string) =>
       call(holder.token, "/api/v1/rbac/tokens", "POST", { owner_username: owner, annotation: "x" });
     const forAdmin = await issue(admin.username);
     expect(forAdmin.status).toBe(403);
     expect(await forAdmin.json()).toEqual(refusal("admin permission manage_connections"));
     expect(await (await issue(reader.username)).json()).toEqual(refusal(`read on connection ${connectionB}`));
-    expect((await issue(holder.username)).status).toBe(201);
-    expect(
-      (await call(root.token, "/api/v1/rbac/tokens", "POST", { owner_username: admin.username })).status,
-    ).toBe(201);
+    await api(holder.token).call(createToken, { body: { owner_username: holder.username, annotation: "x" } });
+    await api(root.token).call(createToken, { body: { owner_username: admin.username } });
   });
 });

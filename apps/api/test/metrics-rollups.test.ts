@@ -1,8 +1,9 @@
 import { ensureMetricsTables, PartitionManager } from "@dbmon/collector";
+import { queryMetrics } from "@dbmon/contract";
 import { findProbeSpec, type ProbeSpec, rollUpMetrics, rollupTables } from "@dbmon/datastore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addConnection, insertMetrics, prepareMetrics } from "./monitoring-support.js";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import { buildTestApp, createUser, type TestApp, type TestUser, typedClient } from "./support.js";
 
 const NOW = new Date("2026-11-20T12:00:00.000Z");
 const MINUTE = 60_000;
@@ -45,14 +46,14 @@ describe("metrics rollups", () => {
     await t?.close();
   });
 
-  const series = async (range: string, buckets: number, aggregation: string): Promise<Point[]> => {
-    const res = await requestJson(
-      t.app,
-      `/api/v1/metrics/query?connection_id=${a}&probe_name=pg_connectivity&time_range=${range}&buckets=${buckets}&aggregation=${aggregation}`,
-      { token: reader.token },
-    );
-    expect(res.status).toBe(200);
-    const [body] = (await res.json()) as { data: Point[] }[];
+  const series = async (
+    range: "1h" | "24h" | "7d",
+    buckets: number,
+    aggregation: string,
+  ): Promise<Point[]> => {
+    const [body] = await typedClient(t, reader.token).call(queryMetrics, {
+      query: { connection_id: a, probe_name: "pg_connectivity", time_range: range, buckets, aggregation },
+    });
     return body?.data ?? [];
   };
 

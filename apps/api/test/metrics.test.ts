@@ -1,7 +1,9 @@
 import {
   getDatabaseSummaries,
+  getLatestSnapshot,
   getMetricBaselines,
   getPerformanceSummary,
+  getTopQueries,
   queryMetrics,
 } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -367,12 +369,8 @@ describe("metrics endpoints", () => {
   });
 
   it("lists top queries of the latest collection", async () => {
-    const res = await get(
-      `/api/v1/metrics/top-queries?connection_id=${a}&exclude_collector=true`,
-      reader.token,
-    );
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual([
+    const api = typedClient(t, reader.token);
+    expect(await api.call(getTopQueries, { query: { connection_id: a, exclude_collector: true } })).toEqual([
       {
         queryid: "-2",
         database_name: "app",
@@ -396,14 +394,11 @@ describe("metrics endpoints", () => {
         shared_blks_read: 1,
       },
     ]);
-    const byCalls = (await (
-      await get(`/api/v1/metrics/top-queries?connection_id=${a}&order_by=calls&limit=1`, reader.token)
-    ).json()) as { queryid: string }[];
+    const byCalls = await api.call(getTopQueries, {
+      query: { connection_id: a, order_by: "calls", limit: 1 },
+    });
     expect(byCalls.map((row) => row.queryid)).toEqual(["3"]);
-    const one = (await (
-      await get(`/api/v1/metrics/top-queries?connection_id=${a}&queryid=1`, reader.token)
-    ).json()) as unknown[];
-    expect(one).toHaveLength(1);
+    expect(await api.call(getTopQueries, { query: { connection_id: a, queryid: "1" } })).toHaveLength(1);
     expect((await error(`/api/v1/metrics/top-queries?connection_id=${a}&order_by=query`)).body).toEqual({
       error:
         "Invalid order_by: must be one of total_exec_time, calls, mean_exec_time, rows, shared_blks_hit, shared_blks_read",
@@ -412,12 +407,11 @@ describe("metrics endpoints", () => {
   });
 
   it("returns the latest row of each entity", async () => {
-    const res = await get(
-      `/api/v1/metrics/latest?connection_id=${a}&probe_name=pg_stat_all_tables&order_by=seq_scan&order=desc`,
-      reader.token,
-    );
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { rows: Record<string, unknown>[]; total_count: number };
+    const api = typedClient(t, reader.token);
+    const tables = { connection_id: a, probe_name: "pg_stat_all_tables" };
+    const body = await api.call(getLatestSnapshot, {
+      query: { ...tables, order_by: "seq_scan", order: "desc" },
+    });
     expect(body.total_count).toBe(2);
     expect(body.rows.map((row) => [row.relname, row.seq_scan, row.n_dead_tup])).toEqual([
       ["items", 9, 0],
@@ -429,12 +423,9 @@ describe("metrics endpoints", () => {
       last_vacuum: "2026-11-20T10:00:00+00:00",
     });
     expect(body.rows[1]).not.toHaveProperty("connection_id");
-    const all = (await (
-      await get(
-        `/api/v1/metrics/latest?connection_id=${a}&probe_name=pg_stat_all_tables&exclude_schemas=none&limit=500`,
-        reader.token,
-      )
-    ).json()) as { total_count: number };
+    const all = await api.call(getLatestSnapshot, {
+      query: { ...tables, exclude_schemas: "none", limit: 500 },
+    });
     expect(all.total_count).toBe(3);
     const l = "/api/v1/metrics/latest";
     expect((await error(`${l}?probe_name=x`)).body).toEqual({ error: "connection_id is required" });

@@ -85,20 +85,6 @@ async function openStream(t: TestApp, query: string, token: string) {
   };
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) {
-      return value;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((done) => setTimeout(done, 50));
-  }
-}
-
 describe("AI overview", () => {
   let provider: FakeProvider;
   let a: TestApp;
@@ -183,7 +169,7 @@ describe("AI overview", () => {
   it("says generating until the first estate summary exists, then serves it from any instance", async () => {
     provider.script({ text: "  All three servers are reachable and no alerts are active.\n" });
     expect((await get(a, "", root.token)).body).toEqual({ status: "generating", summary: null });
-    const ready = await until("the estate summary", async () => {
+    const ready = await waitFor("the estate summary", async () => {
       const { body } = await get(b, "", root.token);
       return body.summary ? body : undefined;
     });
@@ -457,7 +443,7 @@ describe("AI overview", () => {
     expect(await stream.frame(2_000)).toBe(":keepalive");
     expect(b.services.overview.hub.size).toBe(1);
     await stream.close();
-    await until("the stream to be released", async () =>
+    await waitFor("the stream to be released", async () =>
       b.services.overview.hub.size === 0 ? true : undefined,
     );
   });

@@ -1,5 +1,19 @@
+import {
+  createConnection,
+  createNotificationChannel,
+  getNotificationChannel,
+  updateConnection,
+  updateNotificationChannel,
+} from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  requestJson,
+  type TestApp,
+  type TestUser,
+  typedClient,
+} from "./support.js";
 
 /**
  * A stored secret never follows a change of destination (docs/security.md): whoever may edit a
@@ -17,6 +31,7 @@ describe("stored secrets and a change of destination", () => {
   });
   afterAll(() => t.close());
 
+  /** A refused change: the raw response. */
   const put = (user: TestUser, path: string, body: unknown) =>
     requestJson(t.app, path, { method: "PUT", token: user.token, body });
   const stored = async (id: number) =>
@@ -25,9 +40,8 @@ describe("stored secrets and a change of destination", () => {
     )[0];
 
   it("a connection's host, hostaddr or port changes only with its password", async () => {
-    const created = await requestJson(t.app, "/api/v1/connections", {
-      method: "POST",
-      token: owner.token,
+    const api = typedClient(t, owner.token);
+    const { id } = await api.call(createConnection, {
       body: {
         name: "db",
         host: "127.0.0.1",
@@ -37,8 +51,6 @@ describe("stored secrets and a change of destination", () => {
         password: "the-stored-password",
       },
     });
-    expect(created.status).toBe(201);
-    const { id } = (await created.json()) as { id: number };
     const before = await stored(id);
     const refusal = {
       error:
@@ -52,29 +64,27 @@ describe("stored secrets and a change of destination", () => {
     expect(await stored(id)).toEqual(before);
 
     // The same values, or other fields, need nothing.
-    const same = await put(owner, `/api/v1/connections/${id}`, {
-      host: "127.0.0.1",
-      port: 5432,
-      description: "x",
+    await api.call(updateConnection, {
+      params: { id },
+      body: { host: "127.0.0.1", port: 5432, description: "x" },
     });
-    expect(same.status).toBe(200);
-    const moved = await put(owner, `/api/v1/connections/${id}`, {
-      host: "127.0.0.2",
-      password: "re-entered",
+    const moved = await api.call(updateConnection, {
+      params: { id },
+      body: { host: "127.0.0.2", password: "re-entered" },
     });
-    expect(moved.status).toBe(200);
-    expect(await moved.json()).toMatchObject({ host: "127.0.0.2" });
+    expect(moved).toMatchObject({ host: "127.0.0.2" });
     expect((await stored(id))?.password_encrypted).not.toBe(before?.password_encrypted);
 
     // Without a stored password there is nothing to protect.
     await t.datastore.sql`update connections set password_encrypted = null where id = ${id}`;
-    expect((await put(owner, `/api/v1/connections/${id}`, { port: 5433 })).status).toBe(200);
+    expect(await api.call(updateConnection, { params: { id }, body: { port: 5433 } })).toMatchObject({
+      port: 5433,
+    });
   });
 
   it("a webhook's endpoint_url changes only with its stored headers and credentials", async () => {
-    const created = await requestJson(t.app, "/api/v1/notification-channels", {
-      method: "POST",
-      token: channels.token,
+    const api = typedClient(t, channels.token);
+    const { id } = await api.call(createNotificationChannel, {
       body: {
         channel_type: "webhook",
         name: "hook",
@@ -84,7 +94,6 @@ describe("stored secrets and a change of destination", () => {
         auth_credentials: "s3cret",
       },
     });
-    const { id } = (await created.json()) as { id: number };
     const path = `/api/v1/notification-channels/${id}`;
     const refused = await put(channels, path, { endpoint_url: "https://attacker.example.net/" });
     expect(refused.status).toBe(400);
@@ -97,20 +106,19 @@ describe("stored secrets and a change of destination", () => {
       error:
         "Changing endpoint_url requires re-entering the stored auth_credentials (send them again, or empty to clear them)",
     });
-    expect(await (await requestJson(t.app, path, { token: channels.token })).json()).toMatchObject({
+    expect(await api.call(getNotificationChannel, { params: { id } })).toMatchObject({
       endpoint_url: "https://hooks.example.com/a",
       header_names: ["X-Api-Key"],
     });
-    expect(
-      (await put(channels, path, { endpoint_url: "https://hooks.example.com/a", name: "same" })).status,
-    ).toBe(200);
-    const moved = await put(channels, path, {
-      endpoint_url: "https://other.example.com/",
-      headers: {},
-      auth_credentials: "",
+    await api.call(updateNotificationChannel, {
+      params: { id },
+      body: { endpoint_url: "https://hooks.example.com/a", name: "same" },
     });
-    expect(moved.status).toBe(200);
-    expect(await moved.json()).toMatchObject({
+    const moved = await api.call(updateNotificationChannel, {
+      params: { id },
+      body: { endpoint_url: "https://other.example.com/", headers: {}, auth_credentials: "" },
+    });
+    expect(moved).toMatchObject({
       endpoint_url: "https://other.example.com/",
       header_names: [],
       auth_credentials_set: false,
@@ -118,9 +126,8 @@ describe("stored secrets and a change of destination", () => {
   });
 
   it("an email channel's smtp_host or smtp_port changes only with its stored password", async () => {
-    const created = await requestJson(t.app, "/api/v1/notification-channels", {
-      method: "POST",
-      token: channels.token,
+    const api = typedClient(t, channels.token);
+    const { id } = await api.call(createNotificationChannel, {
       body: {
         channel_type: "email",
         name: "mail",
@@ -130,7 +137,6 @@ describe("stored secrets and a change of destination", () => {
         smtp_password: "smtp-secret",
       },
     });
-    const { id } = (await created.json()) as { id: number };
     const path = `/api/v1/notification-channels/${id}`;
     for (const change of [{ smtp_host: "smtp.attacker.example.net" }, { smtp_port: 2525 }]) {
       const res = await put(channels, path, change);
@@ -140,8 +146,10 @@ describe("stored secrets and a change of destination", () => {
           "Changing smtp_host or smtp_port requires re-entering the stored smtp_password (send them again, or empty to clear them)",
       });
     }
-    const moved = await put(channels, path, { smtp_host: "smtp2.example.com", smtp_password: "new-secret" });
-    expect(moved.status).toBe(200);
-    expect(await moved.json()).toMatchObject({ smtp_host: "smtp2.example.com", smtp_password_set: true });
+    const moved = await api.call(updateNotificationChannel, {
+      params: { id },
+      body: { smtp_host: "smtp2.example.com", smtp_password: "new-secret" },
+    });
+    expect(moved).toMatchObject({ smtp_host: "smtp2.example.com", smtp_password_set: true });
   });
 });

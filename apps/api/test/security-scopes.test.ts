@@ -1,5 +1,13 @@
+import { createGroup, createToken, getGroupPermissions, listAlerts, setTokenScope } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  requestJson,
+  type TestApp,
+  type TestUser,
+  typedClient,
+} from "./support.js";
 
 /**
  * A scope narrows a superuser's token like anyone's (docs/auth.md): a superuser's token scoped to
@@ -34,27 +42,16 @@ describe("a superuser's scoped token", () => {
     outOfScope = await addConnection("out-of-scope");
     await addAlert(inScope);
     await addAlert(outOfScope);
-    const group = await requestJson(t.app, "/api/v1/rbac/groups", {
-      method: "POST",
-      token: root.token,
-      body: { name: "operators", description: "" },
-    });
-    groupId = ((await group.json()) as { id: number }).id;
-    const issued = await requestJson(t.app, "/api/v1/rbac/tokens", {
-      method: "POST",
-      token: root.token,
-      body: { owner_username: "root", annotation: "narrow" },
-    });
-    const token = (await issued.json()) as { id: number; token: string };
-    const scope = await requestJson(t.app, `/api/v1/rbac/tokens/${token.id}/scope`, {
-      method: "PUT",
-      token: root.token,
+    const api = typedClient(t, root.token);
+    groupId = (await api.call(createGroup, { body: { name: "operators", description: "" } })).id;
+    const token = await api.call(createToken, { body: { owner_username: "root", annotation: "narrow" } });
+    await api.call(setTokenScope, {
+      params: { id: token.id },
       body: {
         connections: [{ connection_id: inScope, access_level: "read" }],
         admin_permissions: ["manage_blackouts"],
       },
     });
-    expect(scope.status).toBe(204);
     scoped = token.token;
   });
   afterAll(() => t.close());
@@ -67,22 +64,16 @@ describe("a superuser's scoped token", () => {
     });
     expect(res.status).toBe(403);
     expect(await res.json()).toEqual({ error: "Permission denied: requires superuser privileges" });
-    const permissions = await requestJson(t.app, `/api/v1/rbac/groups/${groupId}/permissions`, {
-      token: root.token,
-    });
-    expect(await permissions.json()).toMatchObject({ permissions: [] });
+    expect(
+      await typedClient(t, root.token).call(getGroupPermissions, { params: { id: groupId } }),
+    ).toMatchObject({ permissions: [] });
   });
 
   it("sees only the alerts of its connection", async () => {
-    const res = await requestJson(t.app, "/api/v1/alerts", { token: scoped });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { alerts: { connection_id: number }[]; total: number };
+    const body = await typedClient(t, scoped).call(listAlerts);
     expect(body.alerts.map((alert) => alert.connection_id)).toEqual([inScope]);
     expect(body.total).toBe(1);
-    const all = (await (await requestJson(t.app, "/api/v1/alerts", { token: root.token })).json()) as {
-      total: number;
-    };
-    expect(all.total).toBe(2);
+    expect((await typedClient(t, root.token).call(listAlerts)).total).toBe(2);
   });
 
   it("is refused a connection outside its scope", async () => {

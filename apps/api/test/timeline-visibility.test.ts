@@ -1,18 +1,18 @@
+import type { InputOf } from "@dbmon/client";
+import { listTimelineEvents, login } from "@dbmon/contract";
 import type { Sql } from "@dbmon/datastore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addConnection } from "./monitoring-support.js";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  TEST_PASSWORD,
+  type TestApp,
+  type TestUser,
+  typedClient,
+} from "./support.js";
 
-interface Page {
-  events: {
-    id: string;
-    event_type: string;
-    connection_id: number;
-    server_name: string;
-    occurred_at: string;
-  }[];
-  total_count: number;
-}
+type Query = NonNullable<InputOf<typeof listTimelineEvents>["query"]>;
 
 /** Counts the queries sent through the datastore's `sql` (tagged templates and `unsafe`). */
 function countQueries(t: TestApp): { readonly count: number; restore(): void } {
@@ -55,7 +55,7 @@ describe("timeline events: visibility and paging in SQL", () => {
   let hiddenId: number;
   const start = new Date(Date.now() - 3 * 3600 * 1000);
   const end = new Date(Date.now() + 60_000);
-  const window = `start_time=${encodeURIComponent(start.toISOString())}&end_time=${encodeURIComponent(end.toISOString())}`;
+  const window: Query = { start_time: start.toISOString(), end_time: end.toISOString() };
 
   beforeAll(async () => {
     t = await buildTestApp();
@@ -88,35 +88,29 @@ describe("timeline events: visibility and paging in SQL", () => {
   });
   afterAll(() => t?.close());
 
-  const list = async (query: string, token = viewer.token, range = window) => {
-    const res = await requestJson(t.app, `/api/v1/timeline/events?${range}${query}`, { token });
-    expect(res.status).toBe(200);
-    return (await res.json()) as Page;
-  };
+  const list = (query: Query, token = viewer.token, range = window) =>
+    typedClient(t, token).call(listTimelineEvents, { query: { ...range, ...query } });
 
   it("leaves out connections and blackout scopes the caller cannot see, counting before the limit", async () => {
-    const page = await list("&limit=1000");
+    const page = await list({ limit: 1000 });
     expect(page.events).toHaveLength(1000);
     // 2,000 alerts, and the estate and own-cluster blackouts each starting and ending.
     expect(page.total_count).toBe(2004);
     expect(page.events.every((event) => event.connection_id !== hiddenId)).toBe(true);
-    const all = await list("&event_types=blackout_started,blackout_ended");
+    const all = await list({ event_types: "blackout_started,blackout_ended" });
     expect(all.events.map((event) => [event.event_type, event.server_name]).sort()).toEqual([
       ["blackout_ended", "All Servers"],
       ["blackout_ended", "All Servers"],
       ["blackout_started", "All Servers"],
       ["blackout_started", "All Servers"],
     ]);
-    const asked = await list(`&connection_id=${hiddenId}&event_types=alert_fired`);
+    const asked = await list({ connection_id: hiddenId, event_types: "alert_fired" });
     expect(asked).toEqual({ events: [], total_count: 0 });
   });
 
   it("shows a superuser every blackout and every connection's events", async () => {
-    const root = (await requestJson(t.app, "/api/v1/auth/login", {
-      method: "POST",
-      body: { username: "root", password: "correct-horse-battery-1" },
-    }).then((res) => res.json())) as { session_token: string };
-    const page = await list("&limit=5", root.session_token);
+    const root = await typedClient(t).call(login, { body: { username: "root", password: TEST_PASSWORD } });
+    const page = await list({ limit: 5 }, root.session_token);
     expect(page.total_count).toBe(2000 + 50 + 8);
     expect(page.events).toHaveLength(5);
     const times = page.events.map((event) => Date.parse(event.occurred_at));
@@ -124,21 +118,24 @@ describe("timeline events: visibility and paging in SQL", () => {
   });
 
   it("costs the same few queries for 2,000 events as for a handful", async () => {
-    await list("&limit=1");
+    await list({ limit: 1 });
     // The last ten seconds: about ten alerts.
-    const recent = `start_time=${encodeURIComponent(new Date(Date.now() - 10_000).toISOString())}&end_time=${encodeURIComponent(end.toISOString())}`;
+    const recent: Query = {
+      start_time: new Date(Date.now() - 10_000).toISOString(),
+      end_time: end.toISOString(),
+    };
     const few = countQueries(t);
     try {
       expect(
-        (await list("&event_types=alert_fired&limit=1000", viewer.token, recent)).total_count,
+        (await list({ event_types: "alert_fired", limit: 1000 }, viewer.token, recent)).total_count,
       ).toBeLessThan(20);
     } finally {
       few.restore();
     }
     const many = countQueries(t);
-    let page: Page;
+    let page: Awaited<ReturnType<typeof list>>;
     try {
-      page = await list("&event_types=alert_fired&limit=1000");
+      page = await list({ event_types: "alert_fired", limit: 1000 });
     } finally {
       many.restore();
     }
@@ -149,7 +146,7 @@ describe("timeline events: visibility and paging in SQL", () => {
   });
 
   it("reads every source without falling back", async () => {
-    await list("");
+    await list({});
     expect(t.logs.filter((line) => String(line.msg).startsWith("timeline:"))).toEqual([]);
   });
 });

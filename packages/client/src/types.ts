@@ -43,9 +43,12 @@ type QueryPart<Req> = Req extends { query: infer Q }
     ? { query?: In<Q> }
     : object
   : object;
+/** A body the operation declares `required: false` (the request may be sent without one) is optional. */
 type BodyPart<Req> = Req extends { body: infer B }
   ? IsSchema<JsonSchemaOf<B>> extends true
-    ? { body: In<JsonSchemaOf<B>> }
+    ? B extends { required: false }
+      ? { body?: In<JsonSchemaOf<B>> }
+      : { body: In<JsonSchemaOf<B>> }
     : object
   : object;
 

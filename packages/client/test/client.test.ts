@@ -1,6 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { health, listAlerts, updateConnection } from "@dbmon/contract";
+import type {
+  health,
+  listAlerts,
+  testNotificationChannel,
+  updateConnection,
+  updateNotificationChannel,
+} from "@dbmon/contract";
 import { afterEach, describe, expect, expectTypeOf, it, vi } from "vitest";
 import {
   type ChatStreamEvent,
@@ -13,6 +19,7 @@ import {
   DbmonValidationError,
   type FlatInput,
   getHealth,
+  type InputOf,
   NotFoundError,
   type ResponseOf,
   UnauthorizedError,
@@ -61,6 +68,9 @@ describe("types", () => {
     expectTypeOf<FlatInput<typeof listAlerts>["limit"]>().toEqualTypeOf<number | undefined>();
     expectTypeOf<FlatInput<typeof listAlerts>["exclude_cleared"]>().toEqualTypeOf<boolean | undefined>();
     expectTypeOf<FlatInput<typeof updateConnection>["id"]>().toEqualTypeOf<number>();
+    // A body declared `required: false` may be left out; any other may not.
+    expectTypeOf<{ params: { id: number } }>().toExtend<InputOf<typeof testNotificationChannel>>();
+    expectTypeOf<{ params: { id: number } }>().not.toExtend<InputOf<typeof updateNotificationChannel>>();
     const dbmon = createDbmon({ baseUrl: "http://x" });
     expectTypeOf(dbmon.serverInfo.get).parameter(0).toMatchTypeOf<{ connection_id: number }>();
     expectTypeOf(dbmon.utilities.getHealth).returns.resolves.toEqualTypeOf<ResponseOf<typeof health>>();
