@@ -112,16 +112,44 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Bytes of the datastore's tables with their indexes and TOAST: the metrics schema and the rest. */
-async function datastoreSize(sql: Sql): Promise<{ metrics: number; other: number; metricRows: number }> {
-  const [size] = await sql<{ metrics: number; other: number }[]>`
-    select coalesce(sum(pg_total_relation_size(c.oid)) filter (where n.nspname = 'metrics'), 0)::float8 as metrics,
-      coalesce(sum(pg_total_relation_size(c.oid)) filter (where n.nspname <> 'metrics'), 0)::float8 as other
-    from pg_class c join pg_namespace n on n.oid = c.relnamespace
-    where c.relkind in ('r', 'm') and n.nspname not in ('pg_catalog', 'information_schema')`;
-  const [rows] = await sql<{ n: number }[]>`
-    select coalesce(sum(n_tup_ins), 0)::float8 as n from pg_stat_user_tables where schemaname = 'metrics'`;
-  return { metrics: size?.metrics ?? 0, other: size?.other ?? 0, metricRows: rows?.n ?? 0 };
+interface DatastoreSize {
+  /** Bytes of the metrics schema's tables with their indexes and TOAST, per table (partitions summed). */
+  metricsTables: Map<string, number>;
+  metrics: number;
+  /** The same for every other table (probe_runs, alerts, baselines, ...). */
+  other: number;
+  /** Rows inserted into the metrics schema so far. */
+  metricRows: number;
+}
+
+async function datastoreSize(sql: Sql): Promise<DatastoreSize> {
+  const tables = await sql<{ schema: string; name: string; bytes: number; inserted: number }[]>`
+    select n.nspname as schema, coalesce(p.relname, c.relname) as name,
+      sum(pg_total_relation_size(c.oid))::float8 as bytes, coalesce(sum(s.n_tup_ins), 0)::float8 as inserted
+    from pg_class c
+    join pg_namespace n on n.oid = c.relnamespace
+    left join pg_inherits i on i.inhrelid = c.oid
+    left join pg_class p on p.oid = i.inhparent
+    left join pg_stat_user_tables s on s.relid = c.oid
+    where c.relkind in ('r', 'm') and n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast')
+    group by 1, 2`;
+  const metricsTables = new Map(
+    tables.filter((table) => table.schema === "metrics").map((table) => [table.name, table.bytes]),
+  );
+  const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+  return {
+    metricsTables,
+    metrics: sum([...metricsTables.values()]),
+    other: sum(tables.filter((table) => table.schema !== "metrics").map((table) => table.bytes)),
+    metricRows: sum(tables.filter((table) => table.schema === "metrics").map((table) => table.inserted)),
+  };
+}
+
+/** The datastore URL of a child, its sessions named so that their CPU can be told apart. */
+function namedSessions(url: string, application: string): string {
+  const named = new URL(url);
+  named.searchParams.set("application_name", application);
+  return named.toString();
 }
 
 /** Cores used between two samples (CPU seconds per wall second). */
@@ -183,16 +211,23 @@ async function measure(cleanup: Cleanup): Promise<void> {
 
   // The clusters, two at a time (one per core), each registered as it comes.
   const clusters: FleetCluster[] = [];
-  cleanup.add("stop the clusters", () => Promise.all(clusters.map(removeFleetCluster)));
-  for (let index = 0; index < clusterCount; index += 2) {
-    const started = await Promise.all(
-      [index, index + 1]
-        .filter((cluster) => cluster < clusterCount)
-        .map((cluster) => {
-          const first = cluster * PER_CLUSTER + 1;
-          return startFleetCluster(first, Math.min(PER_CLUSTER, DATABASES - first + 1));
-        }),
+  const starting: Promise<FleetCluster>[] = [];
+  cleanup.add("stop the clusters", async () => {
+    // Those still starting too (an interruption during the setup).
+    const settled = await Promise.allSettled(starting);
+    await Promise.all(
+      settled.flatMap((result) => (result.status === "fulfilled" ? [removeFleetCluster(result.value)] : [])),
     );
+  });
+  for (let index = 0; index < clusterCount; index += 2) {
+    const pair = [index, index + 1]
+      .filter((cluster) => cluster < clusterCount)
+      .map((cluster) => {
+        const first = cluster * PER_CLUSTER + 1;
+        return startFleetCluster(first, Math.min(PER_CLUSTER, DATABASES - first + 1));
+      });
+    starting.push(...pair);
+    const started = await Promise.all(pair);
     clusters.push(...started);
     for (const cluster of started) {
       await sql`
@@ -206,33 +241,45 @@ async function measure(cleanup: Cleanup): Promise<void> {
 
   const load = startFleetLoad(clusters, { workers: 4, perSecond: 5, dwellSeconds: 10 });
   cleanup.add("stop the load", () => load.stop());
-  const childEnv = { BENCH_DATASTORE_URL: datastore.url, BENCH_SECRET_DIR: secretDir };
+  // The datastore's side of the children's work: CPU of their sessions' server processes.
+  const datastoreBefore = await datastoreCpuSeconds(sql);
+  const datastoreSeen = new Map(datastoreBefore);
+  const childEnv = (application: string) => ({
+    BENCH_DATASTORE_URL: namedSessions(datastore.url, `fleet ${application}`),
+    BENCH_SECRET_DIR: secretDir,
+  });
   const alerterEvents: AlerterEvent[] = [];
-  const alerter = await startChild("alerter", childEnv, (line) => {
+  const alerter = await startChild("alerter", childEnv("alerter"), (line) => {
     alerterEvents.push(JSON.parse(line) as AlerterEvent);
   });
   cleanup.add("stop the alerter", () => stopChild(alerter));
-  const collector = await startChild("collector", childEnv);
+  const collector = await startChild("collector", childEnv("collector"));
   cleanup.add("stop the collector", () => stopChild(collector));
 
   const started = Date.now();
   const collectorSamples: ProcessSample[] = [];
   const alerterSamples: ProcessSample[] = [];
   const sessions: number[] = [];
-  let warmedUp: { at: number; size: Awaited<ReturnType<typeof datastoreSize>> } | undefined;
+  let warmedUp: { at: number; size: DatastoreSize; datastoreSeen: typeof datastoreSeen } | undefined;
   while (Date.now() - started < SECONDS * 1000) {
     const at = Date.now();
     collectorSamples.push({ at, ...processUsage(collector.pid) });
     alerterSamples.push({ at, ...processUsage(alerter.pid) });
     sessions.push(await collectorSessions(clusters));
+    for (const [pid, session] of await datastoreCpuSeconds(sql)) {
+      datastoreSeen.set(pid, session);
+    }
     if (!warmedUp && at - started >= WARM_UP_SECONDS * 1000) {
-      warmedUp = { at, size: await datastoreSize(sql) };
+      warmedUp = { at, size: await datastoreSize(sql), datastoreSeen: new Map(datastoreSeen) };
     }
     await sleep(Math.max(0, at + SAMPLE_SECONDS * 1000 - Date.now()));
   }
   const end = Date.now();
   collectorSamples.push({ at: end, ...processUsage(collector.pid) });
   alerterSamples.push({ at: end, ...processUsage(alerter.pid) });
+  for (const [pid, session] of await datastoreCpuSeconds(sql)) {
+    datastoreSeen.set(pid, session);
+  }
   const endSize = await datastoreSize(sql);
   const collected = await sql<{ connections: number; errors: number; error: string | null }[]>`
     select count(distinct r.connection_id)::int as connections,
@@ -264,6 +311,19 @@ async function measure(cleanup: Cleanup): Promise<void> {
     problems.set(event.message ?? "", (problems.get(event.message ?? "") ?? 0) + 1);
   }
   const [summary] = collected;
+  const datastoreCores = (application: string) => {
+    const whole = datastoreCpuBetween(datastoreBefore, datastoreSeen, application) / ((end - started) / 1000);
+    const steady = warmedUp
+      ? datastoreCpuBetween(warmedUp.datastoreSeen, datastoreSeen, application) / ((end - warmedUp.at) / 1000)
+      : 0;
+    return `${whole.toFixed(3)} / ${steady.toFixed(3)}`;
+  };
+  const largest = [...endSize.metricsTables]
+    .map(([table, bytes]) => [table, perDay(bytes - (warmedUp?.size.metricsTables.get(table) ?? 0))] as const)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([table, bytes]) => `${table} ${(bytes / MB).toFixed(0)}`)
+    .join(", ");
 
   console.log(
     `fleet: ${DATABASES} databases, collector ${collectorCores.toFixed(2)} cores / ${peakMb(collectorSamples).toFixed(0)} MB peak, ` +
@@ -273,10 +333,10 @@ async function measure(cleanup: Cleanup): Promise<void> {
   console.log("| measure | value | goal |");
   console.log("|---|---|---|");
   const rows: [string, string, string][] = [
-    ["collector cores, whole run", collectorCores.toFixed(2), "< 0.5"],
+    ["collector cores, whole run", collectorCores.toFixed(3), "< 0.5"],
     [
       `collector cores, after the first ${WARM_UP_SECONDS} s`,
-      cores(steadyFrom(collectorSamples), collectorSamples.at(-1)).toFixed(2),
+      cores(steadyFrom(collectorSamples), collectorSamples.at(-1)).toFixed(3),
       "< 0.5",
     ],
     ["collector peak RSS", `${peakMb(collectorSamples).toFixed(0)} MB`, "< 500 MB"],
@@ -290,13 +350,18 @@ async function measure(cleanup: Cleanup): Promise<void> {
       `${summary?.connections ?? 0} / ${summary?.errors ?? 0}${summary?.error ? ` (${summary.error.slice(0, 100)})` : ""}`,
       `${DATABASES} / 0`,
     ],
-    ["alerter cores, whole run", alerterCores.toFixed(2), "< 0.3"],
+    ["alerter cores, whole run", alerterCores.toFixed(3), "< 0.3"],
     [
       `alerter cores, after the first ${WARM_UP_SECONDS} s`,
-      cores(steadyFrom(alerterSamples), alerterSamples.at(-1)).toFixed(2),
+      cores(steadyFrom(alerterSamples), alerterSamples.at(-1)).toFixed(3),
       "< 0.3",
     ],
     ["alerter peak RSS", `${peakMb(alerterSamples).toFixed(0)} MB`, "—"],
+    [
+      `datastore server processes' cores for the collector / the alerter: whole run / after ${WARM_UP_SECONDS} s`,
+      `${datastoreCores("fleet collector")}; ${datastoreCores("fleet alerter")}`,
+      "—",
+    ],
     [
       "alerter evaluation passes: count, median / max ms",
       `${evaluations.length}, ${passMs[Math.floor(passMs.length / 2)] ?? 0} / ${passMs.at(-1) ?? 0} ms ` +
@@ -321,6 +386,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
         `${(totalPerDay / MB / DATABASES).toFixed(2)} MB per database`,
       "measured",
     ],
+    ["largest metrics tables' growth, MB per day", largest, "—"],
     ["metric rows stored per minute", rowsPerMinute.toFixed(0), "—"],
     [
       "datastore at the end: metrics + the rest",

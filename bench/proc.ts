@@ -22,18 +22,19 @@ export function processUsage(pid: number): { cpuSeconds: number; rssBytes: numbe
 }
 
 /**
- * CPU seconds used so far by each server process of the bench's database (from /proc, so only for a
- * datastore on this machine): a task's cost in datastore core time, which on a loaded machine is
- * well below its wall time.
+ * CPU seconds used so far by each server process of the bench's database, with the session's
+ * application_name (from /proc, so only for a datastore on this machine): a task's cost in datastore
+ * core time, which on a loaded machine is well below its wall time.
  */
-export async function datastoreCpuSeconds(sql: Sql): Promise<Map<number, number>> {
-  const pids = await sql<
-    { pid: number }[]
-  >`select pid from pg_stat_activity where datname = current_database()`;
-  const seconds = new Map<number, number>();
-  for (const { pid } of pids) {
+export async function datastoreCpuSeconds(
+  sql: Sql,
+): Promise<Map<number, { application: string; cpuSeconds: number }>> {
+  const sessions = await sql<{ pid: number; application: string }[]>`
+    select pid, application_name as application from pg_stat_activity where datname = current_database()`;
+  const seconds = new Map<number, { application: string; cpuSeconds: number }>();
+  for (const { pid, application } of sessions) {
     try {
-      seconds.set(pid, cpuSeconds(pid));
+      seconds.set(pid, { application, cpuSeconds: cpuSeconds(pid) });
     } catch {
       // Not on this machine, or gone.
     }
@@ -41,7 +42,16 @@ export async function datastoreCpuSeconds(sql: Sql): Promise<Map<number, number>
   return seconds;
 }
 
-/** Datastore CPU seconds between two readings of `datastoreCpuSeconds`. */
-export function datastoreCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
-  return [...after].reduce((sum, [pid, seconds]) => sum + seconds - (before.get(pid) ?? 0), 0);
+/**
+ * Datastore CPU seconds between two readings of `datastoreCpuSeconds` (of the sessions named
+ * `application` only, when given); a session absent from `before` counts from its start.
+ */
+export function datastoreCpuBetween(
+  before: Map<number, { cpuSeconds: number }>,
+  after: Map<number, { application: string; cpuSeconds: number }>,
+  application?: string,
+): number {
+  return [...after]
+    .filter(([, session]) => application === undefined || session.application === application)
+    .reduce((sum, [pid, session]) => sum + session.cpuSeconds - (before.get(pid)?.cpuSeconds ?? 0), 0);
 }
