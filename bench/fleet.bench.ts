@@ -45,12 +45,32 @@ const EVALUATION_SECONDS = 60;
 const HOUR_MS = 3600_000;
 const MB = 1024 * 1024;
 
-/** Tasks that undo the setup, run last first whatever happens (errors, Ctrl-C). */
+/** The benchmark was stopped by a signal. */
+class Interrupted extends Error {}
+
+/**
+ * Tasks that undo the setup, run last first whatever happens (errors, Ctrl-C). A signal does not
+ * stop the benchmark at once, which could leave a cluster being set up behind: the benchmark stops at
+ * its next `checkpoint()`, at most one pair of clusters or one sample later, and then cleans up.
+ */
 class Cleanup {
   private readonly tasks: { name: string; task: () => Promise<unknown> }[] = [];
+  /** The signal that stopped the benchmark, if one did. */
+  interruptedBy: string | undefined;
 
   add(name: string, task: () => Promise<unknown>): void {
     this.tasks.push({ name, task });
+  }
+
+  interrupt(signal: string): void {
+    console.error(`fleet: ${signal}, stopping at the next checkpoint, then cleaning up`);
+    this.interruptedBy = signal;
+  }
+
+  checkpoint(): void {
+    if (this.interruptedBy) {
+      throw new Interrupted(this.interruptedBy);
+    }
   }
 
   async run(): Promise<void> {
@@ -165,18 +185,23 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 export async function run(): Promise<void> {
   const cleanup = new Cleanup();
-  const interrupted = (signal: string) => {
-    console.error(`fleet: ${signal}, cleaning up`);
-    void cleanup.run().finally(() => process.exit(130));
-  };
+  const interrupted = (signal: string) => cleanup.interrupt(signal);
   process.once("SIGINT", interrupted);
   process.once("SIGTERM", interrupted);
   try {
     await measure(cleanup);
+  } catch (error) {
+    // Ctrl-C reaches the children and a running initdb too: what fails then is no news.
+    if (!cleanup.interruptedBy) {
+      throw error;
+    }
   } finally {
     await cleanup.run();
     process.off("SIGINT", interrupted);
     process.off("SIGTERM", interrupted);
+  }
+  if (cleanup.interruptedBy) {
+    process.exit(130);
   }
 }
 
@@ -220,6 +245,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
     );
   });
   for (let index = 0; index < clusterCount; index += 2) {
+    cleanup.checkpoint();
     const pair = [index, index + 1]
       .filter((cluster) => cluster < clusterCount)
       .map((cluster) => {
@@ -239,6 +265,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
   const setupSeconds = (performance.now() - setupStarted) / 1000;
   console.log(`setup ${setupSeconds.toFixed(0)} s (clusters, databases, datastore)`);
 
+  cleanup.checkpoint();
   const load = startFleetLoad(clusters, { workers: 4, perSecond: 5, dwellSeconds: 10 });
   cleanup.add("stop the load", () => load.stop());
   // The datastore's side of the children's work: CPU of their sessions' server processes.
@@ -255,6 +282,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
   cleanup.add("stop the alerter", () => stopChild(alerter));
   const collector = await startChild("collector", childEnv("collector"));
   cleanup.add("stop the collector", () => stopChild(collector));
+  cleanup.checkpoint();
 
   const started = Date.now();
   const collectorSamples: ProcessSample[] = [];
@@ -262,6 +290,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
   const sessions: number[] = [];
   let warmedUp: { at: number; size: DatastoreSize; datastoreSeen: typeof datastoreSeen } | undefined;
   while (Date.now() - started < SECONDS * 1000) {
+    cleanup.checkpoint();
     const at = Date.now();
     collectorSamples.push({ at, ...processUsage(collector.pid) });
     alerterSamples.push({ at, ...processUsage(alerter.pid) });
@@ -289,6 +318,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
   await stopChild(collector);
   await stopChild(alerter);
   await load.stop();
+  cleanup.checkpoint();
 
   const baselines = await hourlyBaselineUpdate(datastore, end);
 
