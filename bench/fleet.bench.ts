@@ -277,7 +277,11 @@ async function measure(cleanup: Cleanup): Promise<void> {
   });
   const alerterEvents: AlerterEvent[] = [];
   const alerter = await startChild("alerter", childEnv("alerter"), (line) => {
-    alerterEvents.push(JSON.parse(line) as AlerterEvent);
+    try {
+      alerterEvents.push(JSON.parse(line) as AlerterEvent);
+    } catch {
+      console.log(`alerter: ${line}`);
+    }
   });
   cleanup.add("stop the alerter", () => stopChild(alerter));
   const collector = await startChild("collector", childEnv("collector"));
@@ -291,6 +295,14 @@ async function measure(cleanup: Cleanup): Promise<void> {
   let warmedUp: { at: number; size: DatastoreSize; datastoreSeen: typeof datastoreSeen } | undefined;
   while (Date.now() - started < SECONDS * 1000) {
     cleanup.checkpoint();
+    for (const [child, name] of [
+      [collector, "collector"],
+      [alerter, "alerter"],
+    ] as const) {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`the ${name} exited during the run (${child.exitCode ?? child.signalCode})`);
+      }
+    }
     const at = Date.now();
     collectorSamples.push({ at, ...processUsage(collector.pid) });
     alerterSamples.push({ at, ...processUsage(alerter.pid) });
