@@ -9,6 +9,7 @@ import { createLogger, loadConfig, startService } from "../apps/api/src/index.js
 import { silentAlerterLogger, startAlerter } from "../packages/alerter/src/index.js";
 import { ensureMetricsTables, PartitionManager, probeRegistry } from "../packages/collector/src/index.js";
 import type { SecretKey, Sql } from "../packages/datastore/src/index.js";
+import { copyPartialsBack } from "./baseline-history.js";
 import { benchConfig } from "./datastore.js";
 import { datastoreCpuBetween, datastoreCpuSeconds } from "./proc.js";
 
@@ -191,16 +192,7 @@ async function fleetUpdate(
   });
   await alerter.calculateBaselines({ full: true });
   // A week of partials before the two hours just calculated, copies of the first one.
-  await sql`
-    insert into metric_baseline_hours
-    select h.metric_name, h.connection_id, h.database_name, h.object_name, h.hour_start - make_interval(hours => k),
-      extract(hour from (h.hour_start - make_interval(hours => k)) at time zone h.time_zone)::smallint,
-      extract(dow from (h.hour_start - make_interval(hours => k)) at time zone h.time_zone)::smallint,
-      h.time_zone, h.sample_count, h.mean * (0.9 + random() * 0.2), h.m2, h.min, h.max,
-      h.first_sample_at - make_interval(hours => k), h.last_sample_at - make_interval(hours => k)
-    from metric_baseline_hours h, generate_series(1, ${DAYS * 24 - 2}) k
-    where h.hour_start = ${new Date(hour - 3 * HOUR_MS).toISOString()}::timestamptz`;
-  await sql`analyze metric_baseline_hours`;
+  await copyPartialsBack(sql, new Date(hour - 3 * HOUR_MS), DAYS * 24 - 2);
   const [{ partials } = { partials: 0 }] = await sql<{ partials: number }[]>`
     select count(*)::int as partials from metric_baseline_hours`;
   now = new Date(hour + 120_000);
