@@ -1,5 +1,6 @@
 // The monitored side of `pnpm bench fleet`: PostgreSQL 15 clusters of the machine's binaries, each
 // holding databases with real tables, and a light load over a rotating few of them.
+import { COLLECTOR_APPLICATION_NAME } from "../packages/collector/src/index.js";
 import { openDatastore, type Sql } from "../packages/datastore/src/index.js";
 import { startPrimary, type TestServer } from "../packages/datastore/src/testing/private-postgres.js";
 import { execStatements } from "../packages/datastore/src/testing/statements.js";
@@ -56,7 +57,7 @@ const LOAD = [
 
 export interface FleetCluster {
   server: TestServer;
-  /** The cluster's `postgres` database as its superuser: setup, the load, sessions counted. */
+  /** The cluster's `postgres` database as its superuser: the setup, and the sessions counted. */
   admin: Sql;
   databases: string[];
 }
@@ -110,7 +111,7 @@ export async function collectorSessions(clusters: FleetCluster[]): Promise<numbe
   const counts = await Promise.all(
     clusters.map(
       (cluster) => cluster.admin<{ n: number }[]>`
-        select count(*)::int as n from pg_stat_activity where application_name = 'dbmon collector'`,
+        select count(*)::int as n from pg_stat_activity where application_name = ${COLLECTOR_APPLICATION_NAME}`,
     ),
   );
   return counts.reduce((sum, [row]) => sum + (row?.n ?? 0), 0);
