@@ -4,19 +4,18 @@
 // hourly incremental update for a fleet (BENCH_BASELINE_FLEET connections, default 1,000) with a
 // week of hourly partials in place.
 
-import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { createLogger, loadConfig, startService } from "../apps/api/src/index.js";
 import { silentAlerterLogger, startAlerter } from "../packages/alerter/src/index.js";
 import { ensureMetricsTables, PartitionManager, probeRegistry } from "../packages/collector/src/index.js";
 import type { SecretKey, Sql } from "../packages/datastore/src/index.js";
+import { copyPartialsBack } from "./baseline-history.js";
 import { benchConfig } from "./datastore.js";
+import { datastoreCpuBetween, datastoreCpuSeconds } from "./proc.js";
 
 const CONNECTIONS = (process.env.BENCH_BASELINE_CONNECTIONS ?? "1,10").split(",").map(Number);
 const FLEET = Number(process.env.BENCH_BASELINE_FLEET ?? 1000);
 const HOUR_MS = 3600_000;
-/** USER_HZ on Linux. */
-const CLOCK_TICKS_PER_SECOND = 100;
 const DAYS = 7;
 const DATABASES = 3;
 const TABLES = 100;
@@ -193,16 +192,7 @@ async function fleetUpdate(
   });
   await alerter.calculateBaselines({ full: true });
   // A week of partials before the two hours just calculated, copies of the first one.
-  await sql`
-    insert into metric_baseline_hours
-    select h.metric_name, h.connection_id, h.database_name, h.object_name, h.hour_start - make_interval(hours => k),
-      extract(hour from (h.hour_start - make_interval(hours => k)) at time zone h.time_zone)::smallint,
-      extract(dow from (h.hour_start - make_interval(hours => k)) at time zone h.time_zone)::smallint,
-      h.time_zone, h.sample_count, h.mean * (0.9 + random() * 0.2), h.m2, h.min, h.max,
-      h.first_sample_at - make_interval(hours => k), h.last_sample_at - make_interval(hours => k)
-    from metric_baseline_hours h, generate_series(1, ${DAYS * 24 - 2}) k
-    where h.hour_start = ${new Date(hour - 3 * HOUR_MS).toISOString()}::timestamptz`;
-  await sql`analyze metric_baseline_hours`;
+  await copyPartialsBack(sql, new Date(hour - 3 * HOUR_MS), DAYS * 24 - 2);
   const [{ partials } = { partials: 0 }] = await sql<{ partials: number }[]>`
     select count(*)::int as partials from metric_baseline_hours`;
   now = new Date(hour + 120_000);
@@ -226,10 +216,7 @@ async function fleetUpdate(
   const update = await timed(() => measured.calculateBaselines());
   const { user, system } = process.cpuUsage(cpu);
   const datastoreAfter = await datastoreCpuSeconds(sql);
-  const datastoreCpu = [...datastoreAfter].reduce(
-    (sum, [pid, seconds]) => sum + seconds - (datastoreBefore.get(pid) ?? 0),
-    0,
-  );
+  const datastoreCpu = datastoreCpuBetween(datastoreBefore, datastoreAfter);
   await measured.stop();
   const [{ count } = { count: 0 }] = await sql<{ count: number }[]>`
     select count(*)::int as count from metric_baselines`;
@@ -244,26 +231,4 @@ async function fleetUpdate(
       `(${(steps.partialsMs / 1000).toFixed(1)} + ${(steps.mergeMs / 1000).toFixed(1)}) | ` +
       `${((user + system) / 1e6).toFixed(1)} | ${datastoreCpu.toFixed(1)} | ${count} |`,
   );
-}
-
-/**
- * CPU seconds used so far by each server process of the bench's database (from /proc, so only for a
- * datastore on this machine): the update's cost in datastore core time, which on a loaded machine is
- * well below its wall time.
- */
-async function datastoreCpuSeconds(sql: Sql): Promise<Map<number, number>> {
-  const pids = await sql<
-    { pid: number }[]
-  >`select pid from pg_stat_activity where datname = current_database()`;
-  const seconds = new Map<number, number>();
-  for (const { pid } of pids) {
-    try {
-      // Fields 14 and 15 (utime, stime) in clock ticks, after the parenthesised command name.
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-      seconds.set(pid, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND);
-    } catch {
-      // Not on this machine, or gone.
-    }
-  }
-  return seconds;
 }

@@ -2,7 +2,6 @@
 // rows), next to the same aggregation as plain SQL; then the collector's CPU and memory while it
 // monitors 100 databases.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +19,7 @@ import {
   startEmbeddedServer,
 } from "../packages/datastore/src/index.js";
 import { benchConfig } from "./datastore.js";
+import { processUsage } from "./proc.js";
 
 const CONNECTIONS = 50;
 const DAYS = 30;
@@ -181,15 +181,6 @@ async function compareWithPlainSql(
       `| ${variant.title} | ${source} | ${s.toFixed(1)} | ${e.toFixed(1)} | ${(e / s).toFixed(2)}x (${goal}) |`,
     );
   }
-}
-
-/** utime + stime (seconds) and resident memory (bytes) of a process, from /proc. */
-function processUsage(pid: number): { cpuSeconds: number; rssBytes: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return { cpuSeconds: ticks / 100, rssBytes: Number(rss?.[1] ?? 0) * 1024 };
 }
 
 async function collectorFootprint(): Promise<void> {

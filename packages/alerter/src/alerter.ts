@@ -86,6 +86,7 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
   const baselineSeconds = options.baselineSeconds ?? 3600;
 
   const evaluate = async () => {
+    const started = performance.now();
     const now = clock.now();
     await runSchedules(sql, now, logger);
     const context = await EvaluationContext.load(sql, now);
@@ -94,6 +95,11 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
     if (anomaly) {
       await evaluateAnomalies(sql, context, values, anomaly, logger);
     }
+    // Whether a pass fits in its interval, for operators and `pnpm bench fleet`.
+    logger.debug(
+      { connections: context.connections.size, ms: Math.round(performance.now() - started) },
+      "rules evaluated",
+    );
   };
   const recalculate = async (options?: BaselineOptions) => {
     if (!anomaly) {

@@ -1,0 +1,536 @@
+// A fleet on one machine: BENCH_FLEET_DATABASES databases (default 1,000) on local PostgreSQL 15
+// clusters of BENCH_FLEET_DATABASES_PER_CLUSTER (100) started here, monitored for
+// BENCH_FLEET_SECONDS (900) at default probe intervals by the collector and the alerter, each in a
+// process of its own, with a light load on the databases. Measures both processes' CPU and peak
+// memory, the collector's sessions on the clusters, the alerter's evaluation passes, the hourly
+// baseline update over what was collected, and the datastore's growth.
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { silentAlerterLogger, startAlerter } from "../packages/alerter/src/index.js";
+import {
+  type Datastore,
+  loadSecretKey,
+  openDatastore,
+  type SecretKey,
+  type Sql,
+} from "../packages/datastore/src/index.js";
+import { databaseUrl } from "../packages/datastore/src/testing/urls.js";
+import { copyPartialsBack } from "./baseline-history.js";
+import {
+  collectorSessions,
+  type FleetCluster,
+  removeFleetCluster,
+  startFleetCluster,
+  startFleetLoad,
+} from "./fleet-databases.js";
+import { datastoreCpuBetween, datastoreCpuSeconds, processUsage } from "./proc.js";
+
+const DATABASES = Number(process.env.BENCH_FLEET_DATABASES ?? 1000);
+const PER_CLUSTER = Number(process.env.BENCH_FLEET_DATABASES_PER_CLUSTER ?? 100);
+const SECONDS = Number(process.env.BENCH_FLEET_SECONDS ?? 900);
+/** The datastore's server; the benchmark creates a database of its own there and drops it at the end. */
+const SERVER_URL = process.env.DBMON_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+/**
+ * The collector spreads first runs over up to 30 s and snapshot probes store everything at first:
+ * what follows the first two minutes (half of a shorter run) is reported apart.
+ */
+const WARM_UP_SECONDS = Math.min(120, SECONDS / 2);
+const SAMPLE_SECONDS = 5;
+/** The alerter's default evaluation interval. */
+const EVALUATION_SECONDS = 60;
+const HOUR_MS = 3600_000;
+/** The alerter's default baseline window (7 days). */
+const LOOKBACK_HOURS = 7 * 24;
+const MB = 1024 * 1024;
+
+/** The benchmark was stopped by a signal. */
+class Interrupted extends Error {}
+
+/**
+ * Tasks that undo the setup, run last first whatever happens (errors, Ctrl-C). A signal does not
+ * stop the benchmark at once, which could leave a cluster being set up behind: the benchmark stops at
+ * its next `checkpoint()`, at most one pair of clusters or one sample later, and then cleans up.
+ */
+class Cleanup {
+  private readonly tasks: { name: string; task: () => Promise<unknown> }[] = [];
+  /** The signal that stopped the benchmark, if one did. */
+  interruptedBy: string | undefined;
+
+  add(name: string, task: () => Promise<unknown>): void {
+    this.tasks.push({ name, task });
+  }
+
+  interrupt(signal: string): void {
+    console.error(`fleet: ${signal}, stopping at the next checkpoint, then cleaning up`);
+    this.interruptedBy = signal;
+  }
+
+  checkpoint(): void {
+    if (this.interruptedBy) {
+      throw new Interrupted(this.interruptedBy);
+    }
+  }
+
+  async run(): Promise<void> {
+    for (const { name, task } of this.tasks.splice(0).reverse()) {
+      await task().catch((error: unknown) => console.error(`fleet cleanup: ${name} failed: ${error}`));
+    }
+  }
+}
+
+interface ProcessSample {
+  at: number;
+  cpuSeconds: number;
+  rssBytes: number;
+  peakRssBytes: number;
+}
+
+interface AlerterEvent {
+  event: string;
+  at: number;
+  ms?: number;
+  connections?: number;
+  message?: string;
+}
+
+/** A bench process script in a child, resolved when it prints `<name> started`. */
+async function startChild(
+  name: string,
+  env: NodeJS.ProcessEnv,
+  onLine: (line: string) => void = () => {},
+): Promise<ChildProcess & { pid: number }> {
+  const script = fileURLToPath(new URL(`./${name}-process.ts`, import.meta.url));
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.on("line", (line) => {
+      if (line === `${name} started`) {
+        resolve();
+      } else {
+        onLine(line);
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`${name} exited with ${code}`)));
+  });
+  return child as ChildProcess & { pid: number };
+}
+
+/** SIGTERM, then SIGKILL when the child has not exited 15 s later. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return;
+  }
+  const exited = new Promise((done) => child.once("exit", done));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+interface DatastoreSize {
+  /** Bytes of the metrics schema's tables with their indexes and TOAST, per table (partitions summed). */
+  metricsTables: Map<string, number>;
+  metrics: number;
+  /** The same for every other table (probe_runs, alerts, baselines, ...). */
+  other: number;
+  /** Rows inserted into the metrics schema so far. */
+  metricRows: number;
+}
+
+async function datastoreSize(sql: Sql): Promise<DatastoreSize> {
+  const tables = await sql<{ schema: string; name: string; bytes: number; inserted: number }[]>`
+    select n.nspname as schema, coalesce(p.relname, c.relname) as name,
+      sum(pg_total_relation_size(c.oid))::float8 as bytes, coalesce(sum(s.n_tup_ins), 0)::float8 as inserted
+    from pg_class c
+    join pg_namespace n on n.oid = c.relnamespace
+    left join pg_inherits i on i.inhrelid = c.oid
+    left join pg_class p on p.oid = i.inhparent
+    left join pg_stat_user_tables s on s.relid = c.oid
+    where c.relkind in ('r', 'm') and n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast')
+    group by 1, 2`;
+  const metricsTables = new Map(
+    tables.filter((table) => table.schema === "metrics").map((table) => [table.name, table.bytes]),
+  );
+  const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+  return {
+    metricsTables,
+    metrics: sum([...metricsTables.values()]),
+    other: sum(tables.filter((table) => table.schema !== "metrics").map((table) => table.bytes)),
+    metricRows: sum(tables.filter((table) => table.schema === "metrics").map((table) => table.inserted)),
+  };
+}
+
+/** The datastore URL of a child, its sessions named so that their CPU can be told apart. */
+function namedSessions(url: string, application: string): string {
+  const named = new URL(url);
+  named.searchParams.set("application_name", application);
+  return named.toString();
+}
+
+/** Cores used between two samples (CPU seconds per wall second). */
+function cores(from: ProcessSample | undefined, to: ProcessSample | undefined): number {
+  return from && to && to.at > from.at ? (to.cpuSeconds - from.cpuSeconds) / ((to.at - from.at) / 1000) : 0;
+}
+
+function peakMb(samples: ProcessSample[]): number {
+  return Math.max(0, ...samples.map((sample) => Math.max(sample.rssBytes, sample.peakRssBytes))) / MB;
+}
+
+function describeUpdate(update: BaselineUpdate): string {
+  return (
+    `${update.coreSeconds.toFixed(1)} (${update.alerterSeconds.toFixed(1)} + ${update.datastoreSeconds.toFixed(1)}), ` +
+    `${update.wallSeconds.toFixed(1)} (${update.partialsSeconds.toFixed(1)} + ${update.mergeSeconds.toFixed(1)}); ` +
+    `${update.partials} partials, ${update.baselines} baselines`
+  );
+}
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+export async function run(): Promise<void> {
+  const cleanup = new Cleanup();
+  const interrupted = (signal: string) => cleanup.interrupt(signal);
+  process.once("SIGINT", interrupted);
+  process.once("SIGTERM", interrupted);
+  try {
+    await measure(cleanup);
+  } catch (error) {
+    // Ctrl-C reaches the children and a running initdb too: what fails then is no news.
+    if (!cleanup.interruptedBy) {
+      throw error;
+    }
+  } finally {
+    await cleanup.run();
+    process.off("SIGINT", interrupted);
+    process.off("SIGTERM", interrupted);
+  }
+  if (cleanup.interruptedBy) {
+    process.exit(130);
+  }
+}
+
+async function measure(cleanup: Cleanup): Promise<void> {
+  const clusterCount = Math.ceil(DATABASES / PER_CLUSTER);
+  console.log(
+    `\n## Fleet: ${DATABASES} databases on ${clusterCount} local PostgreSQL 15 clusters, ${SECONDS} s at default intervals`,
+  );
+  const setupStarted = performance.now();
+
+  // The datastore: a fresh database on the server, migrated as `dbmon serve` would.
+  const name = `dbmon_fleet_${randomBytes(4).toString("hex")}`;
+  const server = await openDatastore({
+    databaseUrl: SERVER_URL,
+    dataDir: "",
+    migrate: false,
+    maxConnections: 1,
+  });
+  cleanup.add("close the datastore's server", () => server.close());
+  await server.sql.unsafe(`create database ${name}`);
+  cleanup.add("drop the datastore", () => server.sql.unsafe(`drop database if exists ${name} with (force)`));
+  const datastore: Datastore = await openDatastore({
+    databaseUrl: databaseUrl(SERVER_URL, name),
+    dataDir: "",
+    maxConnections: 4,
+  });
+  cleanup.add("close the datastore", () => datastore.close());
+  const { sql } = datastore;
+  const secretDir = await mkdtemp(join(tmpdir(), "dbmon-bench-secret-"));
+  cleanup.add("remove the secret directory", () => rm(secretDir, { recursive: true, force: true }));
+  await loadSecretKey({ dataDir: secretDir });
+
+  // The clusters, two at a time (one per core), each registered as it comes.
+  const clusters: FleetCluster[] = [];
+  const starting: Promise<FleetCluster>[] = [];
+  cleanup.add("stop the clusters", async () => {
+    // Those still starting too (an interruption during the setup).
+    const settled = await Promise.allSettled(starting);
+    await Promise.all(
+      settled.flatMap((result) => (result.status === "fulfilled" ? [removeFleetCluster(result.value)] : [])),
+    );
+  });
+  for (let index = 0; index < clusterCount; index += 2) {
+    cleanup.checkpoint();
+    const pair = [index, index + 1]
+      .filter((cluster) => cluster < clusterCount)
+      .map((cluster) => {
+        const first = cluster * PER_CLUSTER + 1;
+        return startFleetCluster(first, Math.min(PER_CLUSTER, DATABASES - first + 1));
+      });
+    starting.push(...pair);
+    const started = await Promise.all(pair);
+    clusters.push(...started);
+    for (const cluster of started) {
+      await sql`
+        insert into connections (name, host, port, database_name, username, sslmode, owner_username, is_monitored)
+        select d, '127.0.0.1', ${cluster.server.port}, d, d, 'disable', 'admin', true
+        from unnest(${cluster.databases}::text[]) d`;
+    }
+  }
+  const setupSeconds = (performance.now() - setupStarted) / 1000;
+  console.log(`setup ${setupSeconds.toFixed(0)} s (clusters, databases, datastore)`);
+
+  cleanup.checkpoint();
+  const load = startFleetLoad(clusters, { workers: 4, perSecond: 5, dwellSeconds: 10 });
+  cleanup.add("stop the load", () => load.stop());
+  // The datastore's side of the children's work: CPU of their sessions' server processes.
+  const datastoreBefore = await datastoreCpuSeconds(sql);
+  const datastoreSeen = new Map(datastoreBefore);
+  const childEnv = (application: string) => ({
+    BENCH_DATASTORE_URL: namedSessions(datastore.url, `fleet ${application}`),
+    BENCH_SECRET_DIR: secretDir,
+  });
+  const alerterEvents: AlerterEvent[] = [];
+  const alerter = await startChild("alerter", childEnv("alerter"), (line) => {
+    try {
+      alerterEvents.push(JSON.parse(line) as AlerterEvent);
+    } catch {
+      console.log(`alerter: ${line}`);
+    }
+  });
+  cleanup.add("stop the alerter", () => stopChild(alerter));
+  const collector = await startChild("collector", childEnv("collector"));
+  cleanup.add("stop the collector", () => stopChild(collector));
+  cleanup.checkpoint();
+
+  const started = Date.now();
+  const collectorSamples: ProcessSample[] = [];
+  const alerterSamples: ProcessSample[] = [];
+  const sessions: number[] = [];
+  let warmedUp: { at: number; size: DatastoreSize; datastoreSeen: typeof datastoreSeen } | undefined;
+  while (Date.now() - started < SECONDS * 1000) {
+    cleanup.checkpoint();
+    for (const [child, name] of [
+      [collector, "collector"],
+      [alerter, "alerter"],
+    ] as const) {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`the ${name} exited during the run (${child.exitCode ?? child.signalCode})`);
+      }
+    }
+    const at = Date.now();
+    collectorSamples.push({ at, ...processUsage(collector.pid) });
+    alerterSamples.push({ at, ...processUsage(alerter.pid) });
+    sessions.push(await collectorSessions(clusters));
+    for (const [pid, session] of await datastoreCpuSeconds(sql)) {
+      datastoreSeen.set(pid, session);
+    }
+    if (!warmedUp && at - started >= WARM_UP_SECONDS * 1000) {
+      warmedUp = { at, size: await datastoreSize(sql), datastoreSeen: new Map(datastoreSeen) };
+    }
+    await sleep(Math.max(0, at + SAMPLE_SECONDS * 1000 - Date.now()));
+  }
+  const end = Date.now();
+  collectorSamples.push({ at: end, ...processUsage(collector.pid) });
+  alerterSamples.push({ at: end, ...processUsage(alerter.pid) });
+  for (const [pid, session] of await datastoreCpuSeconds(sql)) {
+    datastoreSeen.set(pid, session);
+  }
+  const endSize = await datastoreSize(sql);
+  const collected = await sql<{ connections: number; errors: number; error: string | null }[]>`
+    select count(distinct r.connection_id)::int as connections,
+      (select count(*)::int from connections where connection_error is not null) as errors,
+      (select min(connection_error) from connections) as error
+    from probe_runs r`;
+  await stopChild(collector);
+  await stopChild(alerter);
+  await load.stop();
+  cleanup.checkpoint();
+
+  const baselines = await hourlyBaselineUpdates(datastore, started, end);
+
+  // Results.
+  const steadyFrom = (samples: ProcessSample[]) =>
+    samples.find((sample) => sample.at - started >= WARM_UP_SECONDS * 1000) ?? samples[0];
+  const collectorCores = cores(collectorSamples[0], collectorSamples.at(-1));
+  const alerterCores = cores(alerterSamples[0], alerterSamples.at(-1));
+  const growthSeconds = warmedUp ? (end - warmedUp.at) / 1000 : 0;
+  const perDay = (bytes: number) => (growthSeconds > 0 ? (bytes / growthSeconds) * 86400 : 0);
+  const metricsPerDay = perDay(endSize.metrics - (warmedUp?.size.metrics ?? 0));
+  const otherPerDay = perDay(endSize.other - (warmedUp?.size.other ?? 0));
+  const totalPerDay = metricsPerDay + otherPerDay;
+  const rowsPerMinute =
+    growthSeconds > 0 ? ((endSize.metricRows - (warmedUp?.size.metricRows ?? 0)) / growthSeconds) * 60 : 0;
+  const evaluations = alerterEvents.filter((event) => event.event === "evaluation");
+  const passMs = evaluations.map((event) => event.ms ?? 0).sort((a, b) => a - b);
+  const problems = new Map<string, number>();
+  for (const event of alerterEvents.filter((event) => event.event === "problem")) {
+    problems.set(event.message ?? "", (problems.get(event.message ?? "") ?? 0) + 1);
+  }
+  const [summary] = collected;
+  const datastoreCores = (application: string) => {
+    const whole = datastoreCpuBetween(datastoreBefore, datastoreSeen, application) / ((end - started) / 1000);
+    const steady = warmedUp
+      ? datastoreCpuBetween(warmedUp.datastoreSeen, datastoreSeen, application) / ((end - warmedUp.at) / 1000)
+      : 0;
+    return `${whole.toFixed(3)} / ${steady.toFixed(3)}`;
+  };
+  const largest = [...endSize.metricsTables]
+    .map(([table, bytes]) => [table, perDay(bytes - (warmedUp?.size.metricsTables.get(table) ?? 0))] as const)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([table, bytes]) => `${table} ${(bytes / MB).toFixed(0)}`)
+    .join(", ");
+
+  console.log(
+    `fleet: ${DATABASES} databases, collector ${collectorCores.toFixed(2)} cores / ${peakMb(collectorSamples).toFixed(0)} MB peak, ` +
+      `alerter ${alerterCores.toFixed(2)} cores / ${peakMb(alerterSamples).toFixed(0)} MB peak, ` +
+      `baselines ${baselines.week.coreSeconds.toFixed(1)} s per hour, datastore ${(totalPerDay / MB).toFixed(0)} MB per day`,
+  );
+  console.log("| measure | value | goal |");
+  console.log("|---|---|---|");
+  const rows: [string, string, string][] = [
+    ["collector cores, whole run", collectorCores.toFixed(3), "< 0.5"],
+    [
+      `collector cores, after the first ${WARM_UP_SECONDS} s`,
+      cores(steadyFrom(collectorSamples), collectorSamples.at(-1)).toFixed(3),
+      "< 0.5",
+    ],
+    ["collector peak RSS", `${peakMb(collectorSamples).toFixed(0)} MB`, "< 500 MB"],
+    [
+      "collector sessions on the clusters, max sampled",
+      `${Math.max(0, ...sessions)} (${sessions.at(-1) ?? 0} at the end; ${clusterCount} clusters, sampled every ${SAMPLE_SECONDS} s)`,
+      "bounded",
+    ],
+    [
+      "connections collected / with a connection error at the end",
+      `${summary?.connections ?? 0} / ${summary?.errors ?? 0}${summary?.error ? ` (${summary.error.slice(0, 100)})` : ""}`,
+      `${DATABASES} / 0`,
+    ],
+    ["alerter cores, whole run", alerterCores.toFixed(3), "< 0.3"],
+    [
+      `alerter cores, after the first ${WARM_UP_SECONDS} s`,
+      cores(steadyFrom(alerterSamples), alerterSamples.at(-1)).toFixed(3),
+      "< 0.3",
+    ],
+    ["alerter peak RSS", `${peakMb(alerterSamples).toFixed(0)} MB`, "—"],
+    [
+      `datastore server processes' cores for the collector / the alerter: whole run / after ${WARM_UP_SECONDS} s`,
+      `${datastoreCores("fleet collector")}; ${datastoreCores("fleet alerter")}`,
+      "—",
+    ],
+    [
+      "alerter evaluation passes: count, median / max ms",
+      `${evaluations.length}, ${passMs[Math.floor(passMs.length / 2)] ?? 0} / ${passMs.at(-1) ?? 0} ms ` +
+        `(${evaluations.at(-1)?.connections ?? 0} connections)`,
+      `every ${EVALUATION_SECONDS} s, each < ${EVALUATION_SECONDS * 1000} ms`,
+    ],
+    [
+      "alerter warnings and errors",
+      problems.size === 0 ? "none" : [...problems].map(([message, n]) => `${message} ×${n}`).join("; "),
+      "none",
+    ],
+    [
+      "hourly baseline update over the collected hours alone: core s (alerter + datastore), wall s (partials + merge)",
+      describeUpdate(baselines.collected),
+      "—",
+    ],
+    [
+      "the same with a week of partials before them (copies): core s (alerter + datastore), wall s (partials + merge)",
+      describeUpdate(baselines.week),
+      "< 60 s at 1,000",
+    ],
+    [
+      `datastore growth per day (from the ${WARM_UP_SECONDS} s mark): metrics + the rest`,
+      `${(metricsPerDay / MB).toFixed(1)} + ${(otherPerDay / MB).toFixed(1)} MB; ` +
+        `${(totalPerDay / MB / DATABASES).toFixed(2)} MB per database`,
+      "measured",
+    ],
+    ["largest metrics tables' growth, MB per day", largest, "—"],
+    ["metric rows stored per minute", rowsPerMinute.toFixed(0), "—"],
+    [
+      "datastore at the end: metrics + the rest",
+      `${(endSize.metrics / MB).toFixed(0)} + ${(endSize.other / MB).toFixed(0)} MB`,
+      "—",
+    ],
+    ["load on the databases", `${load.requests} requests, ${load.failures} failed`, "—"],
+  ];
+  for (const row of rows) {
+    console.log(`| ${row.join(" | ")} |`);
+  }
+}
+
+interface BaselineUpdate {
+  coreSeconds: number;
+  alerterSeconds: number;
+  datastoreSeconds: number;
+  wallSeconds: number;
+  partialsSeconds: number;
+  mergeSeconds: number;
+  /** Baselines and hourly partials stored after the update. */
+  baselines: number;
+  partials: number;
+}
+
+/**
+ * The alerter's hourly baseline update as it would run at two minutes past the hour after the
+ * collection: the collected hours' partials computed (the hour before the update again, as every
+ * update does when the previous one ran less than 5 minutes after its hour ended) and every series
+ * merged. Twice: over what was collected alone, then with a week of partials before it (copies of the
+ * first collected hour's), as a fleet monitored for a week would have. Core time is the update's
+ * process CPU plus the CPU of the datastore's server processes (as in bench/baselines.bench.ts).
+ */
+async function hourlyBaselineUpdates(
+  datastore: Datastore,
+  collectedFrom: number,
+  collectedUntil: number,
+): Promise<{ collected: BaselineUpdate; week: BaselineUpdate }> {
+  const { sql } = datastore;
+  const nextHour = Math.ceil(collectedUntil / HOUR_MS) * HOUR_MS;
+  const now = new Date(nextHour + 120_000);
+  const steps = { partialsMs: 0, mergeMs: 0 };
+  const alerter = startAlerter({
+    datastore,
+    logger: {
+      ...silentAlerterLogger,
+      debug: (entry: { partialsMs?: number; mergeMs?: number }) => {
+        steps.partialsMs += entry.partialsMs ?? 0;
+        steps.mergeMs += entry.mergeMs ?? 0;
+      },
+    },
+    // No notification channels: the key is never used.
+    secretKey: Buffer.alloc(32) as SecretKey,
+    clock: { now: () => now },
+    timers: false,
+  });
+  const update = async (): Promise<BaselineUpdate> => {
+    steps.partialsMs = 0;
+    steps.mergeMs = 0;
+    const cpu = process.cpuUsage();
+    const datastoreBefore = await datastoreCpuSeconds(sql);
+    const started = performance.now();
+    await alerter.calculateBaselines();
+    const wallSeconds = (performance.now() - started) / 1000;
+    const { user, system } = process.cpuUsage(cpu);
+    const datastoreSeconds = datastoreCpuBetween(datastoreBefore, await datastoreCpuSeconds(sql));
+    const [stored] = await sql<{ baselines: number; partials: number }[]>`
+      select (select count(*)::int from metric_baselines) as baselines,
+        (select count(*)::int from metric_baseline_hours) as partials`;
+    const alerterSeconds = (user + system) / 1e6;
+    return {
+      coreSeconds: alerterSeconds + datastoreSeconds,
+      alerterSeconds,
+      datastoreSeconds,
+      wallSeconds,
+      partialsSeconds: steps.partialsMs / 1000,
+      mergeSeconds: steps.mergeMs / 1000,
+      baselines: stored?.baselines ?? 0,
+      partials: stored?.partials ?? 0,
+    };
+  };
+  try {
+    const collected = await update();
+    const firstHour = Math.floor(collectedFrom / HOUR_MS) * HOUR_MS;
+    await copyPartialsBack(sql, new Date(firstHour), LOOKBACK_HOURS - (nextHour - firstHour) / HOUR_MS);
+    const week = await update();
+    return { collected, week };
+  } finally {
+    await alerter.stop();
+  }
+}
