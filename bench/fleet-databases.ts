@@ -62,14 +62,18 @@ export interface FleetCluster {
   databases: string[];
 }
 
+/** The role every connection of the fleet monitors with, as an operator would set one up. */
+export const FLEET_MONITORING_ROLE = "dbmon_monitor";
+
 /**
- * A cluster with `databases` databases named `fleet_<first>`... Each database has a login role of
- * the same name, member of pg_monitor and allowed into that database only: the collector then sees
- * one database per connection, as it would on as many separate servers.
+ * A cluster with `databases` databases named `fleet_<first>`..., each registered as a connection of
+ * its own with one monitoring role (member of pg_monitor, allowed into the fleet's databases only):
+ * the collector sees one server per cluster and one database per connection.
  */
 export async function startFleetCluster(first: number, databases: number): Promise<FleetCluster> {
   const server = await startPrimary("replica", {
-    // The collector opens at most 3 sessions per connection; the load and the benchmark a few more.
+    // The collector opens at most 3 sessions per server; the load and the benchmark a few more. The
+    // headroom is for a collector that would not share a server's sessions among its connections.
     max_connections: databases * 3 + 30,
     shared_buffers: "32MB",
     shared_preload_libraries: "'pg_stat_statements'",
@@ -83,13 +87,13 @@ export async function startFleetCluster(first: number, databases: number): Promi
     for (const database of ["postgres", "template1", "fleet_template"]) {
       await admin.unsafe(`revoke connect on database ${database} from public`);
     }
+    await admin.unsafe(`create role ${FLEET_MONITORING_ROLE} login in role pg_monitor`);
     const names: string[] = [];
     for (let index = first; index < first + databases; index += 1) {
       const name = `fleet_${index}`;
-      await admin.unsafe(`create role ${name} login in role pg_monitor`);
       await admin.unsafe(`create database ${name} template fleet_template`);
       await admin.unsafe(`revoke connect on database ${name} from public`);
-      await admin.unsafe(`grant connect on database ${name} to ${name}`);
+      await admin.unsafe(`grant connect on database ${name} to ${FLEET_MONITORING_ROLE}`);
       names.push(name);
     }
     return { server, admin, databases: names };

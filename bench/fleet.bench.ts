@@ -23,6 +23,7 @@ import { databaseUrl } from "../packages/datastore/src/testing/urls.js";
 import { copyPartialsBack } from "./baseline-history.js";
 import {
   collectorSessions,
+  FLEET_MONITORING_ROLE,
   type FleetCluster,
   removeFleetCluster,
   startFleetCluster,
@@ -269,7 +270,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
     for (const cluster of started) {
       await sql`
         insert into connections (name, host, port, database_name, username, sslmode, owner_username, is_monitored)
-        select d, '127.0.0.1', ${cluster.server.port}, d, d, 'disable', 'admin', true
+        select d, '127.0.0.1', ${cluster.server.port}, d, ${FLEET_MONITORING_ROLE}, 'disable', 'admin', true
         from unnest(${cluster.databases}::text[]) d`;
     }
   }
