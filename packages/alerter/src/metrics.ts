@@ -1,5 +1,5 @@
 import type { Sql } from "@dbmon/datastore";
-import { findProbeSpec } from "@dbmon/datastore";
+import { collectedDatabaseJoin, findProbeSpec } from "@dbmon/datastore";
 import { AUTOVACUUM_FRESHNESS_SECONDS, updateAutovacuumCrossings } from "./autovacuum-crossings.js";
 import { collected, seconds, settingAt } from "./metric-sql.js";
 
@@ -262,11 +262,14 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
   },
   age_percent: {
     // D12: the real age of datfrozenxid against autovacuum_freeze_max_age (the reference returned 50).
+    // Every connection of a server lists all its databases: each one counts under the connection
+    // that collects it, so one database is one series (and one alert), not one per connection.
     tables: ["pg_database", "pg_settings"],
     freshnessSeconds: THIRTY_MINUTES,
     sql: `select a.connection_id, a.datname as database_name, null::text as object_name, a.collected_at,
             a.age_datfrozenxid::float8 * 100 / nullif(coalesce(fm.value, 200000000), 0) as value
           from ${collected("pg_database", "datallowconn and age_datfrozenxid is not null")} a
+          ${collectedDatabaseJoin("a", "datname")}
           ${settingAt("autovacuum_freeze_max_age", "fm")}`,
   },
   "pg_stat_database.deadlocks_delta": delta("pg_stat_database", "deadlocks", THIRTY_MINUTES),

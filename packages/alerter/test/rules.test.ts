@@ -225,3 +225,38 @@ describe("collected rows", () => {
     expect(await statusOf("spock_recent_exceptions_present", c)).toEqual([["cleared", null, 1]]);
   });
 });
+
+describe("a server registered as several connections", () => {
+  it("counts each database's transaction ID age once, under the connection that collects it", async () => {
+    const sql = h.datastore.sql;
+    const register = async (name: string, database: string) => {
+      const [row] = await sql<{ id: number }[]>`
+        insert into connections (name, host, port, database_name, username, owner_username)
+        values (${name}, '127.0.0.1', 6543, ${database}, 'postgres', 'admin') returning id`;
+      return row?.id ?? 0;
+    };
+    // The lowest id at the address also collects the databases nobody registered ("other").
+    const first = await register("server-postgres", "postgres");
+    const app = await register("server-app", "app");
+    const t = new Date();
+    h.clock.set(t);
+    const at = new Date(t.getTime() - 30_000).toISOString();
+    // Each connection lists every database of the server, as pg_database does.
+    for (const connection of [first, app]) {
+      await sql`insert into metrics.pg_database (connection_id, collected_at, datname, datallowconn, age_datfrozenxid)
+        select ${connection}, ${at}, d, true, 180000000 from unnest(array['app', 'other', 'postgres']) d`;
+      await sql`insert into metrics.pg_settings (connection_id, collected_at, name, setting)
+        values (${connection}, ${at}, 'max_connections', '100')`;
+    }
+    await h.alerter().evaluate();
+    const raised = await sql<{ connection_id: number; database_name: string }[]>`
+      select a.connection_id, a.database_name from alerts a join alert_rules r on r.id = a.rule_id
+      where r.name = 'transaction_wraparound' and a.connection_id = any(${[first, app]}::int[])
+      order by a.connection_id, a.database_name`;
+    expect(raised).toEqual([
+      { connection_id: first, database_name: "other" },
+      { connection_id: first, database_name: "postgres" },
+      { connection_id: app, database_name: "app" },
+    ]);
+  });
+});

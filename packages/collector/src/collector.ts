@@ -6,6 +6,7 @@ import {
   effectiveProbeConfigs,
   findProbeSpec,
   type HostPolicy,
+  readServerDirectory,
   refreshClusterTopology,
   rollUpMetrics,
   rollupTables,
@@ -19,7 +20,7 @@ import { firstRunOffsetMs } from "./probe-timers.js";
 import { probeRegistry } from "./probes/registry.js";
 import type { ProbeDefinition } from "./probes/types.js";
 import { dropExpiredPartitions } from "./retention.js";
-import { ServerGroup, serverAddress, serverKey } from "./server-group.js";
+import { ServerGroup, serverKey } from "./server-group.js";
 import { describeError } from "./sessions.js";
 import { ensureMetricsTables, lastRunsOf, PartitionManager } from "./storage.js";
 import { type ConnectionRow, connectionFingerprint, type ServerTarget, serverTarget } from "./target.js";
@@ -133,7 +134,6 @@ export async function startCollector(options: CollectorOptions): Promise<Running
 
   const groups = new Map<string, ServerGroup>();
   const monitors = new Map<number, { monitor: ConnectionMonitor; group: ServerGroup; key: string }>();
-  let directory = new Map<string, { databases: Set<string>; firstConnectionId: number }>();
   let firstRunSpreadSeconds = 0;
   const deps: MonitorDeps = {
     sql,
@@ -141,7 +141,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     logger,
     clock,
     partitions,
-    directory: { lookup: (address) => directory.get(address) },
+    directory: new Map(),
     settings: {
       probes,
       schedule(connectionId, probe) {
@@ -167,20 +167,6 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   let pollTimer: NodeJS.Timeout | undefined;
   let takeoverTimer: NodeJS.Timeout | undefined;
 
-  /** Every monitored connection's address and database, whichever collector holds it. */
-  async function readDirectory(): Promise<void> {
-    const rows = await sql<Pick<ConnectionRow, "id" | "host" | "hostaddr" | "port" | "database_name">[]>`
-      select id, host, hostaddr, port, database_name from connections where is_monitored order by id`;
-    const next = new Map<string, { databases: Set<string>; firstConnectionId: number }>();
-    for (const row of rows) {
-      const address = serverAddress(row);
-      const entry = next.get(address) ?? { databases: new Set<string>(), firstConnectionId: row.id };
-      entry.databases.add(row.database_name);
-      next.set(address, entry);
-    }
-    directory = next;
-  }
-
   async function removeMonitor(id: number): Promise<void> {
     const entry = monitors.get(id);
     monitors.delete(id);
@@ -201,7 +187,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
         sslkey, sslrootcert, is_local, connection_error
       from connections where id = any(${leases.owned}::int[]) and is_monitored`;
     const wanted = new Map(rows.map((row) => [row.id, row]));
-    await readDirectory();
+    deps.directory = await readServerDirectory(sql);
     firstRunSpreadSeconds = Math.min(
       options.maxFirstRunSpreadSeconds ?? 30,
       FIRST_RUN_SPREAD_PER_CONNECTION_SECONDS * wanted.size,

@@ -1,10 +1,10 @@
-import type { Sql } from "@dbmon/datastore";
+import type { ServerDirectoryEntry, Sql } from "@dbmon/datastore";
 import { FailureBackoff } from "./backoff.js";
 import type { Clock, CollectorLogger } from "./logger.js";
 import { runProbeOn, tagged } from "./probe-run.js";
 import { type ProbeSchedule, ProbeTimers } from "./probe-timers.js";
 import type { ProbeDefinition, ProbeRow } from "./probes/types.js";
-import { collectedPerConnection, type ServerDirectory, type ServerGroup } from "./server-group.js";
+import { collectedPerConnection, type ServerGroup } from "./server-group.js";
 import { ConnectError, describeError, RunTimeoutError } from "./sessions.js";
 import type { PartitionManager } from "./storage.js";
 import { storeProbeRun } from "./storage.js";
@@ -34,7 +34,8 @@ export interface MonitorDeps {
   clock: Clock;
   partitions: PartitionManager;
   settings: MonitorSettings;
-  directory: ServerDirectory;
+  /** Every monitored connection's server address (`readServerDirectory`), re-read at each sync. */
+  directory: ReadonlyMap<string, ServerDirectoryEntry>;
 }
 
 // Only databases the role may connect to: a refused connection attempt per run helps no one.

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { collectsDatabase, serverAddress } from "@dbmon/datastore";
 import { FailureBackoff } from "./backoff.js";
 import type { ConnectionMonitor, MonitorDeps } from "./monitor.js";
 import { type RunServer, runProbeOn } from "./probe-run.js";
@@ -37,25 +38,13 @@ export function collectedPerConnection(probe: ProbeDefinition): boolean {
   return probe.scope === "database" || probe.readsConnectedDatabase === true;
 }
 
-/** Where a server is, for matching the monitored connections of every collector (leased or not). */
-export function serverAddress(row: Pick<ConnectionRow, "host" | "hostaddr" | "port">): string {
-  return JSON.stringify([row.host, row.hostaddr, row.port]);
-}
-
-/** Every monitored connection of each server address, whichever collector holds it. */
-export interface ServerDirectory {
-  /** The databases registered as connections at this address, and the lowest such connection id. */
-  lookup(address: string): { databases: ReadonlySet<string>; firstConnectionId: number } | undefined;
-}
-
 /**
  * The connections this collector holds on one monitored server. They share the server's sessions
  * (at most `maxSessionsPerServer` over all of them), and server-wide probes (server and host scope,
  * but those that read the connected database) run once per server and are stored for every member in
  * one transaction. Database probes stay with
- * each member (`ConnectionMonitor`); a database registered as a connection of its own is collected
- * under that connection, the server's other databases under its lowest-id connection, so a server
- * with a hundred registered databases is not collected a hundred times over.
+ * each member (`ConnectionMonitor`), each collecting the databases `collectsDatabase` gives it, so a
+ * server with a hundred registered databases is not collected a hundred times over.
  */
 export class ServerGroup {
   readonly sessions: ServerSessions;
@@ -164,17 +153,10 @@ export class ServerGroup {
     return this.failure.waiting(now);
   }
 
-  /** The databases of the server that `member` collects its database probes in. */
+  /** The databases of the server that `member` collects its database probes in (`collectsDatabase`). */
   databasesFor(member: ConnectionMonitor, databases: readonly string[]): string[] {
-    const registered = this.deps.directory.lookup(serverAddress(member.connection));
-    if (!registered) {
-      return [...databases];
-    }
-    const collectsUnregistered = registered.firstConnectionId === member.id;
-    return databases.filter(
-      (database) =>
-        database === member.databaseName || (collectsUnregistered && !registered.databases.has(database)),
-    );
+    const entry = this.deps.directory.get(serverAddress(member.connection));
+    return databases.filter((database) => collectsDatabase(entry, member.connection, database));
   }
 
   /**

@@ -25,6 +25,13 @@ export {
   probeCatalogue,
 } from "./probe-catalogue/index.js";
 export { type BlackoutScheduleRow, enabledBlackoutSchedules } from "./queries/blackout-schedules.js";
+export {
+  collectedDatabaseJoin,
+  collectsDatabase,
+  readServerDirectory,
+  type ServerDirectoryEntry,
+  serverAddress,
+} from "./queries/database-ownership.js";
 export { drizzleOf } from "./queries/drizzle.js";
 export {
   type EmailRecipientRow,

@@ -1,0 +1,70 @@
+import type { Sql } from "../datastore.js";
+
+/**
+ * Which connection a database of a monitored server belongs to, when several connections reach one
+ * server: a database registered as a monitored connection of its own belongs to that connection (to
+ * each, if registered twice); the server's other databases belong to the lowest-id monitored
+ * connection at the server's address; a server with one connection has all its databases there. The
+ * collector stores each database's rows under its connections only, and the alerter reads
+ * per-database rows of server-wide probes (pg_database) by the same rule, so that one database is
+ * one series and one alert, not one per connection of its server. Both forms of the rule live here.
+ */
+
+/** Where a server is: connections at one address are the same server to this rule. */
+export function serverAddress(row: { host: string; hostaddr: string | null; port: number }): string {
+  return JSON.stringify([row.host, row.hostaddr ?? "", row.port]);
+}
+
+/** The monitored connections at one address: their databases and the lowest id among them. */
+export interface ServerDirectoryEntry {
+  databases: ReadonlySet<string>;
+  firstConnectionId: number;
+}
+
+/** Every server address of the monitored connections, whichever collector holds them. */
+export async function readServerDirectory(sql: Sql): Promise<Map<string, ServerDirectoryEntry>> {
+  const rows = await sql<
+    { id: number; host: string; hostaddr: string | null; port: number; database_name: string }[]
+  >`
+    select id, host, hostaddr, port, database_name from connections where is_monitored order by id`;
+  const directory = new Map<string, { databases: Set<string>; firstConnectionId: number }>();
+  for (const row of rows) {
+    const address = serverAddress(row);
+    const entry = directory.get(address) ?? { databases: new Set<string>(), firstConnectionId: row.id };
+    entry.databases.add(row.database_name);
+    directory.set(address, entry);
+  }
+  return directory;
+}
+
+/** Whether `connection` collects `database` of its server, given its address's directory entry. */
+export function collectsDatabase(
+  entry: ServerDirectoryEntry | undefined,
+  connection: { id: number; database_name: string },
+  database: string,
+): boolean {
+  if (database === connection.database_name || !entry) {
+    return true;
+  }
+  return entry.firstConnectionId === connection.id && !entry.databases.has(database);
+}
+
+/** Per connection: its own database, whether it collects the unregistered ones, the registered ones. */
+const OWNERS = `(select c.id as connection_id, c.database_name as own_database,
+    s.first_id is null or s.first_id = c.id as collects_unregistered, coalesce(s.registered, '{}') as registered
+  from public.connections c
+  left join (select host, coalesce(hostaddr, '') as hostaddr, port, min(id) as first_id,
+               array_agg(database_name) as registered
+             from public.connections where is_monitored group by 1, 2, 3) s
+    on s.host = c.host and s.hostaddr = coalesce(c.hostaddr, '') and s.port = c.port)`;
+
+/**
+ * The rule in SQL: a join keeping the rows of `alias` (with `connection_id`) whose database, in
+ * column `databaseColumn`, their connection collects.
+ */
+export function collectedDatabaseJoin(alias: string, databaseColumn: string): string {
+  const database = `${alias}.${databaseColumn}`;
+  return `join ${OWNERS} owner on owner.connection_id = ${alias}.connection_id
+    and (${database} = owner.own_database
+      or (owner.collects_unregistered and not ${database} = any(owner.registered)))`;
+}

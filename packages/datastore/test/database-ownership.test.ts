@@ -1,0 +1,93 @@
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collectedDatabaseJoin, collectsDatabase, readServerDirectory, serverAddress } from "../src/index.js";
+import { createTestDatabase, type TestDatabase } from "../src/testing/index.js";
+
+describe("which connection collects each database of a server", () => {
+  let testDb: TestDatabase;
+  let sql: postgres.Sql;
+  const databases = ["postgres", "app", "other", "archive", "solo"];
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    sql = postgres(testDb.url, { max: 2, onnotice: () => {} });
+    const register = async (
+      name: string,
+      host: string,
+      hostaddr: string | null,
+      database: string,
+      monitored = true,
+    ) => {
+      await sql`
+        insert into connections (name, host, hostaddr, port, database_name, username, owner_username, is_monitored)
+        values (${name}, ${host}, ${hostaddr}, 5432, ${database}, 'monitor', 'admin', ${monitored})`;
+    };
+    // One server registered four times (app twice, archive no longer monitored), one alone, and one
+    // whose only connection is not monitored.
+    await register("main", "db.example.com", null, "postgres");
+    await register("app", "db.example.com", null, "app");
+    await register("app-again", "db.example.com", null, "app");
+    await register("archive", "db.example.com", null, "archive", false);
+    await register("solo", "db.example.com", "10.0.0.9", "solo");
+    await register("retired", "old.example.com", null, "postgres", false);
+  });
+
+  afterAll(async () => {
+    await sql?.end();
+    await testDb?.drop();
+  });
+
+  it("in TypeScript: own databases, and the unregistered ones for the server's first connection", async () => {
+    const directory = await readServerDirectory(sql);
+    const connections = await sql<
+      {
+        id: number;
+        name: string;
+        host: string;
+        hostaddr: string | null;
+        port: number;
+        database_name: string;
+      }[]
+    >`
+      select id, name, host, hostaddr, port, database_name from connections order by id`;
+    const collected = Object.fromEntries(
+      connections.map((connection) => [
+        connection.name,
+        databases.filter((database) =>
+          collectsDatabase(directory.get(serverAddress(connection)), connection, database),
+        ),
+      ]),
+    );
+    expect(collected).toEqual({
+      main: ["postgres", "other", "archive", "solo"],
+      app: ["app"],
+      "app-again": ["app"],
+      archive: ["archive"],
+      // Another address (hostaddr given): a server of its own.
+      solo: databases,
+      retired: databases,
+    });
+  });
+
+  it("in SQL, the same", async () => {
+    const rows = await sql.unsafe<{ name: string; databases: string[] }[]>(
+      `select c.name, array_agg(l.datname order by l.position) as databases
+       from (select id as connection_id from connections) k
+       cross join lateral (select k.connection_id, d.datname, d.position
+                           from unnest($1::text[]) with ordinality as d(datname, position)) l
+       ${collectedDatabaseJoin("l", "datname")}
+       join connections c on c.id = l.connection_id
+       group by c.name`,
+      [databases],
+    );
+    const collected = Object.fromEntries(rows.map((row) => [row.name, row.databases]));
+    expect(collected).toEqual({
+      main: ["postgres", "other", "archive", "solo"],
+      app: ["app"],
+      "app-again": ["app"],
+      archive: ["archive"],
+      solo: databases,
+      retired: databases,
+    });
+  });
+});
