@@ -1,5 +1,6 @@
 // A week of hourly baseline partials without a week of collected history: copies of real ones.
-import type { Sql } from "../packages/datastore/src/index.js";
+import { type RunningAlerter, silentAlerterLogger, startAlerter } from "../packages/alerter/src/index.js";
+import type { Datastore, SecretKey, Sql } from "../packages/datastore/src/index.js";
 
 /**
  * Copies the partials of the hour starting at `hourStart` to each of the `hours` hours before it, their
@@ -17,4 +18,33 @@ export async function copyPartialsBack(sql: Sql, hourStart: Date, hours: number)
     from metric_baseline_hours h, generate_series(1, ${hours}::int) k
     where h.hour_start = ${hourStart.toISOString()}::timestamptz`;
   await sql`analyze metric_baseline_hours`;
+}
+
+/** What an alerter's baseline updates spent on each step, as its debug log reports them. */
+export interface BaselineSteps {
+  partialsMs: number;
+  mergeMs: number;
+}
+
+/** An alerter without timers on the `now` clock, adding the step times of its baseline updates to `steps`. */
+export function stepTimedAlerter(
+  datastore: Datastore,
+  now: () => Date,
+): { alerter: RunningAlerter; steps: BaselineSteps } {
+  const steps: BaselineSteps = { partialsMs: 0, mergeMs: 0 };
+  const alerter = startAlerter({
+    datastore,
+    logger: {
+      ...silentAlerterLogger,
+      debug: (entry: { partialsMs?: number; mergeMs?: number }) => {
+        steps.partialsMs += entry.partialsMs ?? 0;
+        steps.mergeMs += entry.mergeMs ?? 0;
+      },
+    },
+    // No notification channels: the key is never used.
+    secretKey: Buffer.alloc(32) as SecretKey,
+    clock: { now },
+    timers: false,
+  });
+  return { alerter, steps };
 }

@@ -9,7 +9,7 @@ import { createLogger, loadConfig, startService } from "../apps/api/src/index.js
 import { silentAlerterLogger, startAlerter } from "../packages/alerter/src/index.js";
 import { ensureMetricsTables, PartitionManager, probeRegistry } from "../packages/collector/src/index.js";
 import type { SecretKey, Sql } from "../packages/datastore/src/index.js";
-import { copyPartialsBack } from "./baseline-history.js";
+import { copyPartialsBack, stepTimedAlerter } from "./baseline-history.js";
 import { benchConfig } from "./datastore.js";
 import { datastoreCpuBetween, datastoreCpuSeconds } from "./proc.js";
 
@@ -197,20 +197,7 @@ async function fleetUpdate(
     select count(*)::int as partials from metric_baseline_hours`;
   now = new Date(hour + 120_000);
   // The update's own alerter, logging each metric's time recomputing partials and merging them.
-  const steps = { partialsMs: 0, mergeMs: 0 };
-  const measured = startAlerter({
-    datastore,
-    logger: {
-      ...silentAlerterLogger,
-      debug: (entry: { partialsMs?: number; mergeMs?: number }) => {
-        steps.partialsMs += entry.partialsMs ?? 0;
-        steps.mergeMs += entry.mergeMs ?? 0;
-      },
-    },
-    secretKey: Buffer.alloc(32) as SecretKey,
-    clock: { now: () => now },
-    timers: false,
-  });
+  const { alerter: measured, steps } = stepTimedAlerter(datastore, () => now);
   const cpu = process.cpuUsage();
   const datastoreBefore = await datastoreCpuSeconds(sql);
   const update = await timed(() => measured.calculateBaselines());

@@ -11,16 +11,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { silentAlerterLogger, startAlerter } from "../packages/alerter/src/index.js";
 import {
   type Datastore,
   loadSecretKey,
   openDatastore,
-  type SecretKey,
   type Sql,
 } from "../packages/datastore/src/index.js";
 import { databaseUrl } from "../packages/datastore/src/testing/urls.js";
-import { copyPartialsBack } from "./baseline-history.js";
+import { copyPartialsBack, stepTimedAlerter } from "./baseline-history.js";
 import {
   collectorSessions,
   FLEET_MONITORING_ROLE,
@@ -485,21 +483,7 @@ async function hourlyBaselineUpdates(
   const { sql } = datastore;
   const nextHour = Math.ceil(collectedUntil / HOUR_MS) * HOUR_MS;
   const now = new Date(nextHour + 120_000);
-  const steps = { partialsMs: 0, mergeMs: 0 };
-  const alerter = startAlerter({
-    datastore,
-    logger: {
-      ...silentAlerterLogger,
-      debug: (entry: { partialsMs?: number; mergeMs?: number }) => {
-        steps.partialsMs += entry.partialsMs ?? 0;
-        steps.mergeMs += entry.mergeMs ?? 0;
-      },
-    },
-    // No notification channels: the key is never used.
-    secretKey: Buffer.alloc(32) as SecretKey,
-    clock: { now: () => now },
-    timers: false,
-  });
+  const { alerter, steps } = stepTimedAlerter(datastore, () => now);
   const update = async (): Promise<BaselineUpdate> => {
     steps.partialsMs = 0;
     steps.mergeMs = 0;
