@@ -60,7 +60,9 @@ export interface CollectorOptions {
    * its own offset, so that a start with many connections is not one burst (its results all in
    * memory at once) and a connection's probes rarely need more than one session at a time. The
    * window grows by 0.3 s per connection this process collects, up to this many seconds (and at
-   * most each probe's interval). Default 30.
+   * most each probe's interval): a thousand connections start over five minutes, the interval of
+   * most database probes, so that their first runs are already as spread as their later ones.
+   * Default 300.
    */
   maxFirstRunSpreadSeconds?: number;
   /** First retry delay after a connection failure, doubled up to `backoffMaxSeconds`. Default 5. */
@@ -189,7 +191,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     const wanted = new Map(rows.map((row) => [row.id, row]));
     deps.directory = await readServerDirectory(sql);
     firstRunSpreadSeconds = Math.min(
-      options.maxFirstRunSpreadSeconds ?? 30,
+      options.maxFirstRunSpreadSeconds ?? 300,
       FIRST_RUN_SPREAD_PER_CONNECTION_SECONDS * wanted.size,
     );
     configs = await effectiveProbeConfigs(sql, [...wanted.keys()]);
