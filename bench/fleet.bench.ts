@@ -38,7 +38,11 @@ const SERVER_URL = process.env.DBMON_DATABASE_URL ?? "postgres://postgres@127.0.
  * The collector spreads first runs over up to 30 s and snapshot probes store everything at first:
  * what follows the first two minutes (half of a shorter run) is reported apart.
  */
-const WARM_UP_SECONDS = Math.min(120, SECONDS / 2);
+/**
+ * Steady state starts once every probe has run once: the collector spreads first runs over 0.3 s per
+ * connection, up to 300 s (snapshot probes' first full copies among them), plus half a minute.
+ */
+const WARM_UP_SECONDS = Math.round(Math.min(Math.min(300, 0.3 * DATABASES) + 30, SECONDS / 2));
 const SAMPLE_SECONDS = 5;
 /** The alerter's default evaluation interval. */
 const EVALUATION_SECONDS = 60;
