@@ -11,12 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import {
-  type Datastore,
-  loadSecretKey,
-  openDatastore,
-  type Sql,
-} from "../packages/datastore/src/index.js";
+import { type Datastore, loadSecretKey, openDatastore, type Sql } from "../packages/datastore/src/index.js";
 import { databaseUrl } from "../packages/datastore/src/testing/urls.js";
 import { copyPartialsBack, stepTimedAlerter } from "./baseline-history.js";
 import {
