@@ -42,9 +42,9 @@ export function collectedPerConnection(probe: ProbeDefinition): boolean {
  * The connections this collector holds on one monitored server. They share the server's sessions
  * (at most `maxSessionsPerServer` over all of them), and server-wide probes (server and host scope,
  * but those that read the connected database) run once per server and are stored for every member in
- * one transaction. Database probes stay with
- * each member (`ConnectionMonitor`), each collecting the databases `collectsDatabase` gives it, so a
- * server with a hundred registered databases is not collected a hundred times over.
+ * one transaction. Database probes stay with each member (`ConnectionMonitor`), each collecting the
+ * databases `collectsDatabase` gives it, so a server with a hundred registered databases is not
+ * collected a hundred times over.
  */
 export class ServerGroup {
   readonly sessions: ServerSessions;
