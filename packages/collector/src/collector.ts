@@ -239,13 +239,13 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       }
       const monitor = new ConnectionMonitor(row, connectionFingerprint(row), group, deps);
       const runs = lastRuns.get(row.id) ?? new Map<string, number>();
-      group.add(monitor, created.has(group) ? undefined : runs);
+      group.add(monitor, runs);
       monitors.set(row.id, { monitor, group, key });
       monitor.start(runs);
       logger.info({ connectionId: row.id, name: row.name }, "collecting connection");
     }
     for (const group of created) {
-      group.start(lastRuns);
+      group.start();
     }
     scheduleTakeover(leases.nextForeignExpiry);
   }

@@ -21,8 +21,6 @@ export interface ProbeTimerSettings {
  */
 export class ProbeTimers {
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  /** When each pending timer fires (Date.now() ms). */
-  private readonly dueAt = new Map<string, number>();
   /** The settings each probe's pending timer was planned with. */
   private readonly planned = new Map<string, ProbeSchedule>();
   private readonly lastStartedAt = new Map<string, number>();
@@ -63,19 +61,8 @@ export class ProbeTimers {
       }
       clearTimeout(this.timers.get(probe.name));
       this.timers.delete(probe.name);
-      this.dueAt.delete(probe.name);
       this.plan(probe);
     }
-  }
-
-  /** Brings a probe's next run forward to at most `delayMs` from now (a run in progress is enough). */
-  expedite(probe: ProbeDefinition, delayMs: number): void {
-    const due = this.dueAt.get(probe.name);
-    if (this.stopped || due === undefined || due <= Date.now() + delayMs) {
-      return;
-    }
-    clearTimeout(this.timers.get(probe.name));
-    this.arm(probe, delayMs);
   }
 
   /** Stops scheduling and waits for runs in progress. */
@@ -103,10 +90,8 @@ export class ProbeTimers {
   }
 
   private arm(probe: ProbeDefinition, delay: number): void {
-    this.dueAt.set(probe.name, Date.now() + delay);
     const timer = setTimeout(() => {
       this.timers.delete(probe.name);
-      this.dueAt.delete(probe.name);
       this.lastStartedAt.set(probe.name, Date.now());
       this.inFlight.add(probe.name);
       const run = this.settings.run(probe).finally(() => {

@@ -33,6 +33,8 @@ export function serverKey(row: ConnectionRow, target: ServerTarget): string {
     .digest("hex");
 }
 
+const DUE_FRACTION = 0.9;
+
 /** Probes each connection runs for itself; the others run once per server. */
 export function collectedPerConnection(probe: ProbeDefinition): boolean {
   return probe.scope === "database" || probe.readsConnectedDatabase === true;
@@ -52,6 +54,13 @@ export class ServerGroup {
   private readonly failure: FailureBackoff;
   private readonly timers: ProbeTimers;
   private readonly probes: readonly ProbeDefinition[];
+  /** Each member's last stored run of each server-wide probe (clock ms), by any collector. */
+  private readonly lastStored = new Map<string, Map<number, number>>();
+  private readonly catchUps = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly catchUpRuns = new Set<Promise<void>>();
+  /** The end of each probe's last run queued (`runInTurn`). */
+  private readonly turns = new Map<string, Promise<void>>();
+  private started = false;
   private stopped = false;
 
   constructor(
@@ -71,7 +80,7 @@ export class ServerGroup {
       probes: this.probes,
       schedule: (probe) => this.schedule(probe),
       firstRunDelayMs: (probe, schedule) => this.firstRunDelayMs(probe, schedule, this.home()?.id ?? 0),
-      run: (probe) => this.runProbe(probe),
+      run: (probe) => this.runInTurn(probe),
     });
   }
 
@@ -84,21 +93,33 @@ export class ServerGroup {
   }
 
   /**
-   * Adds a connection. With `lastRunMs` (its last runs, epoch ms) on a group already collecting, a
-   * server-wide probe the connection has not had within its interval runs soon instead of at the
-   * group's next turn (an hour away for the server's settings).
+   * Adds a connection with its last runs (epoch ms, by any collector). On a group already collecting,
+   * each server-wide probe has an extra run for the members due for it when the connection's own
+   * rhythm wants it (soon when it never ran), rather than at the group's next turn (an hour away for
+   * the server's settings), and without moving that turn: a connection taken over from another
+   * collector keeps its rhythm, one that is new gets the server's data at once.
    */
-  add(member: ConnectionMonitor, lastRunMs?: ReadonlyMap<string, number>): void {
+  add(member: ConnectionMonitor, lastRunMs: ReadonlyMap<string, number>): void {
     this.members.set(member.id, member);
-    if (!lastRunMs) {
+    for (const probe of this.probes) {
+      const at = lastRunMs.get(probe.name);
+      if (at !== undefined) {
+        this.recordStored(probe, [member.id], at);
+      }
+    }
+    if (!this.started) {
       return;
     }
     const now = this.deps.clock.now().getTime();
     for (const probe of this.probes) {
       const schedule = this.deps.settings.schedule(member.id, probe);
-      const last = lastRunMs.get(probe.name);
-      if (schedule.enabled && (last === undefined || last + schedule.intervalSeconds * 1000 < now)) {
-        this.timers.expedite(probe, this.firstRunDelayMs(probe, schedule, member.id));
+      if (schedule.enabled) {
+        const last = this.lastStored.get(probe.name)?.get(member.id);
+        const firstRun = this.firstRunDelayMs(probe, schedule, member.id);
+        this.catchUp(
+          probe,
+          last === undefined ? firstRun : Math.max(firstRun, last + schedule.intervalSeconds * 1000 - now),
+        );
       }
     }
   }
@@ -111,10 +132,12 @@ export class ServerGroup {
   }
 
   /** Schedules the server-wide probes, resuming from the members' last runs (the oldest counts). */
-  start(lastRuns: ReadonlyMap<number, ReadonlyMap<string, number>>): void {
+  start(): void {
+    this.started = true;
     const resumed = new Map<string, number>();
     for (const probe of this.probes) {
-      const times = [...this.members.keys()].map((id) => lastRuns.get(id)?.get(probe.name));
+      const stored = this.lastStored.get(probe.name);
+      const times = [...this.members.keys()].map((id) => stored?.get(id));
       if (times.length > 0 && times.every((time) => time !== undefined)) {
         resumed.set(probe.name, Math.min(...(times as number[])));
       }
@@ -132,10 +155,57 @@ export class ServerGroup {
   /** Stops every member and the server-wide probes, waits for runs in progress, closes the sessions. */
   async stop(): Promise<void> {
     this.stopped = true;
-    const stopping = [this.timers.stop(), ...[...this.members.values()].map((member) => member.stop())];
+    for (const { timer } of this.catchUps.values()) {
+      clearTimeout(timer);
+    }
+    this.catchUps.clear();
+    const stopping = [
+      this.timers.stop(),
+      ...this.catchUpRuns,
+      ...[...this.members.values()].map((member) => member.stop()),
+    ];
     this.members.clear();
     await this.sessions.close();
     await Promise.allSettled(stopping);
+  }
+
+  /**
+   * A member is due for a probe when its last stored run is at least nine tenths of its interval old:
+   * a catch-up run for a member that joined stores nothing for the others, so no connection gets two
+   * collections within one interval.
+   */
+  private due(probe: ProbeDefinition, id: number, now: number): boolean {
+    const last = this.lastStored.get(probe.name)?.get(id);
+    const intervalMs = this.deps.settings.schedule(id, probe).intervalSeconds * 1000;
+    return last === undefined || now - last >= DUE_FRACTION * intervalMs;
+  }
+
+  private recordStored(probe: ProbeDefinition, ids: readonly number[], at: number): void {
+    const stored = this.lastStored.get(probe.name) ?? new Map<number, number>();
+    for (const id of ids) {
+      stored.set(id, at);
+    }
+    this.lastStored.set(probe.name, stored);
+  }
+
+  /**
+   * An extra run of a probe after `delayMs`, outside its timer's rhythm; one pending per probe, the
+   * earliest asked for (members it finds not yet due wait for the group's next turn).
+   */
+  private catchUp(probe: ProbeDefinition, delayMs: number): void {
+    const pending = this.catchUps.get(probe.name);
+    const at = Date.now() + delayMs;
+    if (this.stopped || (pending && pending.at <= at)) {
+      return;
+    }
+    clearTimeout(pending?.timer);
+    const timer = setTimeout(() => {
+      this.catchUps.delete(probe.name);
+      const run = this.runInTurn(probe).finally(() => this.catchUpRuns.delete(run));
+      this.catchUpRuns.add(run);
+    }, delayMs);
+    timer.unref();
+    this.catchUps.set(probe.name, { at, timer });
   }
 
   /** Server-wide probes are spread apart over the first-run window. */
@@ -243,13 +313,37 @@ export class ServerGroup {
       : { enabled: false, intervalSeconds: probe.intervalSeconds };
   }
 
+  /**
+   * Runs of one probe go one after another (the timer's and catch-ups), so that each decides who is
+   * due after the previous one has stored.
+   */
+  private runInTurn(probe: ProbeDefinition): Promise<void> {
+    const run = (this.turns.get(probe.name) ?? Promise.resolve()).then(() => this.runProbe(probe));
+    this.turns.set(
+      probe.name,
+      run.catch(() => {}),
+    );
+    return run;
+  }
+
+  /** The enabled members due for a probe at `now`. */
+  private dueMembers(probe: ProbeDefinition, now: number): number[] {
+    return [...this.members.keys()].filter(
+      (id) => this.deps.settings.schedule(id, probe).enabled && this.due(probe, id, now),
+    );
+  }
+
   private async runProbe(probe: ProbeDefinition): Promise<void> {
     const attemptAt = Date.now();
     const home = this.home();
-    if (!home || this.failure.waiting(attemptAt)) {
+    const collectedAt = this.deps.clock.now();
+    if (
+      !home ||
+      this.failure.waiting(attemptAt) ||
+      this.dueMembers(probe, collectedAt.getTime()).length === 0
+    ) {
       return;
     }
-    const collectedAt = this.deps.clock.now();
     const deadline = attemptAt + this.deps.settings.runTimeoutSeconds * 1000;
     let rows: ProbeRow[] | null;
     try {
@@ -274,7 +368,7 @@ export class ServerGroup {
     }
     await this.reached(home);
     // Members that joined during the run are stored too: the run is as fresh for them.
-    const ids = [...this.members.keys()].filter((id) => this.deps.settings.schedule(id, probe).enabled);
+    const ids = this.dueMembers(probe, collectedAt.getTime());
     if (this.stopped || ids.length === 0) {
       return;
     }
@@ -288,6 +382,12 @@ export class ServerGroup {
         collectedAt,
         rows,
         this.deps.leaseHolder,
+      );
+      const lost = new Set(stored.leaseLost);
+      this.recordStored(
+        probe,
+        ids.filter((id) => !lost.has(id)),
+        collectedAt.getTime(),
       );
       if (stored.leaseLost.length > 0) {
         this.deps.logger.debug(
