@@ -1,7 +1,7 @@
 import type { ServerDirectoryEntry, Sql } from "@dbmon/datastore";
 import { FailureBackoff } from "./backoff.js";
 import type { Clock, CollectorLogger } from "./logger.js";
-import { runProbeOn, tagged } from "./probe-run.js";
+import { ProbeFailureLog, runProbeOn, tagged } from "./probe-run.js";
 import { type ProbeSchedule, ProbeTimers } from "./probe-timers.js";
 import type { ProbeDefinition, ProbeRow } from "./probes/types.js";
 import { collectedPerConnection, type ServerGroup } from "./server-group.js";
@@ -54,6 +54,7 @@ export class ConnectionMonitor {
   /** What `connections.connection_error` holds, as far as this process knows. */
   recordedError: string | null;
   private readonly timers: ProbeTimers;
+  private readonly failures: ProbeFailureLog;
   /** The end of the last run queued: this connection's runs go one at a time. */
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -67,6 +68,7 @@ export class ConnectionMonitor {
     const { settings } = deps;
     this.recordedError = connection.connection_error;
     this.failure = new FailureBackoff(settings.backoffInitialSeconds, settings.backoffMaxSeconds);
+    this.failures = new ProbeFailureLog(deps.logger);
     this.timers = new ProbeTimers({
       probes: settings.probes.filter(collectedPerConnection),
       schedule: (probe) => settings.schedule(connection.id, probe),
@@ -119,13 +121,11 @@ export class ConnectionMonitor {
       if (error instanceof ConnectError) {
         await this.group.connectFailed(this, error, attemptAt);
       } else if (!this.stopped) {
-        this.deps.logger.warn(
-          { connectionId: this.id, probe: probe.name, err: describeError(error) },
-          error instanceof RunTimeoutError ? "probe run timed out" : "probe run failed",
-        );
+        this.failures.failed(probe, { connectionId: this.id }, error);
       }
       return;
     }
+    this.failures.succeeded(probe);
     await this.group.reached(this);
     if (this.stopped) {
       return;

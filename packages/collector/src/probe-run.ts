@@ -1,5 +1,6 @@
+import type { CollectorLogger } from "./logger.js";
 import { type ProbeContext, type ProbeDefinition, type ProbeRow, queryForVersion } from "./probes/types.js";
-import type { QueryFn } from "./sessions.js";
+import { describeError, type QueryFn, RunTimeoutError } from "./sessions.js";
 
 const SYSTEM_STATS_PROBE_FUNCTION = "pg_sys_os_info";
 
@@ -40,4 +41,36 @@ export async function runProbeOn(
   }
   const text = queryForVersion(probe.queries ?? [], context.serverVersionNum);
   return text === undefined ? null : context.query(text);
+}
+
+/** SQLSTATE of a statement the role may not run (pg_hba_file_rules without the privilege, say). */
+const INSUFFICIENT_PRIVILEGE = "42501";
+
+/**
+ * Logs failed probe runs (other than connection failures). A run refused for want of a privilege
+ * fails the same way every time until someone grants it: it is a warning once, then debug until the
+ * probe succeeds again, not a warning per server at every run.
+ */
+export class ProbeFailureLog {
+  private readonly refused = new Set<string>();
+
+  constructor(private readonly logger: CollectorLogger) {}
+
+  failed(probe: ProbeDefinition, context: Record<string, unknown>, error: unknown): void {
+    const entry = { ...context, probe: probe.name, err: describeError(error) };
+    if ((error as { code?: unknown } | null)?.code !== INSUFFICIENT_PRIVILEGE) {
+      this.logger.warn(entry, error instanceof RunTimeoutError ? "probe run timed out" : "probe run failed");
+      return;
+    }
+    if (this.refused.has(probe.name)) {
+      this.logger.debug(entry, "probe run refused: insufficient privilege");
+      return;
+    }
+    this.refused.add(probe.name);
+    this.logger.warn(entry, "probe run refused: insufficient privilege (not logged again until it succeeds)");
+  }
+
+  succeeded(probe: ProbeDefinition): void {
+    this.refused.delete(probe.name);
+  }
 }

@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import { collectsDatabase, serverAddress } from "@dbmon/datastore";
 import { FailureBackoff } from "./backoff.js";
 import type { ConnectionMonitor, MonitorDeps } from "./monitor.js";
-import { type RunServer, runProbeOn } from "./probe-run.js";
+import { ProbeFailureLog, type RunServer, runProbeOn } from "./probe-run.js";
 import { type ProbeSchedule, ProbeTimers } from "./probe-timers.js";
 import type { ProbeDefinition, ProbeRow } from "./probes/types.js";
-import { ConnectError, describeError, RunTimeoutError, ServerSessions } from "./sessions.js";
+import { ConnectError, describeError, ServerSessions } from "./sessions.js";
 import { storeServerRun } from "./storage.js";
 import type { ConnectionRow, ServerTarget } from "./target.js";
 
@@ -53,6 +53,7 @@ export class ServerGroup {
   private readonly members = new Map<number, ConnectionMonitor>();
   private readonly failure: FailureBackoff;
   private readonly timers: ProbeTimers;
+  private readonly failures: ProbeFailureLog;
   private readonly probes: readonly ProbeDefinition[];
   /** Each member's last stored run of each server-wide probe (clock ms), by any collector. */
   private readonly lastStored = new Map<string, Map<number, number>>();
@@ -75,6 +76,7 @@ export class ServerGroup {
       idleSessionMs: settings.idleSessionSeconds * 1000,
     });
     this.failure = new FailureBackoff(settings.backoffInitialSeconds, settings.backoffMaxSeconds);
+    this.failures = new ProbeFailureLog(deps.logger);
     this.probes = settings.probes.filter((probe) => !collectedPerConnection(probe));
     this.timers = new ProbeTimers({
       probes: this.probes,
@@ -354,18 +356,15 @@ export class ServerGroup {
       if (error instanceof ConnectError) {
         await this.connectFailed(home, error, attemptAt);
       } else if (!this.stopped) {
-        this.deps.logger.warn(
-          {
-            connectionId: home.id,
-            connectionIds: [...this.members.keys()],
-            probe: probe.name,
-            err: describeError(error),
-          },
-          error instanceof RunTimeoutError ? "probe run timed out" : "probe run failed",
+        this.failures.failed(
+          probe,
+          { connectionId: home.id, connectionIds: [...this.members.keys()] },
+          error,
         );
       }
       return;
     }
+    this.failures.succeeded(probe);
     await this.reached(home);
     // Members that joined during the run are stored too: the run is as fresh for them.
     const ids = this.dueMembers(probe, collectedAt.getTime());

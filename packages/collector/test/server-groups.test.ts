@@ -199,3 +199,51 @@ describe("connections to one server", () => {
     expect(collector.connectionIds()).toContain(missing);
   });
 });
+
+describe("a probe the monitoring role may not run", () => {
+  let env: TestEnvironment;
+  let collector: RunningCollector;
+  const warnings: string[] = [];
+  const refusals: string[] = [];
+
+  beforeAll(async () => {
+    env = await openTestEnvironment();
+    await insertConnection(env, {
+      port: server.port,
+      username: role,
+      password: rolePassword,
+      database_name: "alpha",
+    });
+    collector = await startCollector({
+      datastore: env.datastore,
+      logger: {
+        debug(obj, msg) {
+          if (msg?.startsWith("probe run refused")) {
+            refusals.push(JSON.stringify(obj));
+          }
+        },
+        info() {},
+        warn(obj, msg) {
+          warnings.push(`${msg}: ${JSON.stringify(obj)}`);
+        },
+        error() {},
+      },
+      secretKey: env.secretKey,
+      // Reading pg_hba.conf needs a privilege the role lacks: refused at every run.
+      probes: [registryProbe("pg_hba_file_rules")],
+      intervalOverrides: { pg_hba_file_rules: 0.2 },
+    });
+  });
+
+  afterAll(async () => {
+    await collector?.stop();
+    await env?.close();
+  });
+
+  it("is a warning once, not at every run", async () => {
+    await waitFor("several refused runs", async () => (refusals.length >= 4 ? true : undefined));
+    const refused = warnings.filter((warning) => warning.includes("pg_hba_file_rules"));
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatch(/^probe run refused: insufficient privilege .*permission denied/);
+  });
+});
