@@ -6,8 +6,7 @@ import { type ProbeSchedule, ProbeTimers } from "./probe-timers.js";
 import type { ProbeDefinition, ProbeRow } from "./probes/types.js";
 import { collectedPerConnection, type ServerGroup } from "./server-group.js";
 import { ConnectError, describeError, RunTimeoutError } from "./sessions.js";
-import type { PartitionManager } from "./storage.js";
-import { storeProbeRun } from "./storage.js";
+import { type PartitionManager, storeCollectedRun } from "./storage.js";
 import type { ConnectionRow } from "./target.js";
 
 export interface MonitorSettings {
@@ -130,29 +129,7 @@ export class ConnectionMonitor {
     if (this.stopped) {
       return;
     }
-    try {
-      await this.deps.partitions.ensureFor(probe, collectedAt);
-      const stored = await storeProbeRun(
-        this.deps.sql,
-        this.deps.logger,
-        probe,
-        this.id,
-        collectedAt,
-        rows,
-        this.deps.leaseHolder,
-      );
-      if (stored.leaseLost) {
-        this.deps.logger.debug(
-          { connectionId: this.id, probe: probe.name },
-          "lease lost: the run is not stored",
-        );
-      }
-    } catch (error) {
-      this.deps.logger.error(
-        { connectionId: this.id, probe: probe.name, err: describeError(error) },
-        "storing a probe run failed",
-      );
-    }
+    await storeCollectedRun(this.deps, probe, [this.id], collectedAt, rows);
   }
 
   /**

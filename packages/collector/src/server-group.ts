@@ -6,7 +6,7 @@ import { ProbeFailureLog, type RunServer, runProbeOn } from "./probe-run.js";
 import { type ProbeSchedule, ProbeTimers } from "./probe-timers.js";
 import type { ProbeDefinition, ProbeRow } from "./probes/types.js";
 import { ConnectError, describeError, ServerSessions } from "./sessions.js";
-import { storeServerRun } from "./storage.js";
+import { storeCollectedRun } from "./storage.js";
 import type { ConnectionRow, ServerTarget } from "./target.js";
 
 /**
@@ -371,34 +371,7 @@ export class ServerGroup {
     if (this.stopped || ids.length === 0) {
       return;
     }
-    try {
-      await this.deps.partitions.ensureFor(probe, collectedAt);
-      const stored = await storeServerRun(
-        this.deps.sql,
-        this.deps.logger,
-        probe,
-        ids,
-        collectedAt,
-        rows,
-        this.deps.leaseHolder,
-      );
-      const lost = new Set(stored.leaseLost);
-      this.recordStored(
-        probe,
-        ids.filter((id) => !lost.has(id)),
-        collectedAt.getTime(),
-      );
-      if (stored.leaseLost.length > 0) {
-        this.deps.logger.debug(
-          { connectionIds: stored.leaseLost, probe: probe.name },
-          "lease lost: the run is not stored",
-        );
-      }
-    } catch (error) {
-      this.deps.logger.error(
-        { connectionIds: ids, probe: probe.name, err: describeError(error) },
-        "storing a probe run failed",
-      );
-    }
+    const stored = await storeCollectedRun(this.deps, probe, ids, collectedAt, rows);
+    this.recordStored(probe, stored, collectedAt.getTime());
   }
 }

@@ -3,6 +3,7 @@ import { advisoryLocks, type Sql } from "@dbmon/datastore";
 import type { ParameterOrJSON, TransactionSql } from "postgres";
 import type { CollectorLogger } from "./logger.js";
 import type { ProbeRow, ProbeSpec } from "./probes/types.js";
+import { describeError } from "./sessions.js";
 
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 const INSERT_CHUNK_ROWS = 500;
@@ -324,4 +325,52 @@ export async function lastRunsOf(
     runs.set(row.connection_id, connection);
   }
   return runs;
+}
+
+/** What storing a collected run needs of the collector. */
+export interface RunStoreDeps {
+  sql: Sql;
+  logger: CollectorLogger;
+  partitions: PartitionManager;
+  /** This collector's name in `collector_leases`. */
+  leaseHolder: string;
+}
+
+/**
+ * Stores a collected run for connections of one server (`storeServerRun`), creating its partition
+ * first, and logs what went wrong instead of throwing; answers the connections it was stored for.
+ */
+export async function storeCollectedRun(
+  deps: RunStoreDeps,
+  probe: ProbeSpec,
+  connectionIds: readonly number[],
+  collectedAt: Date,
+  rows: readonly ProbeRow[] | null,
+): Promise<number[]> {
+  try {
+    await deps.partitions.ensureFor(probe, collectedAt);
+    const stored = await storeServerRun(
+      deps.sql,
+      deps.logger,
+      probe,
+      connectionIds,
+      collectedAt,
+      rows,
+      deps.leaseHolder,
+    );
+    if (stored.leaseLost.length > 0) {
+      deps.logger.debug(
+        { connectionIds: stored.leaseLost, probe: probe.name },
+        "lease lost: the run is not stored",
+      );
+    }
+    const lost = new Set(stored.leaseLost);
+    return connectionIds.filter((id) => !lost.has(id));
+  } catch (error) {
+    deps.logger.error(
+      { connectionIds, probe: probe.name, err: describeError(error) },
+      "storing a probe run failed",
+    );
+    return [];
+  }
 }
