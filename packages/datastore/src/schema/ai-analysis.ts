@@ -1,4 +1,5 @@
-import { integer, jsonb, pgTable, timestamp } from "drizzle-orm/pg-core";
+import { integer, jsonb, pgTable } from "drizzle-orm/pg-core";
+import { timestamptz } from "./columns.js";
 import { connections } from "./connections.js";
 
 /**
@@ -11,5 +12,5 @@ export const aiAnalysisCache = pgTable("ai_analysis_cache", {
     .references(() => connections.id, { onDelete: "cascade" }),
   /** Database name → one-sentence description of its likely purpose. */
   databases: jsonb().$type<Record<string, string>>().notNull(),
-  generatedAt: timestamp({ withTimezone: true }).notNull(),
+  generatedAt: timestamptz().notNull(),
 });

@@ -11,10 +11,11 @@ import {
   primaryKey,
   smallint,
   text,
-  timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import { nowOnInsert, timestamptz } from "./columns.js";
 import { connections } from "./connections.js";
+import { monitoredConnection } from "./monitored-connection.js";
 
 const operatorCheck = (column: unknown) => sql`${column} in ('>', '>=', '<', '<=', '==', '!=')`;
 const severityCheck = (column: unknown) => sql`${column} in ('info', 'warning', 'critical')`;
@@ -40,7 +41,7 @@ export const alertRules = pgTable(
     defaultDurationSeconds: integer().notNull().default(0),
     requiredExtension: text(),
     isBuiltIn: boolean().notNull().default(false),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: nowOnInsert(),
   },
   (table) => [
     check("alert_rules_operator", operatorCheck(table.defaultOperator)),
@@ -59,9 +60,7 @@ export const alerts = pgTable(
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
     alertType: text().notNull(),
     ruleId: integer().references(() => alertRules.id, { onDelete: "set null" }),
-    connectionId: integer()
-      .notNull()
-      .references(() => connections.id, { onDelete: "cascade" }),
+    connectionId: monitoredConnection(),
     databaseName: text(),
     objectName: text(),
     probeName: text(),
@@ -74,9 +73,9 @@ export const alerts = pgTable(
     description: text().notNull().default(""),
     correlationId: text(),
     status: text().notNull().default("active"),
-    triggeredAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    clearedAt: timestamp({ withTimezone: true }),
-    lastUpdated: timestamp({ withTimezone: true }),
+    triggeredAt: nowOnInsert(),
+    clearedAt: timestamptz(),
+    lastUpdated: timestamptz(),
     anomalyScore: doublePrecision(),
     anomalyDetails: jsonb(),
     aiAnalysis: text(),
@@ -116,7 +115,7 @@ export const alertAcknowledgments = pgTable(
     acknowledgeType: text().notNull().default("acknowledge"),
     message: text().notNull().default(""),
     falsePositive: boolean().notNull().default(false),
-    acknowledgedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    acknowledgedAt: nowOnInsert(),
   },
   (table) => [index("alert_acknowledgments_alert_idx").on(table.alertId)],
 );
@@ -152,8 +151,8 @@ export const alertThresholds = pgTable(
     severity: text().notNull(),
     enabled: boolean().notNull().default(true),
     durationSeconds: integer(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: nowOnInsert(),
+    updatedAt: nowOnInsert(),
   },
   (table) => [
     check("alert_thresholds_scope", overrideScopeCheck(table)),
@@ -177,13 +176,11 @@ export const alertConditions = pgTable(
     ruleId: integer()
       .notNull()
       .references(() => alertRules.id, { onDelete: "cascade" }),
-    connectionId: integer()
-      .notNull()
-      .references(() => connections.id, { onDelete: "cascade" }),
+    connectionId: monitoredConnection(),
     databaseName: text().notNull().default(""),
     objectName: text().notNull().default(""),
-    since: timestamp({ withTimezone: true }).notNull(),
-    lastSeenAt: timestamp({ withTimezone: true }).notNull(),
+    since: timestamptz().notNull(),
+    lastSeenAt: timestamptz().notNull(),
   },
   (table) => [
     primaryKey({ columns: [table.ruleId, table.connectionId, table.databaseName, table.objectName] }),
@@ -199,15 +196,13 @@ export const alertConditions = pgTable(
 export const autovacuumCrossings = pgTable(
   "autovacuum_crossings",
   {
-    connectionId: integer()
-      .notNull()
-      .references(() => connections.id, { onDelete: "cascade" }),
+    connectionId: monitoredConnection(),
     databaseName: text().notNull(),
     schemaName: text().notNull(),
     relationName: text().notNull(),
-    crossedAt: timestamp({ withTimezone: true }).notNull(),
+    crossedAt: timestamptz().notNull(),
     /** The table's latest vacuum (manual or automatic) when it crossed: a later one resets the row. */
-    vacuumedAt: timestamp({ withTimezone: true }),
+    vacuumedAt: timestamptz(),
   },
   (table) => [
     primaryKey({
@@ -224,11 +219,9 @@ export const autovacuumCrossings = pgTable(
 export const autovacuumCrossingSyncs = pgTable(
   "autovacuum_crossing_syncs",
   {
-    connectionId: integer()
-      .notNull()
-      .references(() => connections.id, { onDelete: "cascade" }),
+    connectionId: monitoredConnection(),
     databaseName: text().notNull(),
-    syncedAt: timestamp({ withTimezone: true }).notNull(),
+    syncedAt: timestamptz().notNull(),
   },
   (table) => [primaryKey({ columns: [table.connectionId, table.databaseName] })],
 );
@@ -258,10 +251,10 @@ export const blackouts = pgTable(
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
     ...blackoutScopeColumns,
     reason: text().notNull().default(""),
-    startTime: timestamp({ withTimezone: true }).notNull(),
-    endTime: timestamp({ withTimezone: true }).notNull(),
+    startTime: timestamptz().notNull(),
+    endTime: timestamptz().notNull(),
     createdBy: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: nowOnInsert(),
     /** The schedule that created this window, if any. */
     scheduleId: integer(),
   },
@@ -285,10 +278,10 @@ export const blackoutSchedules = pgTable(
     reason: text().notNull().default(""),
     enabled: boolean().notNull().default(true),
     createdBy: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: nowOnInsert(),
+    updatedAt: nowOnInsert(),
     /** The scheduled instant the last window was opened for: one window per instant, whatever runs. */
-    lastFiredFor: timestamp({ withTimezone: true }),
+    lastFiredFor: timestamptz(),
   },
   (table) => [
     check("blackout_schedules_scope", blackoutScopeCheck(table)),
@@ -328,8 +321,8 @@ export const notificationChannels = pgTable(
     reminderEnabled: boolean().notNull().default(false),
     reminderIntervalHours: integer().notNull().default(4),
     isEstateDefault: boolean().notNull().default(false),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: nowOnInsert(),
+    updatedAt: nowOnInsert(),
   },
   (table) => [
     check(
@@ -350,7 +343,7 @@ export const emailRecipients = pgTable(
     emailAddress: text().notNull(),
     displayName: text(),
     enabled: boolean().notNull().default(true),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: nowOnInsert(),
   },
   (table) => [index("email_recipients_channel_idx").on(table.channelId)],
 );
@@ -365,7 +358,7 @@ export const notificationChannelOverrides = pgTable(
       .references(() => notificationChannels.id, { onDelete: "cascade" }),
     ...overrideScopeColumns,
     enabled: boolean().notNull(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: nowOnInsert(),
   },
   (table) => [
     check("notification_channel_overrides_scope", overrideScopeCheck(table)),
@@ -392,14 +385,14 @@ export const notificationHistory = pgTable(
     reminderCount: integer().notNull().default(0),
     attemptCount: integer().notNull().default(0),
     maxAttempts: integer().notNull().default(4),
-    nextRetryAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    nextRetryAt: nowOnInsert(),
     /** Until when the alerter that claimed the row may send it; then another may take it over. */
-    claimedUntil: timestamp({ withTimezone: true }),
+    claimedUntil: timestamptz(),
     claimedBy: text(),
     errorMessage: text(),
     responseCode: integer(),
-    sentAt: timestamp({ withTimezone: true }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    sentAt: timestamptz(),
+    createdAt: nowOnInsert(),
   },
   (table) => [
     check(
@@ -429,7 +422,7 @@ export const notificationAttempts = pgTable(
     succeeded: boolean().notNull(),
     responseCode: integer(),
     errorMessage: text(),
-    attemptedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    attemptedAt: nowOnInsert(),
     sentBy: text().notNull(),
   },
   (table) => [index("notification_attempts_notification_idx").on(table.notificationId)],
@@ -444,7 +437,7 @@ export const notificationReminderState = pgTable(
     channelId: integer()
       .notNull()
       .references(() => notificationChannels.id, { onDelete: "cascade" }),
-    lastReminderAt: timestamp({ withTimezone: true }).notNull(),
+    lastReminderAt: timestamptz().notNull(),
     reminderCount: integer().notNull().default(0),
   },
   (table) => [primaryKey({ columns: [table.alertId, table.channelId] })],
@@ -461,9 +454,7 @@ export const notificationReminderState = pgTable(
 export const metricBaselines = pgTable(
   "metric_baselines",
   {
-    connectionId: integer()
-      .notNull()
-      .references(() => connections.id, { onDelete: "cascade" }),
+    connectionId: monitoredConnection(),
     databaseName: text().notNull().default(""),
     metricName: text().notNull(),
     objectName: text().notNull().default(""),
@@ -476,9 +467,9 @@ export const metricBaselines = pgTable(
     max: doublePrecision().notNull(),
     sampleCount: integer().notNull(),
     outlierCount: integer().notNull(),
-    firstSampleAt: timestamp({ withTimezone: true }).notNull(),
-    lastSampleAt: timestamp({ withTimezone: true }).notNull(),
-    lastCalculated: timestamp({ withTimezone: true }).notNull(),
+    firstSampleAt: timestamptz().notNull(),
+    lastSampleAt: timestamptz().notNull(),
+    lastCalculated: timestamptz().notNull(),
   },
   (table) => [
     primaryKey({
@@ -501,16 +492,14 @@ export const anomalyCandidates = pgTable(
   "anomaly_candidates",
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    connectionId: integer()
-      .notNull()
-      .references(() => connections.id, { onDelete: "cascade" }),
+    connectionId: monitoredConnection(),
     databaseName: text().notNull().default(""),
     metricName: text().notNull(),
     metricValue: doublePrecision().notNull(),
     zScore: doublePrecision().notNull(),
     context: jsonb().notNull(),
-    detectedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    lastSeenAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    detectedAt: nowOnInsert(),
+    lastSeenAt: nowOnInsert(),
     processed: boolean().notNull().default(false),
     alertId: bigint({ mode: "number" }).references(() => alerts.id, { onDelete: "set null" }),
   },
@@ -531,12 +520,10 @@ export const metricBaselineHours = pgTable(
   "metric_baseline_hours",
   {
     metricName: text().notNull(),
-    connectionId: integer()
-      .notNull()
-      .references(() => connections.id, { onDelete: "cascade" }),
+    connectionId: monitoredConnection(),
     databaseName: text().notNull().default(""),
     objectName: text().notNull().default(""),
-    hourStart: timestamp({ withTimezone: true }).notNull(),
+    hourStart: timestamptz().notNull(),
     hourOfDay: smallint().notNull(),
     dayOfWeek: smallint().notNull(),
     timeZone: text().notNull(),
@@ -545,8 +532,8 @@ export const metricBaselineHours = pgTable(
     m2: doublePrecision().notNull(),
     min: doublePrecision().notNull(),
     max: doublePrecision().notNull(),
-    firstSampleAt: timestamp({ withTimezone: true }).notNull(),
-    lastSampleAt: timestamp({ withTimezone: true }).notNull(),
+    firstSampleAt: timestamptz().notNull(),
+    lastSampleAt: timestamptz().notNull(),
   },
   (table) => [
     primaryKey({
@@ -573,6 +560,6 @@ export const metricBaselineHours = pgTable(
  */
 export const metricBaselineProgress = pgTable("metric_baseline_progress", {
   metricName: text().primaryKey(),
-  calculatedThrough: timestamp({ withTimezone: true }).notNull(),
-  calculatedAt: timestamp({ withTimezone: true }).notNull(),
+  calculatedThrough: timestamptz().notNull(),
+  calculatedAt: timestamptz().notNull(),
 });

@@ -1,15 +1,6 @@
 import { sql } from "drizzle-orm";
-import {
-  boolean,
-  check,
-  index,
-  integer,
-  pgTable,
-  primaryKey,
-  text,
-  timestamp,
-  uniqueIndex,
-} from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { nowOnInsert, timestamptz } from "./columns.js";
 
 /** Accounts that log in (or, as service accounts, only own service tokens). */
 export const users = pgTable("users", {
@@ -24,8 +15,8 @@ export const users = pgTable("users", {
   isSuperuser: boolean().notNull().default(false),
   isServiceAccount: boolean().notNull().default(false),
   failedAttempts: integer().notNull().default(0),
-  lastLogin: timestamp({ withTimezone: true }),
-  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  lastLogin: timestamptz(),
+  createdAt: nowOnInsert(),
 });
 
 /** Login sessions. Only the SHA-256 of the token is kept, so a datastore leak yields no usable token. */
@@ -36,8 +27,8 @@ export const sessions = pgTable(
     userId: integer()
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    createdAt: nowOnInsert(),
+    expiresAt: timestamptz().notNull(),
   },
   (t) => [index().on(t.userId)],
 );
@@ -52,8 +43,8 @@ export const serviceTokens = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     annotation: text().notNull().default(""),
-    expiresAt: timestamp({ withTimezone: true }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamptz(),
+    createdAt: nowOnInsert(),
   },
   (t) => [index().on(t.userId)],
 );
@@ -62,7 +53,7 @@ export const rbacGroups = pgTable("rbac_groups", {
   id: integer().primaryKey().generatedAlwaysAsIdentity(),
   name: text().notNull().unique(),
   description: text().notNull().default(""),
-  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  createdAt: nowOnInsert(),
 });
 
 /** A row makes one user or one group a member of a parent group. */
@@ -75,7 +66,7 @@ export const groupMemberships = pgTable(
       .references(() => rbacGroups.id, { onDelete: "cascade" }),
     memberUserId: integer().references(() => users.id, { onDelete: "cascade" }),
     memberGroupId: integer().references(() => rbacGroups.id, { onDelete: "cascade" }),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: nowOnInsert(),
   },
   (t) => [
     check("group_memberships_one_member", sql`num_nonnulls(${t.memberUserId}, ${t.memberGroupId}) = 1`),
@@ -94,7 +85,7 @@ export const mcpPrivilegeIdentifiers = pgTable("mcp_privilege_identifiers", {
   itemType: text().notNull(),
   description: text().notNull().default(""),
   isPublic: boolean().notNull().default(false),
-  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  createdAt: nowOnInsert(),
 });
 
 /** MCP grants of a group: a registered identifier, or `*` for all of them. */
@@ -105,7 +96,7 @@ export const groupMcpPrivileges = pgTable(
       .notNull()
       .references(() => rbacGroups.id, { onDelete: "cascade" }),
     identifier: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: nowOnInsert(),
   },
   (t) => [primaryKey({ columns: [t.groupId, t.identifier] })],
 );
@@ -120,7 +111,7 @@ export const groupConnectionPrivileges = pgTable(
       .references(() => rbacGroups.id, { onDelete: "cascade" }),
     connectionId: integer().notNull(),
     accessLevel: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: nowOnInsert(),
   },
   (t) => [
     uniqueIndex().on(t.groupId, t.connectionId),
@@ -137,7 +128,7 @@ export const groupAdminPermissions = pgTable(
       .notNull()
       .references(() => rbacGroups.id, { onDelete: "cascade" }),
     permission: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: nowOnInsert(),
   },
   (t) => [primaryKey({ columns: [t.groupId, t.permission] })],
 );
@@ -186,6 +177,6 @@ export const tokenAdminScopes = pgTable(
  */
 export const loginThrottle = pgTable("login_throttle", {
   key: text().primaryKey(),
-  windowStart: timestamp({ withTimezone: true }).notNull(),
+  windowStart: timestamptz().notNull(),
   count: integer().notNull(),
 });

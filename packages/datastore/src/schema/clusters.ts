@@ -1,16 +1,7 @@
 import { sql } from "drizzle-orm";
-import {
-  boolean,
-  check,
-  index,
-  integer,
-  pgTable,
-  text,
-  timestamp,
-  unique,
-  uniqueIndex,
-} from "drizzle-orm/pg-core";
-import { connections } from "./connections.js";
+import { boolean, check, index, integer, pgTable, text, unique, uniqueIndex } from "drizzle-orm/pg-core";
+import { nowOnInsert } from "./columns.js";
+import { monitoredConnection } from "./monitored-connection.js";
 
 /**
  * Groups of clusters in the navigator. Exactly one is the default ("Servers/Clusters", seeded by a
@@ -27,8 +18,8 @@ export const clusterGroups = pgTable(
     isDefault: boolean().notNull().default(false),
     /** Key of a group created by auto-detection; null for groups users create. */
     autoGroupKey: text().unique(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: nowOnInsert(),
+    updatedAt: nowOnInsert(),
   },
   (table) => [
     uniqueIndex("cluster_groups_single_default").on(table.isDefault).where(sql`${table.isDefault}`),
@@ -51,8 +42,8 @@ export const clusters = pgTable(
     replicationType: text(),
     dismissed: boolean().notNull().default(false),
     ownerUsername: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: nowOnInsert(),
+    updatedAt: nowOnInsert(),
   },
   (table) => [index("clusters_group_idx").on(table.groupId)],
 );
@@ -65,15 +56,11 @@ export const clusterNodeRelationships = pgTable(
     clusterId: integer()
       .notNull()
       .references(() => clusters.id, { onDelete: "cascade" }),
-    sourceConnectionId: integer()
-      .notNull()
-      .references(() => connections.id, { onDelete: "cascade" }),
-    targetConnectionId: integer()
-      .notNull()
-      .references(() => connections.id, { onDelete: "cascade" }),
+    sourceConnectionId: monitoredConnection(),
+    targetConnectionId: monitoredConnection(),
     relationshipType: text().notNull(),
     isAutoDetected: boolean().notNull().default(false),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: nowOnInsert(),
   },
   (table) => [
     unique("cluster_node_relationships_unique").on(

@@ -1,5 +1,7 @@
-import { integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { nowOnInsert, timestamptz } from "./columns.js";
 import { connections } from "./connections.js";
+import { monitoredConnection } from "./monitored-connection.js";
 
 /**
  * Collector processes alive on this datastore: each renews its row with its leases, so that the
@@ -7,8 +9,8 @@ import { connections } from "./connections.js";
  */
 export const collectorInstances = pgTable("collector_instances", {
   instanceId: text().primaryKey(),
-  startedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-  expiresAt: timestamp({ withTimezone: true }).notNull(),
+  startedAt: nowOnInsert(),
+  expiresAt: timestamptz().notNull(),
 });
 
 /**
@@ -20,8 +22,8 @@ export const collectorLeases = pgTable("collector_leases", {
     .primaryKey()
     .references(() => connections.id, { onDelete: "cascade" }),
   holder: text().notNull(),
-  acquiredAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-  expiresAt: timestamp({ withTimezone: true }).notNull(),
+  acquiredAt: nowOnInsert(),
+  expiresAt: timestamptz().notNull(),
 });
 
 /**
@@ -31,14 +33,12 @@ export const collectorLeases = pgTable("collector_leases", {
 export const probeRuns = pgTable(
   "probe_runs",
   {
-    connectionId: integer()
-      .notNull()
-      .references(() => connections.id, { onDelete: "cascade" }),
+    connectionId: monitoredConnection(),
     probeName: text().notNull(),
-    lastRunAt: timestamp({ withTimezone: true }).notNull(),
+    lastRunAt: timestamptz().notNull(),
     /** SHA-256 of the last stored snapshot (snapshot probes only). */
     snapshotHash: text(),
-    snapshotCollectedAt: timestamp({ withTimezone: true }),
+    snapshotCollectedAt: timestamptz(),
   },
   (table) => [primaryKey({ columns: [table.connectionId, table.probeName] })],
 );
@@ -52,7 +52,7 @@ export const metricRollupProgress = pgTable(
   {
     probeName: text().notNull(),
     resolutionSeconds: integer().notNull(),
-    rolledThrough: timestamp({ withTimezone: true }).notNull(),
+    rolledThrough: timestamptz().notNull(),
   },
   (table) => [primaryKey({ columns: [table.probeName, table.resolutionSeconds] })],
 );

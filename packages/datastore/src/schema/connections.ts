@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { clusters } from "./clusters.js";
+import { nowOnInsert } from "./columns.js";
+import { monitoredConnection } from "./monitored-connection.js";
 
 /**
  * Monitored PostgreSQL servers. The password is stored encrypted (see `secrets.ts`); a connection is
@@ -39,8 +41,8 @@ export const connections = pgTable(
     membershipSource: text().notNull().default("auto"),
     /** Set by the collector while the server cannot be reached, cleared on recovery. */
     connectionError: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: nowOnInsert(),
+    updatedAt: nowOnInsert(),
   },
   (table) => [
     check("connections_port_range", sql`${table.port} between 1 and 65535`),
@@ -61,9 +63,7 @@ export const connections = pgTable(
  */
 export const connectionSelections = pgTable("connection_selections", {
   credentialHash: text().primaryKey(),
-  connectionId: integer()
-    .notNull()
-    .references(() => connections.id, { onDelete: "cascade" }),
+  connectionId: monitoredConnection(),
   databaseName: text(),
-  updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  updatedAt: nowOnInsert(),
 });

@@ -1,5 +1,6 @@
-import { index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { users } from "./auth.js";
+import { timestamptz } from "./columns.js";
 
 /**
  * Chat conversations, each its owner's alone. Messages are stored verbatim as the client sent them
@@ -19,8 +20,8 @@ export const conversations = pgTable(
     /** The connection the conversation is about, by name, as the client sends it. */
     connection: text(),
     messages: jsonb().$type<Record<string, unknown>[]>().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull(),
-    updatedAt: timestamp({ withTimezone: true }).notNull(),
+    createdAt: timestamptz().notNull(),
+    updatedAt: timestamptz().notNull(),
   },
   (table) => [index().on(table.userId, table.updatedAt.desc())],
 );

@@ -1,16 +1,7 @@
 import { sql } from "drizzle-orm";
-import {
-  boolean,
-  check,
-  customType,
-  index,
-  integer,
-  pgTable,
-  real,
-  text,
-  timestamp,
-} from "drizzle-orm/pg-core";
+import { boolean, check, customType, index, integer, pgTable, real, text } from "drizzle-orm/pg-core";
 import { users } from "./auth.js";
+import { timestamptz } from "./columns.js";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 
@@ -36,8 +27,8 @@ export const chatMemories = pgTable(
     modelName: text(),
     embedding: real().array(),
     search: tsvector().generatedAlwaysAs(sql`to_tsvector('english'::regconfig, category || ' ' || content)`),
-    createdAt: timestamp({ withTimezone: true }).notNull(),
-    updatedAt: timestamp({ withTimezone: true }).notNull(),
+    createdAt: timestamptz().notNull(),
+    updatedAt: timestamptz().notNull(),
   },
   (table) => [
     check("chat_memories_scope", sql`${table.scope} in ('user', 'system')`),

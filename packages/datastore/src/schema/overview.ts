@@ -1,4 +1,5 @@
-import { boolean, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { timestamptz } from "./columns.js";
 
 /**
  * AI overviews, shared by every API instance: the estate's (key `estate`, replaced by whichever
@@ -12,7 +13,7 @@ export const overviewSummaries = pgTable("overview_summaries", {
   snapshot: jsonb().$type<Record<string, unknown>>().notNull(),
   /** Whether a server restart prompted this summary. */
   restartDetected: boolean().notNull().default(false),
-  generatedAt: timestamp({ withTimezone: true }).notNull(),
+  generatedAt: timestamptz().notNull(),
 });
 
 /**
@@ -23,5 +24,5 @@ export const overviewSummaries = pgTable("overview_summaries", {
 export const overviewGenerationLeases = pgTable("overview_generation_leases", {
   scopeKey: text().primaryKey(),
   holder: text().notNull(),
-  expiresAt: timestamp({ withTimezone: true }).notNull(),
+  expiresAt: timestamptz().notNull(),
 });

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, integer, pgTable, text, timestamp, unique } from "drizzle-orm/pg-core";
+import { boolean, check, integer, pgTable, text, unique } from "drizzle-orm/pg-core";
+import { nowOnInsert } from "./columns.js";
 
 /**
  * Collection settings of each probe: the defaults (scope `global`, seeded by the collector from its
@@ -20,8 +21,8 @@ export const probeConfigs = pgTable(
     scopeId: integer().notNull().default(0),
     /** Set by a person (through the API), as opposed to a seeded default. */
     userModified: boolean().notNull().default(false),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: nowOnInsert(),
+    updatedAt: nowOnInsert(),
   },
   (table) => [
     unique("probe_configs_name_scope_key").on(table.name, table.scope, table.scopeId),
