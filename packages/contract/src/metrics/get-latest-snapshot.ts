@@ -2,13 +2,12 @@ import { z } from "@hono/zod-openapi";
 import { jsonResponse } from "../common.js";
 import { defineOperation } from "../operation.js";
 import {
-  connectionIdQuery,
   csvQuery,
   LatestSnapshotSchema,
   limitQuery,
   metricsAccess,
   orderQuery,
-  probeNameQuery,
+  probeQuery,
 } from "./schemas.js";
 
 export const getLatestSnapshot = defineOperation({
@@ -23,9 +22,7 @@ export const getLatestSnapshot = defineOperation({
   tag: "metrics",
   access: metricsAccess,
   request: {
-    query: z.object({
-      connection_id: connectionIdQuery(),
-      probe_name: probeNameQuery(),
+    query: probeQuery().extend({
       database_name: z.string().optional(),
       exclude_schemas: csvQuery("Comma-separated schemas to leave out, or none"),
       order_by: z.string().optional(),

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { jsonResponse } from "../common.js";
 import { defineOperation } from "../operation.js";
-import { BaselineSchema, connectionIdQuery, csvQuery, metricsAccess, probeNameQuery } from "./schemas.js";
+import { BaselineSchema, csvQuery, metricsAccess, probeQuery } from "./schemas.js";
 
 export const getMetricBaselines = defineOperation({
   method: "get",
@@ -14,9 +14,7 @@ export const getMetricBaselines = defineOperation({
   tag: "metrics",
   access: metricsAccess,
   request: {
-    query: z.object({
-      connection_id: connectionIdQuery(),
-      probe_name: probeNameQuery(),
+    query: probeQuery().extend({
       metrics: csvQuery("Comma-separated metric names (<probe>.<column>, or the column)"),
     }),
   },

@@ -50,6 +50,13 @@ export const probeNameQuery = () =>
     .optional()
     .openapi({ description: "Probe name (required)", example: "pg_stat_database" });
 
+/** The query of the reads of one probe on one connection; operations extend it with their own. */
+export const probeQuery = () =>
+  z.object({
+    connection_id: connectionIdQuery(),
+    probe_name: probeNameQuery(),
+  });
+
 export const timeRangeQuery = (fallback: (typeof TIME_RANGES)[number]) =>
   z
     .enum(TIME_RANGES, message("Invalid time_range: must be one of 1h, 6h, 24h, 7d, 30d"))

@@ -6,8 +6,6 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
     name: "pg_stat_database",
     description: "Per-database transaction, block and tuple statistics",
     intervalSeconds: 300,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["datid", "bigint"],
       ["datname", "text"],
@@ -43,8 +41,6 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
     name: "pg_stat_database_conflicts",
     description: "Queries cancelled on a standby by recovery conflicts, per database",
     intervalSeconds: 300,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["datid", "bigint"],
       ["datname", "text"],
@@ -60,8 +56,6 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
     name: "pg_stat_all_tables",
     description: "Table access, tuple and vacuum statistics with block I/O",
     intervalSeconds: 300,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["schemaname", "text"],
       ["relname", "text"],
@@ -99,8 +93,6 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
     name: "pg_stat_all_indexes",
     description: "Index usage statistics with block I/O",
     intervalSeconds: 300,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["relid", "bigint"],
       ["indexrelid", "bigint"],
@@ -119,8 +111,6 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
     name: "pg_statio_all_sequences",
     description: "Sequence block I/O",
     intervalSeconds: 300,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["relid", "bigint"],
       ["schemaname", "text"],
@@ -133,8 +123,6 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
     name: "pg_stat_user_functions",
     description: "Calls and time of user functions (with track_functions)",
     intervalSeconds: 300,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["funcid", "bigint"],
       ["schemaname", "text"],
@@ -148,8 +136,6 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
     name: "pg_stat_statements",
     description: "Top statements by total time (pg_stat_statements extension)",
     intervalSeconds: 300,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["userid", "bigint"],
       ["dbid", "bigint"],
@@ -196,8 +182,6 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
     name: "spock_exception_log",
     description: "Recent spock apply exceptions (spock extension)",
     intervalSeconds: 60,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["remote_origin", "bigint"],
       ["remote_commit_ts", "timestamptz"],
@@ -221,8 +205,6 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
     name: "spock_resolutions",
     description: "Recent spock conflict resolutions (spock extension)",
     intervalSeconds: 60,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["id", "bigint"],
       ["node_name", "text"],

@@ -6,9 +6,7 @@ export const hostProbes: readonly DescribedProbeSpec[] = probesOfScope("host", [
     name: "pg_sys_os_info",
     description: "Operating system of the host",
     intervalSeconds: 600,
-    retentionDays: 7,
     // Process counts and uptime change on every run: a plain time series.
-    snapshot: false,
     columns: [
       ["name", "text"],
       ["version", "text"],
@@ -26,7 +24,6 @@ export const hostProbes: readonly DescribedProbeSpec[] = probesOfScope("host", [
     name: "pg_sys_cpu_info",
     description: "Processors of the host",
     intervalSeconds: 600,
-    retentionDays: 7,
     snapshot: true,
     columns: [
       ["vendor", "text"],
@@ -51,8 +48,6 @@ export const hostProbes: readonly DescribedProbeSpec[] = probesOfScope("host", [
     name: "pg_sys_cpu_usage_info",
     description: "CPU time by mode on the host",
     intervalSeconds: 600,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["usermode_normal_process_percent", "double precision"],
       ["usermode_niced_process_percent", "double precision"],
@@ -71,8 +66,6 @@ export const hostProbes: readonly DescribedProbeSpec[] = probesOfScope("host", [
     name: "pg_sys_memory_info",
     description: "Memory and swap of the host",
     intervalSeconds: 600,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["total_memory", "bigint"],
       ["used_memory", "bigint"],
@@ -92,8 +85,6 @@ export const hostProbes: readonly DescribedProbeSpec[] = probesOfScope("host", [
     name: "pg_sys_io_analysis_info",
     description: "Block device I/O of the host",
     intervalSeconds: 600,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["device_name", "text"],
       ["total_reads", "bigint"],
@@ -108,8 +99,6 @@ export const hostProbes: readonly DescribedProbeSpec[] = probesOfScope("host", [
     name: "pg_sys_disk_info",
     description: "File systems of the host and their use",
     intervalSeconds: 600,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["mount_point", "text"],
       ["file_system", "text"],
@@ -128,8 +117,6 @@ export const hostProbes: readonly DescribedProbeSpec[] = probesOfScope("host", [
     name: "pg_sys_load_avg_info",
     description: "Load averages of the host",
     intervalSeconds: 600,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["load_avg_one_minute", "double precision"],
       ["load_avg_five_minutes", "double precision"],
@@ -141,8 +128,6 @@ export const hostProbes: readonly DescribedProbeSpec[] = probesOfScope("host", [
     name: "pg_sys_process_info",
     description: "Process counts of the host by state",
     intervalSeconds: 600,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["total_processes", "integer"],
       ["running_processes", "integer"],
@@ -155,8 +140,6 @@ export const hostProbes: readonly DescribedProbeSpec[] = probesOfScope("host", [
     name: "pg_sys_network_info",
     description: "Network interfaces of the host and their traffic",
     intervalSeconds: 600,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["interface_name", "text"],
       ["ip_address", "text"],
@@ -175,8 +158,6 @@ export const hostProbes: readonly DescribedProbeSpec[] = probesOfScope("host", [
     name: "pg_sys_cpu_memory_by_process",
     description: "CPU and memory use of the host's busiest processes",
     intervalSeconds: 600,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["pid", "integer"],
       ["name", "text"],

@@ -17,8 +17,6 @@ export const serverProbes: readonly DescribedProbeSpec[] = probesOfScope("server
     name: "pg_stat_activity",
     description: "Sessions and what they are doing (pg_stat_activity)",
     intervalSeconds: 60,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["datid", "bigint"],
       ["datname", "text"],
@@ -41,8 +39,6 @@ export const serverProbes: readonly DescribedProbeSpec[] = probesOfScope("server
     name: "pg_stat_replication",
     description: "Streaming replication: senders on a primary, the WAL receiver on a standby",
     intervalSeconds: 30,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["role", "text"],
       ["pid", "integer"],
@@ -80,8 +76,6 @@ export const serverProbes: readonly DescribedProbeSpec[] = probesOfScope("server
     name: "pg_replication_slots",
     description: "Replication slots, their retained WAL and statistics",
     intervalSeconds: 300,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["slot_name", "text"],
       ["slot_type", "text"],
@@ -105,8 +99,6 @@ export const serverProbes: readonly DescribedProbeSpec[] = probesOfScope("server
     name: "pg_stat_recovery_prefetch",
     description: "WAL prefetching during recovery (PostgreSQL 15 and later)",
     intervalSeconds: 600,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["stats_reset", "timestamptz"],
       ["prefetch", "bigint"],
@@ -124,8 +116,6 @@ export const serverProbes: readonly DescribedProbeSpec[] = probesOfScope("server
     name: "pg_stat_subscription",
     description: "Logical replication subscription workers and their error counts",
     intervalSeconds: 300,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["subid", "bigint"],
       ["subname", "text"],
@@ -147,8 +137,6 @@ export const serverProbes: readonly DescribedProbeSpec[] = probesOfScope("server
     name: "pg_stat_connection_security",
     description: "SSL and GSSAPI use of each session",
     intervalSeconds: 300,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["pid", "integer"],
       ["ssl", "boolean"],
@@ -168,8 +156,6 @@ export const serverProbes: readonly DescribedProbeSpec[] = probesOfScope("server
     name: "pg_stat_io",
     description: "I/O by backend type, object and context (PostgreSQL 16 and later) and SLRU caches",
     intervalSeconds: 900,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["backend_type", "text"],
       ["object", "text"],
@@ -199,8 +185,6 @@ export const serverProbes: readonly DescribedProbeSpec[] = probesOfScope("server
     name: "pg_stat_checkpointer",
     description: "Checkpointer and background writer activity",
     intervalSeconds: 600,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["num_timed", "bigint"],
       ["num_requested", "bigint"],
@@ -221,8 +205,6 @@ export const serverProbes: readonly DescribedProbeSpec[] = probesOfScope("server
     name: "pg_stat_wal",
     description: "WAL generation and archiver statistics",
     intervalSeconds: 600,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["wal_records", "bigint"],
       ["wal_fpi", "bigint"],
@@ -327,7 +309,6 @@ export const serverProbes: readonly DescribedProbeSpec[] = probesOfScope("server
     description: "Replication role of the node: primary, standby, logical or spock",
     intervalSeconds: 300,
     retentionDays: 30,
-    snapshot: false,
     columns: [
       ["is_in_recovery", "boolean"],
       ["timeline_id", "integer"],
@@ -359,16 +340,12 @@ export const serverProbes: readonly DescribedProbeSpec[] = probesOfScope("server
     name: "pg_connectivity",
     description: "Response time of a trivial query: whether the server answers",
     intervalSeconds: 30,
-    retentionDays: 7,
-    snapshot: false,
     columns: [["response_time_ms", "double precision"]],
   },
   {
     name: "pg_database",
     description: "Databases with their size and transaction ID age",
     intervalSeconds: 300,
-    retentionDays: 7,
-    snapshot: false,
     columns: [
       ["datname", "text"],
       ["datdba", "bigint"],

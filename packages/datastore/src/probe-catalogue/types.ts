@@ -39,11 +39,19 @@ export interface ProbeSpec {
   columns: readonly ProbeColumn[];
 }
 
-/** A catalogue entry as written in the scope files: columns as [name, type] pairs. */
-export interface ProbeEntry extends Omit<ProbeSpec, "scope" | "columns"> {
+/**
+ * A catalogue entry as written in the scope files: columns as [name, type] pairs; retention and
+ * snapshot only where they differ from the defaults.
+ */
+export interface ProbeEntry extends Omit<ProbeSpec, "scope" | "columns" | "retentionDays" | "snapshot"> {
   description: string;
+  retentionDays?: number;
+  snapshot?: true;
   columns: ReadonlyArray<readonly [string, ColumnType]>;
 }
+
+/** Most probes keep a week of history; snapshot probes (configuration) say so. */
+const DEFAULT_RETENTION_DAYS = 7;
 
 export interface DescribedProbeSpec extends ProbeSpec {
   /** What the probe collects, as the probe configuration shows it. */
@@ -53,6 +61,8 @@ export interface DescribedProbeSpec extends ProbeSpec {
 export function probesOfScope(scope: ProbeScope, entries: readonly ProbeEntry[]): DescribedProbeSpec[] {
   return entries.map((entry) => ({
     ...entry,
+    retentionDays: entry.retentionDays ?? DEFAULT_RETENTION_DAYS,
+    snapshot: entry.snapshot ?? false,
     scope,
     columns: entry.columns.map(([name, type]) => ({ name, type })),
   }));
