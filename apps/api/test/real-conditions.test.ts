@@ -1,3 +1,5 @@
+import { type RunningAlerter, silentAlerterLogger } from "@dbmon/alerter";
+import { createHarness, type Harness } from "@dbmon/alerter/testing";
 import { findProbe, type ProbeDefinition, type RunningCollector, startCollector } from "@dbmon/collector";
 import { builtInRules } from "@dbmon/datastore";
 import {
@@ -9,8 +11,6 @@ import {
 } from "@dbmon/datastore/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningAlerter, silentAlerterLogger } from "../src/index.js";
-import { createHarness, type Harness } from "./support.js";
 
 /**
  * Every built-in rule, end to end: a real condition on a PostgreSQL 15 server of this file's own
