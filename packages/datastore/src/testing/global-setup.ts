@@ -24,11 +24,15 @@ export async function setup(project: TestProject) {
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${template}"`);
   await migrateDatastore(databaseUrl(serverUrl, template));
+  // Marked a template, so that collectors under test, which collect every database of the server
+  // but templates, never hold a session on it: a clone needs the template free of sessions.
+  await admin.unsafe(`alter database "${template}" is_template true`);
 
   project.provide("testServerUrl", serverUrl);
   project.provide("testTemplate", template);
 
   return async () => {
+    await admin.unsafe(`alter database "${template}" is_template false`);
     await admin.unsafe(`drop database if exists "${template}" with (force)`);
     await admin.end();
     await embedded?.stop();
