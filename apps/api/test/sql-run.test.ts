@@ -60,6 +60,13 @@ describe("the SQL execution core", () => {
     expect(setting?.rows).toHaveLength(1);
   });
 
+  it("shows arrays as JSON, NULL elements as null", async () => {
+    const run = await readOnly(
+      "select array['a', null, 'NULL']::text[] as texts, '{{1,2},{3,4}}'::int4[] as grid",
+    );
+    expect(run.results[0]?.rows).toEqual([['["a",null,"NULL"]', "[[1,2],[3,4]]"]]);
+  });
+
   it("lets the server refuse writes hidden in a read", async () => {
     const run = await readOnly("select * from items; with d as (select 1) select nextval('no_seq')");
     expect(run.results[1]?.error).toMatch(/^Query error: relation "no_seq" does not exist/);
@@ -133,6 +140,30 @@ describe("the SQL execution core", () => {
         signal: controller.signal,
       });
       expect(run.results[0]?.error).toBe("Query error: stopped because the request was cancelled");
+    });
+
+    it("stops at the deadline on a server that stalls a new session's first query, without crashing", {
+      timeout: 30_000,
+    }, async () => {
+      // A lock on pg_type stalls the session's first catalog read. With the driver's own type
+      // lookup, dropping that session rejected a promise nobody held: an unhandled rejection, which
+      // ends the API process (and fails this file under vitest).
+      const locker = await admin.reserve();
+      try {
+        await locker`begin`;
+        await locker`lock table pg_catalog.pg_type in access exclusive mode`;
+        const run = await runStatements({
+          connection,
+          sql: "select 1",
+          mode: "read_only",
+          deadlineMs: 1_000,
+        });
+        expect(run.results[0]?.error).toBe("Query error: stopped after the 1 s time limit");
+        await new Promise((done) => setTimeout(done, 1_500));
+      } finally {
+        await locker`rollback`;
+        locker.release();
+      }
     });
 
     it("cuts long values at a character boundary and says so", async () => {

@@ -1,3 +1,4 @@
+import { MONITORED_SERVER_DRIVER_OPTIONS } from "@dbmon/datastore";
 import postgres from "postgres";
 import type { ProbeRow } from "./probes/types.js";
 import type { ServerTarget } from "./target.js";
@@ -181,6 +182,7 @@ export class ServerSessions {
       this.opening -= 1;
     }
     const sql = postgres({
+      ...MONITORED_SERVER_DRIVER_OPTIONS,
       host,
       path: this.target.path,
       port: this.target.port,

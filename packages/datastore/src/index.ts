@@ -13,6 +13,7 @@ export {
 } from "./host-policy.js";
 export { type DatastoreLogger, silentLogger } from "./logger.js";
 export { migrateDatastore, migrationsFolder } from "./migrate.js";
+export { MONITORED_SERVER_DRIVER_OPTIONS } from "./monitored-server-driver.js";
 export {
   type ColumnType,
   type DescribedProbeSpec,

@@ -5,6 +5,7 @@ import {
   encryptSecret,
   type HostPolicy,
   isAllowedPort,
+  MONITORED_SERVER_DRIVER_OPTIONS,
   type SecretKey,
   schema,
 } from "@dbmon/datastore";
@@ -342,6 +343,7 @@ export class ConnectionStore {
   async databases(row: ConnectionRow): Promise<ServerDatabase[]> {
     const sql = postgres({
       ...(await this.clientOptions(row)),
+      ...MONITORED_SERVER_DRIVER_OPTIONS,
       max: 1,
       connect_timeout: 10,
       idle_timeout: 1,

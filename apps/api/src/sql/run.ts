@@ -1,3 +1,4 @@
+import { MONITORED_SERVER_DRIVER_OPTIONS } from "@dbmon/datastore";
 import postgres from "postgres";
 import { guardedSocketFactory, ReceiveBudget } from "./guarded-socket.js";
 import { type RowLimits, toLimitedRow } from "./rows.js";
@@ -97,6 +98,7 @@ export async function runStatements(options: RunStatementsOptions): Promise<Quer
   // `socket` is a documented option of the driver that its type declarations leave out.
   const driverOptions = {
     ...connection,
+    ...MONITORED_SERVER_DRIVER_OPTIONS,
     ssl: false,
     socket: guardedSocketFactory(connection, budget, connectTimeoutMs),
     max: 1,
@@ -112,7 +114,7 @@ export async function runStatements(options: RunStatementsOptions): Promise<Quer
       standard_conforming_strings: "on",
     } as Record<string, string | number>,
   };
-  const sql = postgres(driverOptions as postgres.Options<Record<string, never>>);
+  const sql = postgres(driverOptions as unknown as postgres.Options<Record<string, never>>);
 
   const stop = new StopControl(sql, limits.deadlineMs, options.signal);
   const rowLimits: RunLimits = { ...limits, spentBytes: 0 };
