@@ -134,6 +134,12 @@ export const environmentVariables = z.object({
     .describe(
       "Seconds a collector's lease on a connection lasts unless renewed (a dead one's move after it)",
     ),
+  DBMON_COLLECTOR_MAX_RESULT_MB: count(4_096)
+    .min(1)
+    .default(256)
+    .describe(
+      "The most one probe query may receive from a monitored server (MiB); a larger answer is dropped",
+    ),
   DBMON_MONITOR_SELF: boolean
     .default(true)
     .describe("Monitor the embedded datastore as the connection `local`"),
@@ -197,6 +203,8 @@ export interface Config {
   runCollector: boolean;
   /** Seconds a collector's lease on a connection lasts unless renewed. */
   collectorLeaseSeconds: number;
+  /** The most one probe query may receive from a monitored server, in bytes. */
+  collectorMaxResultBytes: number;
   /** Register the embedded datastore as the monitored connection `local`. */
   monitorSelf: boolean;
   /** The LLM provider for AI features; null when none is configured. */
@@ -262,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sslDirectory: e.DBMON_SSL_DIR,
     runCollector: e.DBMON_COLLECTOR,
     collectorLeaseSeconds: e.DBMON_COLLECTOR_LEASE_SECONDS,
+    collectorMaxResultBytes: e.DBMON_COLLECTOR_MAX_RESULT_MB * 1024 * 1024,
     monitorSelf: e.DBMON_MONITOR_SELF,
     llm: loadLlm(env),
     notificationAllowedHosts: e.DBMON_NOTIFICATION_ALLOWED_HOSTS,

@@ -69,6 +69,7 @@ export async function startService(
         logger,
         secretKey: services.secretKey,
         leaseSeconds: config.collectorLeaseSeconds,
+        maxResultBytes: config.collectorMaxResultBytes,
         sslDirectory: config.sslDirectory,
         hostPolicy: services.hostPolicy,
       });

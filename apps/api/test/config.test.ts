@@ -18,6 +18,7 @@ describe("configuration", () => {
       secret: undefined,
       runCollector: true,
       collectorLeaseSeconds: 30,
+      collectorMaxResultBytes: 256 * 1024 * 1024,
       monitorSelf: true,
       llm: null,
       notificationAllowedHosts: undefined,
@@ -62,6 +63,7 @@ describe("configuration", () => {
       DBMON_CORS_ORIGIN: "https://ui.example.com/",
       DBMON_HSTS: "true",
       DBMON_COLLECTOR_LEASE_SECONDS: "6",
+      DBMON_COLLECTOR_MAX_RESULT_MB: "64",
       DBMON_EVALUATION_INTERVAL_SECONDS: "5",
     });
     expect(config).toMatchObject({
@@ -73,12 +75,14 @@ describe("configuration", () => {
       corsOrigin: "https://ui.example.com",
       hsts: true,
       collectorLeaseSeconds: 6,
+      collectorMaxResultBytes: 64 * 1024 * 1024,
       evaluationSeconds: 5,
     });
   });
 
   it.each([
     [{ DBMON_PORT: "eighty" }, "DBMON_PORT"],
+    [{ DBMON_COLLECTOR_MAX_RESULT_MB: "0" }, "DBMON_COLLECTOR_MAX_RESULT_MB"],
     [{ DBMON_PORT: "70000" }, "DBMON_PORT"],
     [{ DBMON_DATABASE_URL: "mysql://x" }, "DBMON_DATABASE_URL"],
     [{ DBMON_LOG_LEVEL: "loud" }, "DBMON_LOG_LEVEL"],

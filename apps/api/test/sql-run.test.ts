@@ -1,4 +1,9 @@
-import { createTestDatabase, type TestDatabase } from "@dbmon/datastore/testing";
+import {
+  createTestDatabase,
+  machinePostgresBinariesAvailable,
+  startTlsPrimary,
+  type TestDatabase,
+} from "@dbmon/datastore/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS, runStatements } from "../src/sql/run.js";
@@ -229,4 +234,33 @@ describe("the SQL execution core", () => {
       expect(run.results[0]?.error).toMatch(/^Refused: a read-only query may not use /);
     });
   });
+  it.skipIf(!machinePostgresBinariesAvailable())(
+    "speaks TLS to a server that accepts it, and verifies its certificate where asked",
+    { timeout: 60_000 },
+    async () => {
+      const server = await startTlsPrimary();
+      try {
+        const onServer = (ssl: postgres.Options<Record<string, never>>["ssl"]) =>
+          runStatements({
+            connection: {
+              host: "127.0.0.1",
+              port: server.port,
+              database: "postgres",
+              username: "postgres",
+              ssl,
+            },
+            sql: "select ssl from pg_stat_ssl where pid = pg_backend_pid()",
+            mode: "read_only",
+          });
+        expect((await onServer("require")).results[0]?.rows).toEqual([["true"]]);
+        expect((await onServer(false)).results[0]?.rows).toEqual([["false"]]);
+        const verified = await onServer({ ca: server.certificate, servername: "localhost" });
+        expect(verified.results[0]?.rows).toEqual([["true"]]);
+        const wrongName = await onServer({ ca: server.certificate, servername: "db.example.com" });
+        expect(wrongName.results[0]?.error).toMatch(/altnames|does not match/i);
+      } finally {
+        await server.remove();
+      }
+    },
+  );
 });

@@ -55,6 +55,8 @@ export interface CollectorOptions {
   runTimeoutSeconds?: number;
   /** A session to a monitored server unused this long is closed. Default 60. */
   idleSessionSeconds?: number;
+  /** The most one probe query may receive from a monitored server (bytes). Default 256 MiB. */
+  maxResultBytes?: number;
   /**
    * The first runs of a connection's probes are spread over a window, each probe and connection at
    * its own offset, so that a start with many connections is not one burst (its results all in
@@ -161,6 +163,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       connectTimeoutSeconds: options.connectTimeoutSeconds ?? 10,
       runTimeoutSeconds: options.runTimeoutSeconds ?? 60,
       idleSessionSeconds: options.idleSessionSeconds ?? 60,
+      maxResultBytes: options.maxResultBytes ?? 256 * 1024 * 1024,
       backoffInitialSeconds: options.backoffInitialSeconds ?? 5,
       backoffMaxSeconds: options.backoffMaxSeconds ?? 300,
     },

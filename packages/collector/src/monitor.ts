@@ -21,6 +21,7 @@ export interface MonitorSettings {
   connectTimeoutSeconds: number;
   runTimeoutSeconds: number;
   idleSessionSeconds: number;
+  maxResultBytes: number;
   backoffInitialSeconds: number;
   backoffMaxSeconds: number;
 }

@@ -74,6 +74,7 @@ export class ServerGroup {
       connectTimeoutSeconds: settings.connectTimeoutSeconds,
       statementTimeoutMs: settings.runTimeoutSeconds * 1000,
       idleSessionMs: settings.idleSessionSeconds * 1000,
+      maxResultBytes: settings.maxResultBytes,
     });
     this.failure = new FailureBackoff(settings.backoffInitialSeconds, settings.backoffMaxSeconds);
     this.failures = new ProbeFailureLog(deps.logger);

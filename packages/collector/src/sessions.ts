@@ -1,4 +1,4 @@
-import { MONITORED_SERVER_DRIVER_OPTIONS } from "@dbmon/datastore";
+import { guardedSocketFactory, MONITORED_SERVER_DRIVER_OPTIONS, ReceiveBudget } from "@dbmon/datastore";
 import postgres from "postgres";
 import type { ProbeRow } from "./probes/types.js";
 import type { ServerTarget } from "./target.js";
@@ -27,6 +27,11 @@ export class ConnectError extends Error {
 /** The run used up its time limit. */
 export class RunTimeoutError extends Error {
   override name = "RunTimeoutError";
+}
+
+/** A query's answer outgrew what one query may receive: the session was cut, the server is fine. */
+export class ResultTooLargeError extends Error {
+  override name = "ResultTooLargeError";
 }
 
 export const COLLECTOR_APPLICATION_NAME = "dbmon collector";
@@ -76,11 +81,17 @@ export interface SessionLimits {
   statementTimeoutMs: number;
   /** A session unused this long is closed (sessions cost memory here and on the server). */
   idleSessionMs: number;
+  /**
+   * The most one query may receive, counted at the socket: the driver holds a message whole before
+   * any code of ours sees it, so a huge value would be in memory (twice) before a row limit could act.
+   */
+  maxResultBytes: number;
 }
 
 interface Session {
   database: string;
   sql: postgres.Sql;
+  budget: ReceiveBudget;
   busy: boolean;
   broken: boolean;
   lastUsedAt: number;
@@ -181,15 +192,17 @@ export class ServerSessions {
     } finally {
       this.opening -= 1;
     }
-    const sql = postgres({
+    const budget = new ReceiveBudget(this.limits.maxResultBytes);
+    const destination = { host, path: this.target.path, port: this.target.port, ssl: this.target.ssl };
+    const options = {
       ...MONITORED_SERVER_DRIVER_OPTIONS,
-      host,
-      path: this.target.path,
-      port: this.target.port,
+      ...destination,
+      // The socket counts what arrives; it negotiates TLS itself, where the count can see it.
+      socket: guardedSocketFactory(destination, budget, this.limits.connectTimeoutSeconds * 1000),
+      ssl: false,
       user: this.target.username,
       password: this.target.password,
       database,
-      ssl: this.target.ssl,
       max: 1,
       prepare: false,
       connect_timeout: this.limits.connectTimeoutSeconds,
@@ -198,8 +211,10 @@ export class ServerSessions {
         application_name: COLLECTOR_APPLICATION_NAME,
         statement_timeout: this.limits.statementTimeoutMs,
       },
-    });
-    const session: Session = { database, sql, busy: true, broken: false, lastUsedAt: Date.now() };
+    };
+    // `socket` is a documented option of the driver that its type declarations leave out.
+    const sql = postgres(options as unknown as postgres.Options<Record<string, never>>);
+    const session: Session = { database, sql, budget, busy: true, broken: false, lastUsedAt: Date.now() };
     this.sessions.push(session);
     try {
       const rows = await this.query(
@@ -223,6 +238,7 @@ export class ServerSessions {
     if (remaining <= 0) {
       throw new RunTimeoutError("probe run timed out");
     }
+    session.budget.reset();
     const pending = session.sql.unsafe(text);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -236,6 +252,12 @@ export class ServerSessions {
     try {
       return (await Promise.race([pending, timeout])) as ProbeRow[];
     } catch (error) {
+      if (session.budget.exceeded) {
+        session.broken = true;
+        throw new ResultTooLargeError(
+          `the answer exceeded ${session.budget.limit} bytes (DBMON_COLLECTOR_MAX_RESULT_MB); its session was closed`,
+        );
+      }
       if (isConnectionFailure(error)) {
         session.broken = true;
         throw new ConnectError(describeError(error), errorCode(error));

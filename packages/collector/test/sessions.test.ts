@@ -1,7 +1,13 @@
-import { createTestDatabase, type TestDatabase } from "@dbmon/datastore/testing";
+import {
+  createTestDatabase,
+  machinePostgresBinariesAvailable,
+  startTlsPrimary,
+  type TestDatabase,
+  type TlsTestServer,
+} from "@dbmon/datastore/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RunTimeoutError, ServerSessions } from "../src/sessions.js";
+import { ResultTooLargeError, RunTimeoutError, ServerSessions } from "../src/sessions.js";
 import type { ServerTarget } from "../src/target.js";
 
 describe("a monitored server's sessions", () => {
@@ -34,6 +40,7 @@ describe("a monitored server's sessions", () => {
     connectTimeoutSeconds: 5,
     statementTimeoutMs: 60_000,
     idleSessionMs: 60_000,
+    maxResultBytes: 1024 * 1024,
   };
 
   it("read arrays without asking the server for its types first", async () => {
@@ -68,5 +75,59 @@ describe("a monitored server's sessions", () => {
       locker.release();
       await sessions.close();
     }
+  });
+  it("cut an answer larger than the limit, and leave the server usable", async () => {
+    const sessions = new ServerSessions(target, { ...limits, maxResultBytes: 64 * 1024 });
+    try {
+      const deadline = Date.now() + 10_000;
+      await expect(
+        sessions.withSession(database.name, deadline, (query) => query("select repeat('x', 1000000) as big")),
+      ).rejects.toBeInstanceOf(ResultTooLargeError);
+      const rows = await sessions.withSession(database.name, deadline, (query) =>
+        query("select repeat('x', 1000) as small"),
+      );
+      expect(rows[0]?.small).toHaveLength(1000);
+    } finally {
+      await sessions.close();
+    }
+  });
+
+  describe.skipIf(!machinePostgresBinariesAvailable())("on a server that accepts TLS", () => {
+    let server: TlsTestServer;
+    const tlsTarget = (ssl: ServerTarget["ssl"]): ServerTarget => ({
+      ...target,
+      port: server.port,
+      username: "postgres",
+      password: undefined,
+      ssl,
+    });
+    const usesTls = async (ssl: ServerTarget["ssl"]) => {
+      const sessions = new ServerSessions(tlsTarget(ssl), limits);
+      try {
+        const rows = await sessions.withSession("postgres", Date.now() + 10_000, (query) =>
+          query("select ssl from pg_stat_ssl where pid = pg_backend_pid()"),
+        );
+        return rows[0]?.ssl;
+      } finally {
+        await sessions.close();
+      }
+    };
+
+    beforeAll(async () => {
+      server = await startTlsPrimary();
+    }, 60_000);
+    afterAll(() => server?.remove());
+
+    it("speak TLS as sslmode asks, verifying the certificate and the host name where it says so", async () => {
+      expect(await usesTls(false)).toBe(false);
+      expect(await usesTls("prefer")).toBe(true);
+      expect(await usesTls("require")).toBe(true);
+      // verify-full: the certificate is checked against the CA, and against the name sent as SNI.
+      expect(await usesTls({ ca: server.certificate, servername: "localhost" })).toBe(true);
+      await expect(usesTls({ ca: server.certificate, servername: "db.example.com" })).rejects.toThrow(
+        /altnames|does not match/i,
+      );
+      await expect(usesTls({ servername: "localhost" })).rejects.toThrow(/self[- ]signed/i);
+    });
   });
 });

@@ -15,6 +15,11 @@ export { type DatastoreLogger, silentLogger } from "./logger.js";
 export { migrateDatastore, migrationsFolder } from "./migrate.js";
 export { MONITORED_SERVER_DRIVER_OPTIONS } from "./monitored-server-driver.js";
 export {
+  guardedSocketFactory,
+  ReceiveBudget,
+  type SocketTarget,
+} from "./monitored-server-socket.js";
+export {
   type ColumnType,
   type DescribedProbeSpec,
   findProbeSpec,

@@ -19,6 +19,7 @@ export function registerCollectorCommand(program: Command): void {
         logger,
         secretKey,
         leaseSeconds: config.collectorLeaseSeconds,
+        maxResultBytes: config.collectorMaxResultBytes,
         sslDirectory: config.sslDirectory,
         hostPolicy: createHostPolicy({ allowed: config.allowedHosts, blocked: config.blockedHosts }),
       });

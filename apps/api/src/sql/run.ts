@@ -1,6 +1,5 @@
-import { MONITORED_SERVER_DRIVER_OPTIONS } from "@dbmon/datastore";
+import { guardedSocketFactory, MONITORED_SERVER_DRIVER_OPTIONS, ReceiveBudget } from "@dbmon/datastore";
 import postgres from "postgres";
-import { guardedSocketFactory, ReceiveBudget } from "./guarded-socket.js";
 import { type RowLimits, toLimitedRow } from "./rows.js";
 import { forbiddenNames, isReadOnlyStatement, parseStatements, type Statement } from "./statements.js";
 

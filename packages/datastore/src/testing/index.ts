@@ -15,5 +15,6 @@ export {
   type TestServer,
 } from "./private-postgres.js";
 export { execStatements } from "./statements.js";
+export { startTlsPrimary, type TlsTestServer } from "./tls-postgres.js";
 export { databaseUrl } from "./urls.js";
 export { waitFor } from "./wait.js";

@@ -11,10 +11,10 @@ export interface SocketTarget {
 }
 
 /**
- * How many bytes a session may receive before it is cut. The driver assembles each protocol message
- * whole before handing it over, so one 400 MB value would be 400 MB (twice, while it is assembled) in
- * the API's memory before any row cap could act: counting at the socket is the only place that can
- * stop it in time.
+ * How many bytes a session on a monitored server may receive before it is cut. The driver assembles
+ * each protocol message whole before handing it over, so one 400 MB value would be 400 MB (twice,
+ * while it is assembled) in dbmon's memory before any row cap could act: counting at the socket is
+ * the only place that can stop it in time.
  */
 export class ReceiveBudget {
   private received = 0;
