@@ -1,4 +1,4 @@
-import { guardedSocketFactory, MONITORED_SERVER_DRIVER_OPTIONS, ReceiveBudget } from "@dbmon/datastore";
+import { monitoredServerSession, ReceiveBudget } from "@dbmon/datastore";
 import postgres from "postgres";
 import type { ProbeRow } from "./probes/types.js";
 import type { ServerTarget } from "./target.js";
@@ -194,12 +194,9 @@ export class ServerSessions {
     }
     const budget = new ReceiveBudget(this.limits.maxResultBytes);
     const destination = { host, path: this.target.path, port: this.target.port, ssl: this.target.ssl };
-    const options = {
-      ...MONITORED_SERVER_DRIVER_OPTIONS,
+    const sql = postgres({
       ...destination,
-      // The socket counts what arrives; it negotiates TLS itself, where the count can see it.
-      socket: guardedSocketFactory(destination, budget, this.limits.connectTimeoutSeconds * 1000),
-      ssl: false,
+      ...monitoredServerSession(destination, budget, this.limits.connectTimeoutSeconds * 1000),
       user: this.target.username,
       password: this.target.password,
       database,
@@ -211,9 +208,7 @@ export class ServerSessions {
         application_name: COLLECTOR_APPLICATION_NAME,
         statement_timeout: this.limits.statementTimeoutMs,
       },
-    };
-    // `socket` is a documented option of the driver that its type declarations leave out.
-    const sql = postgres(options as unknown as postgres.Options<Record<string, never>>);
+    });
     const session: Session = { database, sql, budget, busy: true, broken: false, lastUsedAt: Date.now() };
     this.sessions.push(session);
     try {

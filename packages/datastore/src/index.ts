@@ -13,12 +13,8 @@ export {
 } from "./host-policy.js";
 export { type DatastoreLogger, silentLogger } from "./logger.js";
 export { migrateDatastore, migrationsFolder } from "./migrate.js";
-export { MONITORED_SERVER_DRIVER_OPTIONS } from "./monitored-server-driver.js";
-export {
-  guardedSocketFactory,
-  ReceiveBudget,
-  type SocketTarget,
-} from "./monitored-server-socket.js";
+export { MONITORED_SERVER_DRIVER_OPTIONS, monitoredServerSession } from "./monitored-server-driver.js";
+export { ReceiveBudget } from "./monitored-server-socket.js";
 export {
   type ColumnType,
   type DescribedProbeSpec,

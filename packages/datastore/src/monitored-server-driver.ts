@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import { type ArrayValue, parseArrayLiteral } from "./array-literal.js";
+import { guardedSocketFactory, type ReceiveBudget, type SocketTarget } from "./monitored-server-socket.js";
 
 const asText = (raw: string) => raw;
 const asNumber = (raw: string) => Number(raw);
@@ -81,3 +82,23 @@ export const MONITORED_SERVER_DRIVER_OPTIONS = {
   fetch_types: false,
   types: arrayTypes,
 } satisfies Pick<postgres.Options<Record<string, postgres.PostgresType>>, "fetch_types" | "types">;
+
+/**
+ * The options of every session dbmon opens on a monitored server, spread over the destination's
+ * own: the type handling above, and a socket that counts what arrives against `budget` and
+ * negotiates TLS itself, where the count can see it (so the driver is told `ssl: false`).
+ * `socket` is a documented option of the driver that its type declarations leave out, hence the
+ * narrower type.
+ */
+export function monitoredServerSession(
+  destination: SocketTarget,
+  budget: ReceiveBudget,
+  connectTimeoutMs: number,
+): Pick<postgres.Options<Record<string, never>>, "fetch_types" | "ssl"> {
+  const options = {
+    ...MONITORED_SERVER_DRIVER_OPTIONS,
+    socket: guardedSocketFactory(destination, budget, connectTimeoutMs),
+    ssl: false,
+  };
+  return options as unknown as Pick<postgres.Options<Record<string, never>>, "fetch_types" | "ssl">;
+}

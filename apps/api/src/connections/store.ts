@@ -5,7 +5,8 @@ import {
   encryptSecret,
   type HostPolicy,
   isAllowedPort,
-  MONITORED_SERVER_DRIVER_OPTIONS,
+  monitoredServerSession,
+  ReceiveBudget,
   type SecretKey,
   schema,
 } from "@dbmon/datastore";
@@ -18,6 +19,9 @@ import { SELF_CONNECTION_SHARING_REFUSED } from "./self-monitoring.js";
 import { visibleConnectionFilter } from "./visibility.js";
 
 const { connections, connectionSelections } = schema;
+
+/** The most a monitored server's list of databases may take on the wire; far more than a real one. */
+const DATABASE_LIST_BYTES = 16 * 1024 * 1024;
 
 export type ConnectionRow = typeof connections.$inferSelect;
 
@@ -341,9 +345,10 @@ export class ConnectionStore {
 
   /** The databases of the connection's server, read live; template databases excluded. */
   async databases(row: ConnectionRow): Promise<ServerDatabase[]> {
+    const target = await this.clientOptions(row);
     const sql = postgres({
-      ...(await this.clientOptions(row)),
-      ...MONITORED_SERVER_DRIVER_OPTIONS,
+      ...target,
+      ...monitoredServerSession(target, new ReceiveBudget(DATABASE_LIST_BYTES), 10_000),
       max: 1,
       connect_timeout: 10,
       idle_timeout: 1,

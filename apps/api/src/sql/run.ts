@@ -1,4 +1,4 @@
-import { guardedSocketFactory, MONITORED_SERVER_DRIVER_OPTIONS, ReceiveBudget } from "@dbmon/datastore";
+import { monitoredServerSession, ReceiveBudget } from "@dbmon/datastore";
 import postgres from "postgres";
 import { type RowLimits, toLimitedRow } from "./rows.js";
 import { forbiddenNames, isReadOnlyStatement, parseStatements, type Statement } from "./statements.js";
@@ -94,12 +94,9 @@ export async function runStatements(options: RunStatementsOptions): Promise<Quer
   const budget = new ReceiveBudget(limits.maxResultBytes + FRAMING_BYTES);
   const { connection } = options;
   const connectTimeoutMs = Math.min(10_000, limits.deadlineMs);
-  // `socket` is a documented option of the driver that its type declarations leave out.
-  const driverOptions = {
+  const sql = postgres({
     ...connection,
-    ...MONITORED_SERVER_DRIVER_OPTIONS,
-    ssl: false,
-    socket: guardedSocketFactory(connection, budget, connectTimeoutMs),
+    ...monitoredServerSession(connection, budget, connectTimeoutMs),
     max: 1,
     connect_timeout: Math.ceil(connectTimeoutMs / 1000),
     idle_timeout: 1,
@@ -112,8 +109,7 @@ export async function runStatements(options: RunStatementsOptions): Promise<Quer
       // The lexer that vets read-only statements reads strings this way; the server must too.
       standard_conforming_strings: "on",
     } as Record<string, string | number>,
-  };
-  const sql = postgres(driverOptions as unknown as postgres.Options<Record<string, never>>);
+  });
 
   const stop = new StopControl(sql, limits.deadlineMs, options.signal);
   const rowLimits: RunLimits = { ...limits, spentBytes: 0 };
