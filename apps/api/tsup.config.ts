@@ -2,7 +2,8 @@ import { cpSync } from "node:fs";
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/cli.ts", "src/index.ts"],
+  // The SQL parser's worker thread is loaded by file name (sql/parser.ts), beside the other bundles.
+  entry: { cli: "src/cli.ts", index: "src/index.ts", "sql-parse-worker": "src/sql/parse-worker.ts" },
   format: ["esm"],
   clean: true,
   sourcemap: true,

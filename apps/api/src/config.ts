@@ -152,6 +152,22 @@ export const environmentVariables = z.object({
   DBMON_TRUSTED_PROXIES: trustedProxies
     .default([])
     .describe("Peers (addresses or CIDR ranges) whose `X-Forwarded-For` is believed"),
+  DBMON_SQL_SESSIONS_PER_USER: count(1_000)
+    .min(1)
+    .default(4)
+    .describe(
+      "Ad-hoc SQL sessions (query endpoint, MCP SQL tools) one user may have open at once, per process",
+    ),
+  DBMON_SQL_SESSIONS_PER_SERVER: count(10_000)
+    .min(1)
+    .default(10)
+    .describe("Ad-hoc SQL sessions open at once on one monitored server (or the datastore), per process"),
+  DBMON_DATASTORE_READER_PASSWORD: z
+    .string()
+    .optional()
+    .describe(
+      "Password of the `dbmon_datastore_reader` login role, for a datastore user without CREATEROLE; unset: dbmon derives it from its secret key and sets it",
+    ),
   DBMON_LOGIN_REQUESTS_PER_MINUTE: count(100_000)
     .min(1)
     .default(20)
@@ -221,6 +237,10 @@ export interface Config {
   adminPassword: string | undefined;
   /** Peers whose X-Forwarded-For header is believed (addresses or CIDR ranges). */
   trustedProxies: string[];
+  /** Ad-hoc SQL sessions open at once, per user and per server (this process's). */
+  sqlSessions: { perUser: number; perServer: number };
+  /** The datastore reader role's password when set by the operator; unset: derived from the secret key. */
+  datastoreReaderPassword: string | undefined;
   loginThrottle: {
     /** Login requests per minute per client address. */
     requestsPerMinute: number;
@@ -279,6 +299,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminUsername: e.DBMON_ADMIN_USERNAME,
     adminPassword: e.DBMON_ADMIN_PASSWORD,
     trustedProxies: e.DBMON_TRUSTED_PROXIES,
+    sqlSessions: { perUser: e.DBMON_SQL_SESSIONS_PER_USER, perServer: e.DBMON_SQL_SESSIONS_PER_SERVER },
+    datastoreReaderPassword: e.DBMON_DATASTORE_READER_PASSWORD,
     loginThrottle: {
       requestsPerMinute: e.DBMON_LOGIN_REQUESTS_PER_MINUTE,
       maxFailedAttempts: e.DBMON_LOGIN_MAX_FAILED_ATTEMPTS,

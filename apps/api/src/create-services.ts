@@ -35,6 +35,9 @@ import { ServerAnalysis } from "./server-info/analysis/service.js";
 import { ServerInfoDocuments } from "./server-info/documents.js";
 import type { Clock, Services } from "./services.js";
 import { DatastoreReader } from "./sql/datastore-reader.js";
+import { SqlParser } from "./sql/parser.js";
+import { SqlService } from "./sql/service.js";
+import { SqlSessionLimiter } from "./sql/sessions.js";
 import { Timeline } from "./timeline/service.js";
 
 export interface ServiceBase {
@@ -74,6 +77,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     clock,
     logger,
   });
+  const sql = new SqlService(new SqlParser(), new SqlSessionLimiter(config.sqlSessions));
   const llm = new LlmProviders(config.llm);
   const memories = new MemoryStore({ datastore, clock, logger, embedder: llm.embedder });
   await memories.listen();
@@ -123,7 +127,13 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     serverAnalysis: new ServerAnalysis({ datastore, llm: llm.defaultChat, clock, logger }),
     llmProxy: new LlmProxy({ llm, logger, clock, memories }),
     memories,
-    datastoreReader: new DatastoreReader(datastore),
+    sql,
+    datastoreReader: new DatastoreReader({
+      datastore,
+      sql,
+      secretKey,
+      password: config.datastoreReaderPassword,
+    }),
     knowledgeBase: new KnowledgeBase({ datastore, logger }),
     mcpTools: new ToolCatalogue({ logger }),
     conversations: new ConversationStore(datastore, clock),

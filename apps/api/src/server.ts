@@ -142,6 +142,7 @@ export async function startService(
             server.closeIdleConnections();
           }
         });
+        await services.sql.close();
         await alerter?.stop();
         await collector?.stop();
         await datastore.close();

@@ -26,6 +26,7 @@ import type { ProbeSettings } from "./probes/service.js";
 import type { ServerAnalysis } from "./server-info/analysis/service.js";
 import type { ServerInfoDocuments } from "./server-info/documents.js";
 import type { DatastoreReader } from "./sql/datastore-reader.js";
+import type { SqlService } from "./sql/service.js";
 import type { Timeline } from "./timeline/service.js";
 
 /** Supplies the current time; tests inject a controllable one. */
@@ -89,6 +90,8 @@ export interface Services {
   llmProxy: LlmProxy;
   /** Memories stored through the MCP tools; pinned ones join every chat's system prompt. */
   memories: MemoryStore;
+  /** User SQL: PostgreSQL's parser, the execution core and the session limits. */
+  sql: SqlService;
   /** Read-only SQL on the datastore as a role that cannot read secrets (query_datastore). */
   datastoreReader: DatastoreReader;
   /** dbmon's documentation, indexed for full-text search (search_knowledgebase). */

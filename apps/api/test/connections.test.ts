@@ -351,21 +351,53 @@ describe("connections", () => {
     expect((await t.datastore.sql`select count(*)::int as n from written_by_api`)[0]?.n).toBe(1);
   });
 
-  it("refuses functions with side effects in a read-only query", async () => {
+  it("treats a call of a function off the read-only list as a write, and refuses transaction control and COPY", async () => {
     const [primary] = await t.datastore.sql`select id from connections where name = 'primary'`;
     const res = await typedClient(t, root.token).call(queryConnection, {
       params: { id: primary?.id },
       body: { query: "SELECT pg_terminate_backend(pg_backend_pid())" },
     });
     expect(res).toEqual({
+      requires_confirmation: true,
+      write_statements: ["SELECT pg_terminate_backend(pg_backend_pid())"],
+      confirmation_message:
+        "This request contains 1 write statement(s) that will modify the database. Please confirm to proceed.",
+    });
+    for (const [query, error] of [
+      [
+        "show search_path --\r; commit; copy (select 1) to program 'id'",
+        "Refused: transaction control (COMMIT): each request runs in one transaction of its own",
+      ],
+      [
+        "select 1; copy (select 1) to program 'id'",
+        "Refused: COPY: dbmon runs no COPY (it reads or writes server files, programs or a client stream)",
+      ],
+    ]) {
+      const refused = await requestJson(t.app, `/api/v1/connections/${primary?.id}/query`, {
+        method: "POST",
+        token: root.token,
+        body: { query, confirmed: true },
+      });
+      expect(refused.status, query).toBe(400);
+      expect(await refused.json(), query).toEqual({ error });
+    }
+  });
+
+  it("answers a syntax error as the server would, without sending anything", async () => {
+    const [primary] = await t.datastore.sql`select id from connections where name = 'primary'`;
+    const res = await typedClient(t, root.token).call(queryConnection, {
+      params: { id: primary?.id },
+      body: { query: "select 1; select from where" },
+    });
+    expect(res).toEqual({
       results: [
         {
-          query: "SELECT pg_terminate_backend(pg_backend_pid())",
+          query: "select 1; select from where",
           columns: [],
           rows: [],
           row_count: 0,
           truncated: false,
-          error: "Refused: a read-only query may not use pg_terminate_backend",
+          error: 'Query error: Syntax error: syntax error at or near "where" (at character 23)',
         },
       ],
       total_statements: 1,

@@ -236,7 +236,16 @@ describe("MCP tools over the REST bridge", () => {
       query: "select pg_terminate_backend(1)",
       connection_id: connectionId,
     });
-    expect(textOf(sideEffect)).toBe("Refused: a read-only query may not use pg_terminate_backend");
+    // A function off the read-only list makes the statement a write: confirmation and read-write access.
+    expect(sideEffect.isError).toBe(true);
+    expect(textOf(sideEffect)).toContain("Write statements:\nselect pg_terminate_backend(1)\n");
+    const transactionControl = await call(granted.token, "query_database", {
+      query: "show search_path --\r; commit",
+      connection_id: connectionId,
+    });
+    expect(textOf(transactionControl)).toBe(
+      "Refused: transaction control (COMMIT): each request runs in one transaction of its own",
+    );
     const confirmed = await call(root.token, "query_database", {
       query: "delete from mcp_orders where id = 25",
       connection_id: connectionId,
@@ -254,14 +263,15 @@ describe("MCP tools over the REST bridge", () => {
       "public\tmcp_orders\tid\tinteger\tNO\tNULL\tPRIMARY KEY",
       "public\tmcp_orders\tnote\ttext\tYES\tNULL\tNULL",
     ]);
+    // Planned, never run: the rows stay (count_rows below).
     expect(
-      (
+      textOf(
         await call(granted.token, "execute_explain", {
           query: "delete from mcp_orders",
           connection_id: connectionId,
-        })
-      ).isError,
-    ).toBe(true);
+        }),
+      ),
+    ).toMatch(/^Delete on mcp_orders/);
     expect(
       textOf(await call(granted.token, "count_rows", { table: "mcp_orders", connection_id: connectionId })),
     ).toBe("24 rows in public.mcp_orders");
@@ -304,12 +314,62 @@ describe("MCP tools over the REST bridge", () => {
     ).toMatch(/^Query is not valid: column "nope" does not exist/);
   });
 
-  it("execute_explain returns the plan with actual times", async () => {
+  it("execute_explain and test_query plan a statement without ever running it", async () => {
     const explain = await call(granted.token, "execute_explain", {
       query: "select * from mcp_orders where id = 3",
       connection_id: connectionId,
     });
-    expect(textOf(explain)).toMatch(/actual time/);
+    expect(textOf(explain)).toMatch(/cost=/);
+    expect(textOf(explain)).not.toMatch(/actual time/);
+    const asked = await call(granted.token, "execute_explain", {
+      query: "select 1",
+      connection_id: connectionId,
+      analyze: true,
+    });
+    expect(textOf(asked)).toMatch(/^Estimated plan \(dbmon never runs the query/);
+    for (const [tool, query, refusal] of [
+      [
+        "execute_explain",
+        "select pg_terminate_backend(1)",
+        "execute_explain cannot plan the function pg_terminate_backend",
+      ],
+      [
+        "execute_explain",
+        "explain analyze select 1",
+        "execute_explain takes the statement itself, without EXPLAIN",
+      ],
+      [
+        "test_query",
+        "EXPLAIN (ANALYZE) delete from mcp_orders",
+        "test_query takes the statement itself, without EXPLAIN",
+      ],
+      [
+        "test_query",
+        "analyze mcp_orders",
+        expect.stringMatching(/^test_query cannot plan the statement ANALYZE/),
+      ],
+      ["test_query", "select 1; delete from mcp_orders", "Give exactly one SQL statement"],
+    ] as const) {
+      const result = await call(granted.token, tool, { query, connection_id: connectionId });
+      expect(result.isError, query).toBe(true);
+      expect(textOf(result), query).toEqual(refusal);
+    }
+    expect(
+      textOf(
+        await call(granted.token, "test_query", {
+          query: "delete from mcp_orders",
+          connection_id: connectionId,
+        }),
+      ),
+    ).toMatch(/^Query is valid\nDelete on mcp_orders/);
+    expect(
+      textOf(
+        await call(granted.token, "test_query", { query: "select from where", connection_id: connectionId }),
+      ),
+    ).toMatch(/^Query is not valid: Syntax error: syntax error at or near "where"/);
+    expect(
+      textOf(await call(granted.token, "count_rows", { table: "mcp_orders", connection_id: connectionId })),
+    ).toBe("24 rows in public.mcp_orders");
     const json = await call(granted.token, "execute_explain", {
       query: "select 1",
       connection_id: connectionId,

@@ -4,6 +4,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatastoreReader } from "../src/sql/datastore-reader.js";
 import { insertMetrics, prepareMetrics, seedProbeDefaults } from "./monitoring-support.js";
+import { parseSql } from "./sql-support.js";
 import {
   buildTestApp,
   callBridgeTool,
@@ -136,15 +137,38 @@ describe("query_datastore", () => {
       "create table stolen as select 1",
       "select 1; drop table alerts",
       "select dbmon_grant_datastore_reader()",
+      // The attacks of issue 23: a -- comment ends at a carriage return, as PostgreSQL reads it.
+      "select 1 --\r, set_config('role', 'none', true)",
+      "show search_path --\r; set transaction read write; reset role; update users set is_superuser = true",
+      "select 1 --\r; select pg_read_file('/etc/passwd')",
     ];
     for (const query of attempts) {
       const result = await run(query);
       expect(result.error, query).toBe(true);
       expect(result.text, query).toMatch(/^(Refused|Query error)/);
     }
+    expect((await admin`select count(*)::int as n from users where is_superuser`)[0]?.n).toBe(1);
     // Behind the lexer, the transaction itself is READ ONLY.
     expect((await run("show transaction_read_only")).text).toBe("transaction_read_only\non\n(1 row)");
     expect((await run("select current_user")).text).toContain(DATASTORE_READER_ROLE);
+  });
+
+  it("logs in as its own role: even a statement the parser let through cannot return to the owner's rights", async () => {
+    const [template] = await parseSql("select 1");
+    const smuggled = (text: string) => ({ ...(template as NonNullable<typeof template>), text });
+    const [switched] = await t.services.datastoreReader.run(root.id, [
+      smuggled("select set_config('role', 'none', true), current_user, session_user"),
+    ]);
+    expect(switched?.error).toBeUndefined();
+    expect(switched?.rows).toEqual([["none", DATASTORE_READER_ROLE, DATASTORE_READER_ROLE]]);
+    const [hashes] = await t.services.datastoreReader.run(root.id, [
+      smuggled("select password_hash from users"),
+    ]);
+    expect(hashes?.error).toMatch(/permission denied for table users/);
+    const [write] = await t.services.datastoreReader.run(root.id, [
+      smuggled("update users set is_superuser = true"),
+    ]);
+    expect(write?.error).toMatch(/cannot execute UPDATE in a read-only transaction/);
   });
 
   it("applies the execution core's row limit, paging, value cap and deadline", async () => {
@@ -162,7 +186,9 @@ describe("query_datastore", () => {
     expect((await call(granted.token, { query: "select 1", limit: 1001 })).isError).toBe(true);
     const wide = await run("select repeat('x', 300000) as big");
     expect(wide.text).toContain("values longer than 262144 bytes are cut");
-    const slow = await t.services.datastoreReader.run("select pg_sleep(20)", { deadlineMs: 300 });
+    const slow = await t.services.datastoreReader.run(root.id, await parseSql("select pg_sleep(20)"), {
+      deadlineMs: 300,
+    });
     expect(slow[0]?.error).toBe("Query error: stopped after the 0.3 s time limit");
   });
 
@@ -202,45 +228,74 @@ describe("query_datastore", () => {
   describe("refuses rather than run unrestricted", () => {
     let other: Datastore | undefined;
     afterAll(async () => other?.close());
+    const readerFor = (role: string, options: { datastore?: Datastore; password?: string } = {}) =>
+      new DatastoreReader({
+        datastore: options.datastore ?? t.datastore,
+        sql: t.services.sql,
+        secretKey: t.services.secretKey,
+        role,
+        ...(options.password !== undefined ? { password: options.password } : {}),
+      });
+    const select1 = () => parseSql("select 1");
 
     it("when the role does not exist (a datastore user without CREATEROLE)", async () => {
-      const reader = new DatastoreReader(t.datastore, `dbmon_missing_${suffix}`);
-      await expect(reader.run("select 1")).rejects.toThrow(
+      await expect(readerFor(`dbmon_missing_${suffix}`).run(root.id, await select1())).rejects.toThrow(
         `query_datastore is not available: the datastore has no dbmon_missing_${suffix} role`,
       );
     });
 
-    it("when the datastore user may not take the role", async () => {
+    it("when the role cannot log in and the datastore user may not make it", async () => {
       const login = `dbmon_plain_login_${suffix}`;
-      extraRoles.push(login);
-      await admin.unsafe(`create role "${login}" login nocreaterole`);
+      const nologin = `dbmon_nologin_${suffix}`;
+      extraRoles.push(login, nologin);
+      const password = randomBytes(12).toString("hex");
+      await admin.unsafe(`create role "${login}" login nocreaterole password '${password}'`);
+      await admin.unsafe(`create role "${nologin}" nologin`);
       const url = new URL(t.database.url);
       url.username = login;
-      url.password = "";
+      url.password = password;
       other = await openDatastore({
         databaseUrl: url.toString(),
         dataDir: "",
         migrate: false,
         maxConnections: 1,
       });
-      await expect(new DatastoreReader(other).run("select 1")).rejects.toThrow(
-        `the datastore user is not a member of the ${DATASTORE_READER_ROLE} role`,
+      await expect(readerFor(nologin, { datastore: other }).run(root.id, await select1())).rejects.toThrow(
+        `query_datastore is not available: the ${nologin} role cannot log in`,
       );
     });
 
-    it("when the role can read secrets", async () => {
+    it("when the role can read secrets (an operator's role, which dbmon does not change)", async () => {
       const wide = `dbmon_wide_reader_${suffix}`;
       extraRoles.push(wide);
-      await admin.unsafe(`create role "${wide}" nologin`);
+      await admin.unsafe(`create role "${wide}" login`);
       await admin.unsafe(`grant select on users, sessions to "${wide}"`);
-      const reader = new DatastoreReader(t.datastore, wide);
-      await expect(reader.run("select 1")).rejects.toThrow(
+      const reader = readerFor(wide, { password: "set-by-the-operator" });
+      await expect(reader.run(root.id, await select1())).rejects.toThrow(
         `the ${wide} role can read secrets (users.password_hash, users.email, sessions)`,
       );
       await admin.unsafe(`revoke select on users, sessions from "${wide}"`);
       await admin.unsafe(`grant pg_read_all_data to "${wide}"`);
-      await expect(reader.run("select 1")).rejects.toThrow(/can read secrets \(users\.password_hash/);
-      await admin.unsafe(`revoke pg_read_all_data from "${wide}"`);
+      await expect(reader.run(root.id, await select1())).rejects.toThrow(
+        /can read secrets \(membership of pg_read_all_data, users\.password_hash/,
+      );
+    });
+
+    it("when the role belongs to the owner's role, unless dbmon administers it (then the membership goes)", async () => {
+      const member = `dbmon_member_reader_${suffix}`;
+      extraRoles.push(member);
+      await admin.unsafe(`create role "${member}" nologin`);
+      const owner = decodeURIComponent(new URL(t.database.url).username);
+      await admin.unsafe(`grant "${owner}" to "${member}"`);
+      await expect(
+        readerFor(member, { password: "set-by-the-operator" }).run(root.id, await select1()),
+      ).rejects.toThrow(`the ${member} role cannot log in`);
+      const [result] = await readerFor(member).run(root.id, await select1());
+      expect(result?.rows).toEqual([["1"]]);
+      const memberships = await admin`
+        select count(*)::int as n from pg_auth_members m join pg_roles r on r.oid = m.member
+         where r.rolname = ${member}`;
+      expect(memberships[0]?.n).toBe(0);
     });
   });
 });

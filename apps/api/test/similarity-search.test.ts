@@ -10,6 +10,7 @@ import {
   vectorTableOf,
 } from "../src/mcp/tools/similarity.js";
 import { runStatements } from "../src/sql/run.js";
+import { parseSql } from "./sql-support.js";
 import {
   buildTestApp,
   callBridgeTool,
@@ -129,7 +130,7 @@ describe("similarity_search on a monitored server", () => {
         database: t.database.name,
         username: "postgres",
       },
-      sql: "select count(*) from pg_available_extensions where name = 'vector'",
+      statements: await parseSql("select count(*) from pg_available_extensions where name = 'vector'"),
       mode: "read_only",
     });
     // Where pgvector can be installed this test would have to create it first: it documents the

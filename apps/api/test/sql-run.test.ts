@@ -7,6 +7,7 @@ import {
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS, runStatements } from "../src/sql/run.js";
+import { parseSql } from "./sql-support.js";
 
 describe("the SQL execution core", () => {
   let target: TestDatabase;
@@ -32,8 +33,8 @@ describe("the SQL execution core", () => {
     await target.drop();
   });
 
-  const readOnly = (sql: string, limits: Partial<typeof DEFAULT_LIMITS> = {}) =>
-    runStatements({ connection, sql, mode: "read_only", ...limits });
+  const readOnly = async (sql: string, limits: Partial<typeof DEFAULT_LIMITS> = {}) =>
+    runStatements({ connection, statements: await parseSql(sql), mode: "read_only", ...limits });
 
   it("returns columns and text rows, capped with a truncated flag", async () => {
     const run = await readOnly("select id, label, seen, meta from items order by id; select 1 as one");
@@ -72,22 +73,41 @@ describe("the SQL execution core", () => {
     expect(run.results[0]?.rows).toEqual([['["a",null,"NULL"]', "[[1,2],[3,4]]"]]);
   });
 
-  it("lets the server refuse writes hidden in a read", async () => {
-    const run = await readOnly("select * from items; with d as (select 1) select nextval('no_seq')");
-    expect(run.results[1]?.error).toMatch(/^Query error: relation "no_seq" does not exist/);
+  it("lets the server refuse a write even if the parser were fooled (the transaction is READ ONLY)", async () => {
+    const [single] = await parseSql("select 1");
+    const smuggled = { ...(single as NonNullable<typeof single>), text: "delete from items" };
+    const run = await runStatements({ connection, statements: [smuggled], mode: "read_only" });
+    expect(run.results[0]?.error).toMatch(/^Query error: cannot execute DELETE in a read-only transaction/);
+    expect((await admin`select count(*)::int as n from items`)[0]?.n).toBe(600);
   });
 
-  it("refuses statements that are not reads in read-only mode, before they run", async () => {
-    const run = await readOnly("select 1; delete from items; select 2");
-    expect(run.results).toHaveLength(2);
-    expect(run.results[1]?.error).toMatch(/^Refused: a read-only query may only read/);
+  it("refuses statements that are not reads in read-only mode, before anything runs", async () => {
+    await expect(readOnly("select 1; delete from items; select 2")).rejects.toThrow(
+      "Refused: a read-only query may not use the statement DELETE",
+    );
     expect((await admin`select count(*)::int as n from items`)[0]?.n).toBe(600);
+  });
+
+  it("sends each statement alone, with the extended protocol (a text holding two is refused by the server)", async () => {
+    const [single] = await parseSql("select 1");
+    const smuggled = { ...(single as NonNullable<typeof single>), text: "select 1; select 2" };
+    const run = await runStatements({ connection, statements: [smuggled], mode: "read_only" });
+    expect(run.results[0]?.error).toMatch(/cannot insert multiple commands into a prepared statement/);
+  });
+
+  it("takes the snapshot before the first statement, so the transaction stays read-only", async () => {
+    const [single] = await parseSql("select 1");
+    const smuggled = { ...(single as NonNullable<typeof single>), text: "set transaction read write" };
+    const run = await runStatements({ connection, statements: [smuggled], mode: "read_only" });
+    expect(run.results[0]?.error).toMatch(/transaction read-write mode must be set before any query/);
   });
 
   it("runs writes in read-write mode, and stops and rolls back at the first error", async () => {
     const run = await runStatements({
       connection,
-      sql: "delete from items where id = 1; select * from no_such_table; delete from items where id = 2",
+      statements: await parseSql(
+        "delete from items where id = 1; select * from no_such_table; delete from items where id = 2",
+      ),
       mode: "read_write",
     });
     expect(run.results).toHaveLength(2);
@@ -96,7 +116,7 @@ describe("the SQL execution core", () => {
 
     const ok = await runStatements({
       connection,
-      sql: "delete from items where id = 600",
+      statements: await parseSql("delete from items where id = 600"),
       mode: "read_write",
     });
     expect(ok.results[0]?.error).toBeUndefined();
@@ -105,11 +125,12 @@ describe("the SQL execution core", () => {
 
   describe("limits a statement cannot lift", () => {
     it("refuses set_config and SET of limits in read-only mode", async () => {
-      const run = await readOnly("select set_config('statement_timeout', '0', false); select pg_sleep(1e6)");
-      expect(run.results).toHaveLength(1);
-      expect(run.results[0]?.error).toBe("Refused: a read-only query may not use set_config");
-      const set = await readOnly("set statement_timeout = 0");
-      expect(set.results[0]?.error).toMatch(/^Refused/);
+      await expect(
+        readOnly("select set_config('statement_timeout', '0', false); select pg_sleep(1e6)"),
+      ).rejects.toThrow("Refused: a read-only query may not use the function set_config");
+      await expect(readOnly("set statement_timeout = 0")).rejects.toThrow(
+        "Refused: a read-only query may not use the statement SET",
+      );
     });
 
     it("cancels a statement at the deadline even after it lifted statement_timeout", {
@@ -117,7 +138,9 @@ describe("the SQL execution core", () => {
     }, async () => {
       const run = await runStatements({
         connection,
-        sql: "select set_config('statement_timeout', '0', false); set lock_timeout = 0; select pg_sleep(1e6)",
+        statements: await parseSql(
+          "select set_config('statement_timeout', '0', false); set lock_timeout = 0; select pg_sleep(1e6)",
+        ),
         mode: "read_write",
         deadlineMs: 1_500,
       });
@@ -140,7 +163,7 @@ describe("the SQL execution core", () => {
       setTimeout(() => controller.abort(), 300);
       const run = await runStatements({
         connection,
-        sql: "select pg_sleep(60)",
+        statements: await parseSql("select pg_sleep(60)"),
         mode: "read_only",
         signal: controller.signal,
       });
@@ -159,7 +182,7 @@ describe("the SQL execution core", () => {
         await locker`lock table pg_catalog.pg_type in access exclusive mode`;
         const run = await runStatements({
           connection,
-          sql: "select 1",
+          statements: await parseSql("select 1"),
           mode: "read_only",
           deadlineMs: 1_000,
         });
@@ -214,8 +237,9 @@ describe("the SQL execution core", () => {
       const victim = await admin.reserve();
       try {
         const [{ pid }] = (await victim`select pg_backend_pid() as pid`) as unknown as [{ pid: number }];
-        const run = await readOnly(`select pg_terminate_backend(${pid})`);
-        expect(run.results[0]?.error).toBe("Refused: a read-only query may not use pg_terminate_backend");
+        await expect(readOnly(`select pg_terminate_backend(${pid})`)).rejects.toThrow(
+          "Refused: a read-only query may not use the function pg_terminate_backend",
+        );
         expect((await victim`select 1 as alive`)[0]?.alive).toBe(1);
       } finally {
         victim.release();
@@ -230,8 +254,7 @@ describe("the SQL execution core", () => {
       "select pg_catalog.pg_cancel_backend(1)",
       "select \"set_config\"('work_mem', '1GB', false)",
     ])("refuses %s", async (sql) => {
-      const run = await readOnly(sql);
-      expect(run.results[0]?.error).toMatch(/^Refused: a read-only query may not use /);
+      await expect(readOnly(sql)).rejects.toThrow(/^Refused: a read-only query may not use the function /);
     });
   });
   it.skipIf(!machinePostgresBinariesAvailable())(
@@ -240,7 +263,7 @@ describe("the SQL execution core", () => {
     async () => {
       const server = await startTlsPrimary();
       try {
-        const onServer = (ssl: postgres.Options<Record<string, never>>["ssl"]) =>
+        const onServer = async (ssl: postgres.Options<Record<string, never>>["ssl"]) =>
           runStatements({
             connection: {
               host: "127.0.0.1",
@@ -249,7 +272,7 @@ describe("the SQL execution core", () => {
               username: "postgres",
               ssl,
             },
-            sql: "select ssl from pg_stat_ssl where pid = pg_backend_pid()",
+            statements: await parseSql("select ssl from pg_stat_ssl where pid = pg_backend_pid()"),
             mode: "read_only",
           });
         expect((await onServer("require")).results[0]?.rows).toEqual([["true"]]);

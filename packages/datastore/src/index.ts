@@ -75,6 +75,7 @@ export {
   rollupTables,
 } from "./rollups/index.js";
 export * as schema from "./schema/index.js";
+export { scramVerifier } from "./scram-verifier.js";
 export {
   decryptSecret,
   encryptSecret,

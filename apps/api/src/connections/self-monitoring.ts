@@ -1,5 +1,5 @@
-import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
-import { decryptSecret, type EmbeddedServer, schema } from "@dbmon/datastore";
+import { randomBytes } from "node:crypto";
+import { decryptSecret, type EmbeddedServer, schema, scramVerifier } from "@dbmon/datastore";
 import { eq } from "drizzle-orm";
 import postgres from "postgres";
 import type { Services } from "../services.js";
@@ -96,7 +96,6 @@ export async function ensureMonitorRole(
     if (!exists) {
       await tx.unsafe(`create role ${name} login`);
     }
-    // The verifier holds only base64, digits, '$' and ':', safe inside a literal.
     await tx.unsafe(
       `alter role ${name} with login nosuperuser nocreatedb nocreaterole noreplication nobypassrls inherit password '${scramVerifier(password)}'`,
     );
@@ -113,14 +112,3 @@ export async function ensureMonitorRole(
 }
 
 const MONITOR_GRANTS = ["pg_monitor", "pg_read_all_stats", "pg_read_all_settings"];
-
-/** PostgreSQL's stored form of a SCRAM-SHA-256 password (RFC 7677; ASCII passwords need no SASLprep). */
-function scramVerifier(password: string): string {
-  const iterations = 4096;
-  const salt = randomBytes(16);
-  const salted = pbkdf2Sync(password, salt, iterations, 32, "sha256");
-  const clientKey = createHmac("sha256", salted).update("Client Key").digest();
-  const storedKey = createHash("sha256").update(clientKey).digest();
-  const serverKey = createHmac("sha256", salted).update("Server Key").digest();
-  return `SCRAM-SHA-256$${iterations}:${salt.toString("base64")}$${storedKey.toString("base64")}:${serverKey.toString("base64")}`;
-}

@@ -1,16 +1,17 @@
 import { monitoredServerSession, ReceiveBudget } from "@dbmon/datastore";
 import postgres from "postgres";
+import { InvalidInput } from "../errors.js";
+import type { Statement } from "./classify.js";
 import { type RowLimits, toLimitedRow } from "./rows.js";
-import { forbiddenNames, isReadOnlyStatement, parseStatements, type Statement } from "./statements.js";
 
 export type RunMode = "read_only" | "read_write";
 
 export interface RunStatementsOptions {
   /** Driver options for the target (ConnectionStore.clientOptions); never logged. */
   connection: postgres.Options<Record<string, never>>;
-  /** SQL text (split here) or statements already split by parseStatements. */
-  sql: string | Statement[];
-  /** read_only: one READ ONLY transaction, only reads, no side-effect functions. */
+  /** The statements, as PostgreSQL's parser read them (SqlParser.parse). */
+  statements: Statement[];
+  /** read_only: one READ ONLY transaction, only reads (the parser's allow-list). */
   mode: RunMode;
   /** Wall-clock limit of the whole run; the running statement is cancelled when it passes. */
   deadlineMs?: number;
@@ -22,12 +23,6 @@ export interface RunStatementsOptions {
   maxResultBytes?: number;
   /** Aborting it cancels the running statement, as the deadline does. */
   signal?: AbortSignal;
-  /**
-   * Run the statements as this role (SET LOCAL ROLE before the first one), whose privileges then
-   * bound what they can read. Only for read_only mode, whose refusals keep statements from switching
-   * back (SET, RESET, set_config).
-   */
-  role?: string;
 }
 
 /** One statement's outcome: the wire shape of POST /connections/{id}/query, plus a notice. */
@@ -67,26 +62,28 @@ class Stopped extends Error {}
 type RunLimits = RowLimits & { maxRows: number };
 
 /**
- * Runs SQL on a server in one transaction, statement by statement, stopping at the first error (the
- * transaction is then rolled back, so a failed batch changes nothing).
+ * Runs statements on a server in one transaction, each alone (one Parse message of the extended
+ * protocol, so no statement can carry a second), stopping at the first error (the transaction is
+ * then rolled back, so a failed batch changes nothing).
  *
  * Limits the statements cannot lift: the deadline is kept here, not by the server's
  * statement_timeout (which a statement could change), and enforced with a cancel request from
  * another session; received bytes are counted at the socket, so no value is ever held whole beyond
- * maxResultBytes; in read_only mode anything but a read, and any function with effects outside the
- * transaction (set_config, pg_terminate_backend, pg_read_file, dblink…), is refused before it runs.
+ * maxResultBytes. Refused before anything runs: what the parser refused in every mode (transaction
+ * control, COPY), and in read_only mode anything but a read. A read-only run is also READ ONLY on
+ * the server, its snapshot taken before the first statement (so no statement can make the
+ * transaction read-write again), with pg_catalog first on the search path (so no schema can
+ * shadow an allowed function).
  */
 export async function runStatements(options: RunStatementsOptions): Promise<QueryRun> {
-  if (options.role !== undefined && options.mode !== "read_only") {
-    throw new Error("a role is only taken for read-only runs");
-  }
-  const limits: Required<Omit<RunStatementsOptions, "connection" | "sql" | "mode" | "signal" | "role">> = {
+  const limits: Required<Omit<RunStatementsOptions, "connection" | "statements" | "mode" | "signal">> = {
     deadlineMs: options.deadlineMs ?? DEFAULT_LIMITS.deadlineMs,
     maxRows: options.maxRows ?? DEFAULT_LIMITS.maxRows,
     maxCellBytes: options.maxCellBytes ?? DEFAULT_LIMITS.maxCellBytes,
     maxResultBytes: options.maxResultBytes ?? DEFAULT_LIMITS.maxResultBytes,
   };
-  const statements = typeof options.sql === "string" ? parseStatements(options.sql) : options.sql;
+  const { statements, mode } = options;
+  refuseBeforeRunning(statements, mode);
   const results: StatementResult[] = [];
   if (statements.length === 0) {
     return { results, total_statements: 0 };
@@ -106,7 +103,7 @@ export async function runStatements(options: RunStatementsOptions): Promise<Quer
       // A second line of defence; the deadline below holds even when a statement lifts these.
       statement_timeout: limits.deadlineMs,
       idle_in_transaction_session_timeout: limits.deadlineMs,
-      // The lexer that vets read-only statements reads strings this way; the server must too.
+      // The parser that vets the statements reads strings this way; the server must too.
       standard_conforming_strings: "on",
     } as Record<string, string | number>,
   });
@@ -115,15 +112,12 @@ export async function runStatements(options: RunStatementsOptions): Promise<Quer
   const rowLimits: RunLimits = { ...limits, spentBytes: 0 };
   try {
     await sql
-      .begin(options.mode === "read_only" ? "read only" : "read write", async (tx) => {
-        if (options.role !== undefined) {
-          await tx.unsafe(`set local role "${options.role.replace(/"/g, '""')}"`);
+      .begin(mode === "read_only" ? "read only" : "read write", async (tx) => {
+        if (mode === "read_only") {
+          await tx.unsafe(READ_ONLY_PROLOGUE, [], { prepare: false });
         }
         for (const statement of statements) {
-          const refusal = options.mode === "read_only" ? refuse(statement) : undefined;
-          const result = refusal
-            ? failed(statement, refusal)
-            : await runOne(tx, statement, rowLimits, budget, stop);
+          const result = await runOne(tx, statement, rowLimits, budget, stop);
           results.push(result);
           if (result.error) {
             throw new Stopped();
@@ -135,8 +129,8 @@ export async function runStatements(options: RunStatementsOptions): Promise<Quer
           return;
         }
         // A failure outside a statement: connecting, BEGIN, or COMMIT (a deferred constraint).
-        const statement = statements[results.length] ?? { text: "COMMIT", tokens: [] };
-        results.push(failed(statement, describe(error, stop, budget)));
+        const text = statements[results.length]?.text ?? "COMMIT";
+        results.push(failed(text, describe(error, stop, budget)));
       });
   } finally {
     stop.dispose();
@@ -145,19 +139,29 @@ export async function runStatements(options: RunStatementsOptions): Promise<Quer
   return { results, total_statements: statements.length };
 }
 
-function refuse(statement: Statement): string | undefined {
-  if (!isReadOnlyStatement(statement)) {
-    return "Refused: a read-only query may only read (SELECT, SHOW, EXPLAIN, TABLE, VALUES, WITH), not change data or settings";
+/**
+ * Runs first in a read-only transaction: it takes the transaction's snapshot (after which
+ * PostgreSQL refuses SET TRANSACTION READ WRITE) and puts pg_catalog before every other schema.
+ */
+const READ_ONLY_PROLOGUE =
+  "select pg_catalog.set_config('search_path', pg_catalog.rtrim(pg_catalog.concat('pg_catalog, ', pg_catalog.current_setting('search_path')), ', '), true)";
+
+/** Throws InvalidInput naming the first statement kind or function the mode does not allow. */
+function refuseBeforeRunning(statements: Statement[], mode: RunMode): void {
+  for (const statement of statements) {
+    if (statement.refused) {
+      throw new InvalidInput(`Refused: ${statement.refused}`);
+    }
+    if (mode === "read_only" && statement.notRead) {
+      throw new InvalidInput(
+        `Refused: a read-only query may not use ${statement.notRead} (it may use SELECT, VALUES, TABLE, SHOW and EXPLAIN, with the functions of dbmon's read-only list)`,
+      );
+    }
   }
-  const names = forbiddenNames(statement);
-  if (names.length > 0) {
-    return `Refused: a read-only query may not use ${names.join(", ")}`;
-  }
-  return undefined;
 }
 
-function failed(statement: Statement, error: string): StatementResult {
-  return { query: statement.text, columns: [], rows: [], row_count: 0, truncated: false, error };
+function failed(query: string, error: string): StatementResult {
+  return { query, columns: [], rows: [], row_count: 0, truncated: false, error };
 }
 
 /** The deadline and the caller's abort: cancel the running statement, then drop the connection. */
@@ -202,18 +206,6 @@ class StopControl {
   }
 }
 
-/**
- * Utility statements that answer with rows (EXPLAIN, SHOW, FETCH, CALL) yield nothing through a
- * cursor's portal, so they are read whole; their answers are small, and the socket's byte budget
- * still bounds them.
- */
-const WHOLE_RESULT_COMMANDS = new Set(["explain", "show", "fetch", "call"]);
-
-function returnsRowsOnlyWhole(statement: Statement): boolean {
-  const first = statement.tokens[0];
-  return first?.kind === "word" && WHOLE_RESULT_COMMANDS.has(first.value);
-}
-
 async function runOne(
   tx: postgres.TransactionSql,
   statement: Statement,
@@ -232,11 +224,14 @@ async function runOne(
     return { ...result, error: describe(undefined, stop, budget) };
   }
   const notices = new Set<string>();
-  const query = tx.unsafe(statement.text).values();
+  // Never the simple protocol: one statement per Parse message, whatever the text holds. (postgres.js
+  // reads `simple` in unsafe(), defaulting to the simple protocol without parameters; its types omit it.)
+  const extendedProtocol = { prepare: false, simple: false } as postgres.UnsafeQueryOptions;
+  const query = tx.unsafe(statement.text, [], extendedProtocol).values();
   stop.track(query);
   budget.reset();
   try {
-    for await (const batch of returnsRowsOnlyWhole(statement) ? [await query] : query.cursor(BATCH_ROWS)) {
+    for await (const batch of statement.wholeResult ? [await query] : query.cursor(BATCH_ROWS)) {
       const columns = (batch as unknown as { columns?: { name: string }[] }).columns;
       result.columns = columns?.map((column) => column.name) ?? result.columns;
       const full = addRows(result, batch as unknown as unknown[][], limits, notices);

@@ -117,6 +117,8 @@ export const clearCurrentConnection: Endpoint<typeof C.clearCurrentConnection> =
 /**
  * Run SQL on a connection: read-only unless writes are confirmed
  *
+ * The statements are read by PostgreSQL's own parser and each is sent alone. A batch of reads (SELECT, VALUES, TABLE, SHOW, EXPLAIN without ANALYZE, calling only functions of dbmon's read-only list) runs in a READ ONLY transaction; any other statement is a write, which needs `confirmed` and read-write access. Transaction control and COPY are refused (400), as is a text the parser cannot read within its deadline. A syntax error is answered as the server would, in the statement's `error`, and nothing is sent. Each user and each server has a limit of SQL sessions open at once (429 beyond).
+ *
  * Access: requires read access to the connection in the path parameter `id`. Running confirmed write statements needs read-write access.
  *
  * `POST /api/v1/connections/{id}/query`

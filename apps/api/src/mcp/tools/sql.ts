@@ -1,14 +1,10 @@
 import { z } from "zod";
 import { runAdHocQuery } from "../../connections/ad-hoc-query.js";
 import { SELF_CONNECTION_QUERY_REFUSED } from "../../connections/self-monitoring.js";
-import { Forbidden, InvalidInput } from "../../errors.js";
-import { runStatements, type StatementResult } from "../../sql/run.js";
-import {
-  isReadOnlyStatement,
-  parseStatements,
-  SqlTooLongError,
-  type Statement,
-} from "../../sql/statements.js";
+import { Forbidden } from "../../errors.js";
+import { SqlSyntaxError } from "../../sql/parser.js";
+import type { StatementResult } from "../../sql/run.js";
+import { monitoredServer } from "../../sql/service.js";
 import { type BoundConnection, boundConnection } from "../connection.js";
 import { defineTool, failure, type ToolContext, type ToolResult, text, tsv } from "../tool.js";
 
@@ -32,21 +28,6 @@ export const pagingArgs = {
   offset: z.number().int().min(0).max(100_000).default(0).describe("Rows skipped per statement"),
 };
 
-/** Exactly one statement, or a refusal in the caller's terms. */
-function singleStatement(sql: string): Statement {
-  let statements: Statement[];
-  try {
-    statements = parseStatements(sql);
-  } catch (error) {
-    throw new InvalidInput(error instanceof SqlTooLongError ? error.message : String(error));
-  }
-  const [first, ...rest] = statements;
-  if (!first || rest.length > 0) {
-    throw new InvalidInput("Give exactly one SQL statement");
-  }
-  return first;
-}
-
 /** A statement's rows as TSV, with the notice of any limit that cut them. */
 function present(result: StatementResult, offset = 0, limit = result.rows.length): string {
   const rows = result.rows.slice(offset, offset + limit);
@@ -61,23 +42,32 @@ function present(result: StatementResult, offset = 0, limit = result.rows.length
   return lines.join("\n");
 }
 
-/** Runs read-only SQL on the bound connection with the execution core's limits. */
+/**
+ * Runs read-only SQL on the bound connection: read by PostgreSQL's parser, refused unless every
+ * statement is a read, run with the execution core's limits in a session the caller's and the
+ * server's limits count.
+ */
 export async function runRead(
   context: ToolContext,
   bound: BoundConnection,
-  sql: string | Statement[],
+  sql: string,
   maxRows?: number,
 ): Promise<StatementResult[]> {
   if (bound.row.isLocal) {
     throw new Forbidden(SELF_CONNECTION_QUERY_REFUSED);
   }
-  const run = await runStatements({
-    connection: await context.services.connections.clientOptions(bound.row, bound.databaseName),
-    sql,
-    mode: "read_only",
-    signal: context.signal,
-    ...(maxRows ? { maxRows } : {}),
-  });
+  const statements = await context.services.sql.parse(sql);
+  const caller = await context.access.requireCaller();
+  const run = await context.services.sql.run(
+    { userId: caller.userId, server: monitoredServer(bound.row) },
+    {
+      connection: await context.services.connections.clientOptions(bound.row, bound.databaseName),
+      statements,
+      mode: "read_only",
+      signal: context.signal,
+      ...(maxRows ? { maxRows } : {}),
+    },
+  );
   return run.results;
 }
 
@@ -124,7 +114,7 @@ export const queryDatabase = defineTool({
   async run(context, args) {
     const bound = await boundConnection(context, args);
     const outcome = await runAdHocQuery(
-      context.services.connections,
+      context.services,
       context.access,
       bound.row.id,
       { query: args.query, database_name: bound.databaseName, confirmed: args.confirmed },
@@ -196,34 +186,53 @@ export const getSchemaInfo = defineTool({
   },
 });
 
+/**
+ * The one statement a planning tool takes, if EXPLAIN (without ANALYZE) can plan it without running
+ * anything; otherwise the tool's refusal.
+ */
+async function plannableStatement(
+  context: ToolContext,
+  tool: string,
+  query: string,
+): Promise<{ text: string } | { refusal: ToolResult }> {
+  const statement = await context.services.sql.parseOne(query);
+  if (statement.command === "EXPLAIN") {
+    return { refusal: failure(`${tool} takes the statement itself, without EXPLAIN`) };
+  }
+  if (statement.notPlannable) {
+    return { refusal: failure(`${tool} cannot plan ${statement.notPlannable}`) };
+  }
+  return { text: statement.text };
+}
+
 export const executeExplain = defineTool({
   name: "execute_explain",
   privilege: "execute_explain",
   description:
-    "Show PostgreSQL's execution plan for one read-only query (SELECT, WITH, VALUES, TABLE). With `analyze` (the default) the query really runs, in a READ ONLY transaction, and the plan carries actual times and row counts; `buffers` adds shared-buffer hits and reads; `format` is text (default) or json. Use it to explain a slow query or check that an index is used.",
-  compactDescription: "EXPLAIN (ANALYZE) a read-only query.",
+    "Show PostgreSQL's estimated execution plan for one query (SELECT, WITH, VALUES, TABLE; INSERT, UPDATE, DELETE and MERGE are planned too, never run). dbmon never executes the query: EXPLAIN runs without ANALYZE, in a READ ONLY transaction, so the plan has estimated costs and row counts, not actual times. `format` is text (default) or json. Use it to explain a slow query or check that an index is used.",
+  compactDescription: "EXPLAIN a query (estimated plan; never runs it).",
   input: {
-    query: z.string().min(1).describe("The query to explain (one read-only statement)"),
+    query: z.string().min(1).describe("The query to explain (one statement)"),
     ...connectionArgs,
-    analyze: z.boolean().default(true).describe("Run the query and report actual times"),
-    buffers: z.boolean().default(true).describe("Report buffer usage"),
+    analyze: z
+      .boolean()
+      .default(false)
+      .describe("Not available: dbmon never runs the query, so the plan is always the estimated one"),
+    buffers: z.boolean().default(false).describe("Not available: buffer counts need the query to run"),
     format: z.enum(["text", "json"]).default("text").describe("Plan format"),
   },
   async run(context, args) {
-    const statement = singleStatement(args.query);
-    const first = statement.tokens[0];
-    if (!isReadOnlyStatement(statement) || (first?.kind === "word" && first.value === "explain")) {
-      return failure(
-        "execute_explain takes one read-only query (SELECT, WITH, VALUES or TABLE), without EXPLAIN",
-      );
+    const statement = await plannableStatement(context, "execute_explain", args.query);
+    if ("refusal" in statement) {
+      return statement.refusal;
     }
     const bound = await boundConnection(context, args);
-    const options = [
-      `analyze ${args.analyze}`,
-      `buffers ${args.buffers && args.analyze}`,
-      `format ${args.format}`,
-    ].join(", ");
-    const results = await runRead(context, bound, `explain (${options}) ${statement.text}`, 10_000);
+    const results = await runRead(
+      context,
+      bound,
+      `explain (format ${args.format}) ${statement.text}`,
+      10_000,
+    );
     const error = firstError(results);
     if (error) {
       return error;
@@ -232,7 +241,12 @@ export const executeExplain = defineTool({
     if (result.rows.length === 0) {
       return failure("The server returned no plan");
     }
-    return text(result.rows.map((row) => row[0] ?? "").join("\n"));
+    const plan = result.rows.map((row) => row[0] ?? "").join("\n");
+    return text(
+      args.analyze || args.buffers
+        ? `Estimated plan (dbmon never runs the query, so ANALYZE and BUFFERS are not available):\n${plan}`
+        : plan,
+    );
   },
 });
 
@@ -240,7 +254,7 @@ export const countRows = defineTool({
   name: "count_rows",
   privilege: "count_rows",
   description:
-    "Count the rows of a table on a monitored database, optionally only those matching a WHERE condition (SQL, without the WHERE keyword). Exact count(*), in a READ ONLY transaction with a 30 s limit: prefer the collected table statistics for an estimate of a huge table.",
+    "Count the rows of a table on a monitored database, optionally only those matching a WHERE condition (SQL, without the WHERE keyword; it may call only functions of dbmon's read-only list). Exact count(*), in a READ ONLY transaction with a 30 s limit: prefer the collected table statistics for an estimate of a huge table.",
   compactDescription: "Count rows of a table, optionally with a WHERE condition.",
   input: {
     table: z.string().min(1).describe("Table name"),
@@ -250,9 +264,10 @@ export const countRows = defineTool({
   },
   async run(context, args) {
     const sql = `select count(*) as count from ${quoteIdent(args.schema)}.${quoteIdent(args.table)}${args.where ? ` where ${args.where}` : ""}`;
-    const statement = singleStatement(sql);
+    // The condition must not end the statement or start another: the whole text is one statement.
+    await context.services.sql.parseOne(sql);
     const bound = await boundConnection(context, args);
-    const results = await runRead(context, bound, [statement]);
+    const results = await runRead(context, bound, sql);
     const error = firstError(results);
     if (error) {
       return error;
@@ -268,31 +283,27 @@ export const testQuery = defineTool({
   name: "test_query",
   privilege: null,
   description:
-    "Check that one SQL statement is valid (syntax, tables, columns, types) without running it: PostgreSQL plans it with EXPLAIN in a READ ONLY transaction. Answers `Query is valid` with the plan, or the server's error. Use it to check SQL before proposing it to the user or running it with query_database.",
+    "Check that one SQL statement is valid (syntax, tables, columns, types) without running it: PostgreSQL's parser reads it, then the server plans it with EXPLAIN (never ANALYZE) in a READ ONLY transaction. Takes what EXPLAIN can plan: SELECT, WITH, VALUES, TABLE, INSERT, UPDATE, DELETE, MERGE. Answers `Query is valid` with the plan, or the error. Use it to check SQL before proposing it to the user or running it with query_database.",
   compactDescription: "Validate SQL without running it.",
   input: {
     query: z.string().min(1).describe("The statement to check"),
     ...connectionArgs,
   },
   async run(context, args) {
-    const statement = singleStatement(args.query);
+    let statement: Awaited<ReturnType<typeof plannableStatement>>;
+    try {
+      statement = await plannableStatement(context, "test_query", args.query);
+    } catch (error) {
+      if (error instanceof SqlSyntaxError) {
+        return failure(`Query is not valid: ${error.message}`);
+      }
+      throw error;
+    }
+    if ("refusal" in statement) {
+      return statement.refusal;
+    }
     const bound = await boundConnection(context, args);
-    if (bound.row.isLocal) {
-      throw new Forbidden(SELF_CONNECTION_QUERY_REFUSED);
-    }
-    const first = statement.tokens[0];
-    if (first?.kind === "word" && ["explain", "analyze", "analyse"].includes(first.value)) {
-      return failure("test_query takes the statement itself, without EXPLAIN");
-    }
-    // EXPLAIN without ANALYZE plans and never executes; the transaction is read-only all the same.
-    const run = await runStatements({
-      connection: await context.services.connections.clientOptions(bound.row, bound.databaseName),
-      sql: `explain ${statement.text}`,
-      mode: "read_only",
-      signal: context.signal,
-      maxRows: 10_000,
-    });
-    const [result] = run.results;
+    const [result] = await runRead(context, bound, `explain ${statement.text}`, 10_000);
     if (!result || result.error) {
       return failure(`Query is not valid: ${(result?.error ?? "no result").replace(/^Query error: /, "")}`);
     }

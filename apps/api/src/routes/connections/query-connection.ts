@@ -5,7 +5,7 @@ import { implement } from "../../http/operations.js";
 export const queryConnectionHandler = implement(queryConnection, async (c) => {
   const { id } = c.req.valid("param");
   const answer = await runAdHocQuery(
-    c.get("services").connections,
+    c.get("services"),
     c.get("access"),
     id,
     c.req.valid("json"),
