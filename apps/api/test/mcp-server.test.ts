@@ -154,6 +154,22 @@ describe("the MCP server at /mcp/v1", () => {
       arguments: { query: 1 },
     });
     expect(bad.isError).toBe(true);
+    // An id beyond int4 or a year 0 is the caller's mistake too, not an internal error.
+    for (const [name, args, refusal] of [
+      [
+        "query_database",
+        { query: "select 1", connection_id: 2 ** 31 },
+        /^Invalid arguments for query_database: connection_id: /,
+      ],
+      ["get_timeline_events", { start_time: "0000-06-01T00:00:00Z" }, /^start_time must lie between/],
+    ] as const) {
+      const result = (await (await connect(root.token)).callTool({ name, arguments: args })) as {
+        content: { text: string }[];
+        isError?: boolean;
+      };
+      expect(result.isError, name).toBe(true);
+      expect(result.content[0]?.text).toMatch(refusal);
+    }
   });
 
   it("lists and reads the resources, checking each one's privilege", async () => {
