@@ -9,6 +9,7 @@ import {
   limitBodySize,
   logRequests,
   provideServices,
+  refuseCrossOriginCookieWrites,
   refuseNulCharacters,
   securityHeaders,
   serviceDescLink,
@@ -28,6 +29,7 @@ export function createApp(services: Services): App {
   if (services.config.corsOrigin) {
     app.use("*", corsForOrigin(services.config.corsOrigin));
   }
+  app.use("*", refuseCrossOriginCookieWrites(services.config.corsOrigin));
   app.use("*", limitBodySize);
   app.use("*", refuseNulCharacters);
 
