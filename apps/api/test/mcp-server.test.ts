@@ -245,6 +245,32 @@ describe("the MCP server at /mcp/v1", () => {
     expect(await wrong.json()).toMatchObject({ error: expect.stringMatching(/^Invalid request body/) });
   });
 
+  it("takes the Bearer header only: a session cookie is answered 401, whatever the method", async () => {
+    const refusal = {
+      error: "The MCP endpoint takes Authorization: Bearer <token> only; the session cookie is not accepted",
+    };
+    for (const method of ["POST", "GET", "DELETE"]) {
+      const res = await fetch(endpoint, {
+        method,
+        headers: {
+          cookie: `session_token=${root.token}`,
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+        },
+        ...(method === "POST"
+          ? { body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) }
+          : {}),
+      });
+      expect(res.status, method).toBe(401);
+      expect(await res.json()).toEqual(refusal);
+    }
+    // The REST bridge, which the web client calls with its cookie, still takes it.
+    const bridge = await fetch(`${served.url}/api/v1/mcp/tools`, {
+      headers: { cookie: `session_token=${root.token}` },
+    });
+    expect(bridge.status).toBe(200);
+  });
+
   it("answers 401 without a token, and 405 to GET and DELETE (stateless: no stream, no session)", async () => {
     const anonymous = await fetch(endpoint, {
       method: "POST",
