@@ -8,6 +8,7 @@ import {
   forgetAccessAfterWrites,
   limitBodySize,
   logRequests,
+  noStoreForCredentials,
   provideServices,
   refuseCrossOriginCookieWrites,
   refuseNulCharacters,
@@ -26,6 +27,7 @@ export function createApp(services: Services): App {
   app.use("*", forgetAccessAfterWrites);
   app.use("*", securityHeaders(services.config));
   app.use("*", serviceDescLink);
+  app.use("*", noStoreForCredentials);
   if (services.config.corsOrigin) {
     app.use("*", corsForOrigin(services.config.corsOrigin));
   }

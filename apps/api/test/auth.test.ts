@@ -387,6 +387,44 @@ describe("logout", () => {
   });
 });
 
+describe("answers about credentials", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp();
+    await t.services.auth.users.create({ username: "alice", password: TEST_PASSWORD, is_superuser: true });
+  });
+  afterAll(() => t.close());
+
+  it("are never stored by a browser or proxy: Cache-Control: no-store, refusals included", async () => {
+    const answers: [string, Response][] = [];
+    const loggedIn = await postLogin(t, { username: "alice", password: TEST_PASSWORD });
+    answers.push(["login", loggedIn]);
+    const token = ((await loggedIn.json()) as { session_token: string }).session_token;
+    answers.push(["failed login", await postLogin(t, { username: "alice", password: "wrong password!" })]);
+    answers.push(["invalid login", await postLogin(t, { username: 1 })]);
+    answers.push(["user info", await requestJson(t.app, "/api/v1/user/info", { token })]);
+    answers.push(["anonymous user info", await requestJson(t.app, "/api/v1/user/info")]);
+    answers.push(["user info, HEAD", await t.app.request("/api/v1/user/info", { method: "HEAD" })]);
+    answers.push([
+      "token",
+      await requestJson(t.app, "/api/v1/rbac/tokens", {
+        method: "POST",
+        token,
+        body: { owner_username: "alice", annotation: "ci", expires_in: "1d" },
+      }),
+    ]);
+    answers.push([
+      "refused token",
+      await requestJson(t.app, "/api/v1/rbac/tokens", { method: "POST", body: { owner_username: "alice" } }),
+    ]);
+    answers.push(["logout", await requestJson(t.app, "/api/v1/auth/logout", { method: "POST", token })]);
+    expect(answers.map(([, res]) => res.status)).toEqual([200, 401, 400, 200, 200, 200, 201, 401, 200]);
+    for (const [name, res] of answers) {
+      expect(res.headers.get("cache-control"), name).toBe("no-store");
+    }
+  });
+});
+
 describe("cross-origin writes with the session cookie (CSRF)", () => {
   let t: TestApp;
   const REFUSED = {

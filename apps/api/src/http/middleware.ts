@@ -1,3 +1,4 @@
+import { createToken, login, logout, userInfo } from "@dbmon/contract";
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
@@ -129,6 +130,29 @@ function isOwnOrigin(origin: string, requestHost: string, trusted: string | unde
   }
   return parsed.origin === trusted || parsed.host === requestHost;
 }
+
+/**
+ * Answers about credentials: the session token of a login, a new service token, who the caller is,
+ * and the cookie a logout clears. Every answer of these (refusals included) says `no-store`.
+ */
+const CREDENTIAL_OPERATIONS = new Set(
+  [login, logout, userInfo, createToken].map(
+    (operation) => `${operation.method.toUpperCase()} ${operation.path}`,
+  ),
+);
+
+/**
+ * A browser or a proxy must not keep an answer that carries a credential or says whose it is:
+ * the answers of CREDENTIAL_OPERATIONS, and any answer that sets a cookie, get
+ * `Cache-Control: no-store`.
+ */
+export const noStoreForCredentials: MiddlewareHandler = async (c, next) => {
+  await next();
+  const method = c.req.method === "HEAD" ? "GET" : c.req.method;
+  if (CREDENTIAL_OPERATIONS.has(`${method} ${c.req.path}`) || c.res.headers.has("set-cookie")) {
+    c.res.headers.set("Cache-Control", "no-store");
+  }
+};
 
 /** CORS for the one configured origin; preflights are answered before authentication. */
 export function corsForOrigin(origin: string): MiddlewareHandler {
