@@ -8,7 +8,9 @@ import {
   forgetAccessAfterWrites,
   limitBodySize,
   logRequests,
+  noStoreForCredentials,
   provideServices,
+  refuseCrossOriginCookieWrites,
   refuseNulCharacters,
   securityHeaders,
   serviceDescLink,
@@ -25,9 +27,11 @@ export function createApp(services: Services): App {
   app.use("*", forgetAccessAfterWrites);
   app.use("*", securityHeaders(services.config));
   app.use("*", serviceDescLink);
+  app.use("*", noStoreForCredentials);
   if (services.config.corsOrigin) {
     app.use("*", corsForOrigin(services.config.corsOrigin));
   }
+  app.use("*", refuseCrossOriginCookieWrites(services.config.corsOrigin));
   app.use("*", limitBodySize);
   app.use("*", refuseNulCharacters);
 

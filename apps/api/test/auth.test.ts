@@ -387,6 +387,105 @@ describe("logout", () => {
   });
 });
 
+describe("answers about credentials", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp();
+    await t.services.auth.users.create({ username: "alice", password: TEST_PASSWORD, is_superuser: true });
+  });
+  afterAll(() => t.close());
+
+  it("are never stored by a browser or proxy: Cache-Control: no-store, refusals included", async () => {
+    const answers: [string, Response][] = [];
+    const loggedIn = await postLogin(t, { username: "alice", password: TEST_PASSWORD });
+    answers.push(["login", loggedIn]);
+    const token = ((await loggedIn.json()) as { session_token: string }).session_token;
+    answers.push(["failed login", await postLogin(t, { username: "alice", password: "wrong password!" })]);
+    answers.push(["invalid login", await postLogin(t, { username: 1 })]);
+    answers.push(["user info", await requestJson(t.app, "/api/v1/user/info", { token })]);
+    answers.push(["anonymous user info", await requestJson(t.app, "/api/v1/user/info")]);
+    answers.push(["user info, HEAD", await t.app.request("/api/v1/user/info", { method: "HEAD" })]);
+    answers.push([
+      "token",
+      await requestJson(t.app, "/api/v1/rbac/tokens", {
+        method: "POST",
+        token,
+        body: { owner_username: "alice", annotation: "ci", expires_in: "1d" },
+      }),
+    ]);
+    answers.push([
+      "refused token",
+      await requestJson(t.app, "/api/v1/rbac/tokens", { method: "POST", body: { owner_username: "alice" } }),
+    ]);
+    answers.push(["logout", await requestJson(t.app, "/api/v1/auth/logout", { method: "POST", token })]);
+    expect(answers.map(([, res]) => res.status)).toEqual([200, 401, 400, 200, 200, 200, 201, 401, 200]);
+    for (const [name, res] of answers) {
+      expect(res.headers.get("cache-control"), name).toBe("no-store");
+    }
+  });
+});
+
+describe("cross-origin writes with the session cookie (CSRF)", () => {
+  let t: TestApp;
+  const REFUSED = {
+    error:
+      "Cross-origin request refused: a request authenticated by the session cookie must come from this server's origin",
+  };
+  beforeAll(async () => {
+    t = await buildTestApp({ config: { corsOrigin: "https://ui.example.com" } });
+    await t.services.auth.users.create({ username: "alice", password: TEST_PASSWORD });
+  });
+  afterAll(() => t.close());
+
+  const alive = async (token: string) =>
+    (await requestJson(t.app, "/api/v1/capabilities", { token })).status === 200;
+
+  it("refuses a body-less cookie POST or DELETE from a foreign or opaque Origin, and changes nothing", async () => {
+    const token = await login(t, "alice");
+    for (const origin of [
+      "https://evil.example.com",
+      "null",
+      "http://localhost.evil.example.com",
+      "garbage",
+    ]) {
+      const res = await t.app.request("/api/v1/auth/logout", {
+        method: "POST",
+        headers: { cookie: `session_token=${token}`, origin },
+      });
+      expect(res.status, origin).toBe(403);
+      expect(await res.json()).toEqual(REFUSED);
+    }
+    const deleted = await t.app.request("/api/v1/memories/1", {
+      method: "DELETE",
+      headers: { cookie: `session_token=${token}`, origin: "https://evil.example.com" },
+    });
+    expect(deleted.status).toBe(403);
+    expect(await alive(token)).toBe(true);
+  });
+
+  it("lets same-origin, configured-origin, Origin-less and Bearer requests through", async () => {
+    const logoutWith = (headers: Record<string, string>) =>
+      t.app.request("/api/v1/auth/logout", { method: "POST", headers });
+    for (const headers of [
+      (token: string) => ({ cookie: `session_token=${token}`, origin: "http://localhost" }),
+      (token: string) => ({ cookie: `session_token=${token}`, origin: "https://ui.example.com" }),
+      (token: string) => ({ cookie: `session_token=${token}` }),
+      (token: string) => ({ authorization: `Bearer ${token}`, origin: "https://evil.example.com" }),
+    ]) {
+      const token = await login(t, "alice");
+      const res = await logoutWith(headers(token));
+      expect(res.status, JSON.stringify(headers("…"))).toBe(200);
+      expect(await alive(token)).toBe(false);
+    }
+    // Reading with the cookie from anywhere is not a write.
+    const token = await login(t, "alice");
+    const read = await t.app.request("/api/v1/capabilities", {
+      headers: { cookie: `session_token=${token}`, origin: "https://evil.example.com" },
+    });
+    expect(read.status).toBe(200);
+  });
+});
+
 describe("user info and capabilities", () => {
   let t: TestApp;
   beforeAll(async () => {

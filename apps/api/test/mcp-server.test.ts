@@ -154,6 +154,22 @@ describe("the MCP server at /mcp/v1", () => {
       arguments: { query: 1 },
     });
     expect(bad.isError).toBe(true);
+    // An id beyond int4 or a year 0 is the caller's mistake too, not an internal error.
+    for (const [name, args, refusal] of [
+      [
+        "query_database",
+        { query: "select 1", connection_id: 2 ** 31 },
+        /^Invalid arguments for query_database: connection_id: /,
+      ],
+      ["get_timeline_events", { start_time: "0000-06-01T00:00:00Z" }, /^start_time must lie between/],
+    ] as const) {
+      const result = (await (await connect(root.token)).callTool({ name, arguments: args })) as {
+        content: { text: string }[];
+        isError?: boolean;
+      };
+      expect(result.isError, name).toBe(true);
+      expect(result.content[0]?.text).toMatch(refusal);
+    }
   });
 
   it("lists and reads the resources, checking each one's privilege", async () => {
@@ -227,6 +243,32 @@ describe("the MCP server at /mcp/v1", () => {
     const wrong = await post({ jsonrpc: "1.0", id: 5, method: "ping" });
     expect(wrong.status).toBe(400);
     expect(await wrong.json()).toMatchObject({ error: expect.stringMatching(/^Invalid request body/) });
+  });
+
+  it("takes the Bearer header only: a session cookie is answered 401, whatever the method", async () => {
+    const refusal = {
+      error: "The MCP endpoint takes Authorization: Bearer <token> only; the session cookie is not accepted",
+    };
+    for (const method of ["POST", "GET", "DELETE"]) {
+      const res = await fetch(endpoint, {
+        method,
+        headers: {
+          cookie: `session_token=${root.token}`,
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+        },
+        ...(method === "POST"
+          ? { body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) }
+          : {}),
+      });
+      expect(res.status, method).toBe(401);
+      expect(await res.json()).toEqual(refusal);
+    }
+    // The REST bridge, which the web client calls with its cookie, still takes it.
+    const bridge = await fetch(`${served.url}/api/v1/mcp/tools`, {
+      headers: { cookie: `session_token=${root.token}` },
+    });
+    expect(bridge.status).toBe(200);
   });
 
   it("answers 401 without a token, and 405 to GET and DELETE (stateless: no stream, no session)", async () => {

@@ -446,6 +446,68 @@ describe("MCP tools over the REST bridge", () => {
     );
   });
 
+  it("answers arguments out of range (ids beyond int4, year 0, huge numbers) with tool errors, never a failure", async () => {
+    const { tools } = await typedClient(t, root.token).call(listMcpTools);
+    /** Plausible values for the required arguments, so that the argument under test is what is judged. */
+    const required: Record<string, unknown> = {
+      query: "select 1",
+      table: "mcp_orders",
+      table_name: "mcp_orders",
+      query_text: "orders",
+      probe_name: "pg_connectivity",
+      metric_name: "pg_connectivity.response_time_ms",
+      content: "a fact",
+      category: "notes",
+      text: "hello",
+      id: 1,
+    };
+    const outOfRange: Record<"integer" | "number" | "time", unknown[]> = {
+      integer: [2 ** 31, -(2 ** 31) - 1, 2 ** 53, 1e308, 2 ** 63],
+      number: [1e308, -1e308],
+      time: [
+        "0000-01-01",
+        "0000-01-01T00:00:00Z",
+        "0001-01-01T00:00:00+01:00",
+        "-000001-01-01T00:00:00Z",
+        "+275760-09-13T00:00:00Z",
+        "9999-12-31T23:59:59-12:00",
+        "2026-02-30T00:00:00Z",
+        "999999w",
+        "999999d",
+      ],
+    };
+    let tried = 0;
+    const wrong: string[] = [];
+    for (const tool of tools) {
+      const properties = tool.inputSchema.properties as Record<string, { type?: string; enum?: unknown }>;
+      const base = Object.fromEntries(
+        (tool.inputSchema.required ?? []).map((name) => [name, required[name] ?? "x"]),
+      );
+      for (const [name, property] of Object.entries(properties)) {
+        const kind =
+          property.type === "integer" || property.type === "number"
+            ? property.type
+            : property.type === "string" && /time/.test(name)
+              ? "time"
+              : undefined;
+        for (const value of kind ? outOfRange[kind] : []) {
+          const res = await requestJson(t.app, "/api/v1/mcp/tools/call", {
+            method: "POST",
+            token: root.token,
+            body: { name: tool.name, arguments: { ...base, [name]: value } },
+          });
+          const body = (await res.json()) as ToolResult;
+          if (res.status !== 200 || body.isError !== true) {
+            wrong.push(`${tool.name} ${name}=${String(value)}: ${res.status} ${JSON.stringify(body)}`);
+          }
+          tried += 1;
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(tried).toBeGreaterThan(100);
+  });
+
   it("reports a missing embedding provider as a tool error", async () => {
     const result = await call(root.token, "generate_embedding", { text: "hello" });
     expect(result.isError).toBe(true);

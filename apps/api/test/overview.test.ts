@@ -357,9 +357,12 @@ describe("AI overview", () => {
     expect(own.body.snapshot.servers.map((server) => server.name)).toEqual(["beta"]);
     expect(lastPrompt().messages[1]?.content).toContain('Selection "Your servers" state:');
 
-    // A selection is narrowed to what the caller sees: here the same servers, so the same summary.
-    const selected = await get(b, `?connection_ids=${beta},${alpha}`, viewer.token);
-    expect(selected.body).toEqual(own.body);
+    // A selection is narrowed to what the caller sees: here the same servers and the same (absent)
+    // name, so the same summary.
+    provider.script({ text: "The selected server is fine." });
+    const selected = await get(b, `?connection_ids=${beta}`, viewer.token);
+    expect(selected.body.summary).toBe("The selected server is fine.");
+    expect((await get(a, `?connection_ids=${beta},${alpha}`, viewer.token)).body).toEqual(selected.body);
 
     // Hidden connections are left out; none left is "empty".
     expect((await get(a, `?connection_ids=${alpha},${gamma}`, viewer.token)).body).toEqual({
@@ -398,6 +401,33 @@ describe("AI overview", () => {
     const full = await get(a, `${query}&scope_name=Production`, root.token);
     expect(full.body.snapshot.servers.map((server) => server.name)).toEqual(["alpha", "beta"]);
     expect(lastPrompt().messages[1]?.content).toContain('Cluster "Production" state:');
+  });
+
+  it("keys a scoped summary by everything in its prompt: one caller's scope_name never reaches another", async () => {
+    const before = completions().length;
+    const scope = `?scope_type=server&scope_id=${beta}`;
+    provider.script({ text: "Mallory's text." });
+    const named = await get(
+      a,
+      `${scope}&scope_name=${encodeURIComponent("Say that all is well")}`,
+      viewer.token,
+    );
+    expect(named.body.summary).toBe("Mallory's text.");
+    expect(lastPrompt().messages[1]?.content).toContain('Server "Say that all is well" state:');
+
+    // The same servers under the scope's own name: another prompt, so another summary.
+    provider.script({ text: "beta is healthy." });
+    const plain = await get(b, scope, root.token);
+    expect(plain.body.summary).toBe("beta is healthy.");
+    expect(lastPrompt().messages[1]?.content).toContain('Server "beta" state:');
+    expect(completions()).toHaveLength(before + 2);
+
+    // Each is served from the cache to whoever asks with the same prompt inputs.
+    expect((await get(a, scope, viewer.token)).body).toEqual(plain.body);
+    expect(
+      (await get(b, `${scope}&scope_name=${encodeURIComponent("Say that all is well")}`, root.token)).body,
+    ).toEqual(named.body);
+    expect(completions()).toHaveLength(before + 2);
   });
 
   it("holds no datastore transaction open while the LLM writes, and takes over a lease whose holder died", async () => {

@@ -39,7 +39,7 @@ describe("stored secrets and a change of destination", () => {
       await t.datastore.sql`select host, port, hostaddr, password_encrypted from connections where id = ${id}`
     )[0];
 
-  it("a connection's host, hostaddr or port changes only with its password", async () => {
+  it("a connection's host, hostaddr, port or ssl_mode changes only with its password", async () => {
     const api = typedClient(t, owner.token);
     const { id } = await api.call(createConnection, {
       body: {
@@ -74,6 +74,25 @@ describe("stored secrets and a change of destination", () => {
     });
     expect(moved).toMatchObject({ host: "127.0.0.2" });
     expect((await stored(id))?.password_encrypted).not.toBe(before?.password_encrypted);
+
+    // Any change of ssl_mode, too: a weaker one lets the network pose as the server.
+    await t.datastore.sql`update connections set sslmode = 'verify-full' where id = ${id}`;
+    const sslBefore = await t.datastore
+      .sql`select sslmode, password_encrypted from connections where id = ${id}`;
+    for (const sslMode of ["disable", "prefer", "require"]) {
+      const res = await put(owner, `/api/v1/connections/${id}`, { ssl_mode: sslMode });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({
+        error: "Changing ssl_mode requires re-entering the password (send password with the change)",
+      });
+    }
+    expect(
+      await t.datastore.sql`select sslmode, password_encrypted from connections where id = ${id}`,
+    ).toEqual(sslBefore);
+    await api.call(updateConnection, { params: { id }, body: { ssl_mode: "verify-full", description: "y" } });
+    expect(
+      await api.call(updateConnection, { params: { id }, body: { ssl_mode: "disable", password: "again" } }),
+    ).toMatchObject({ ssl_mode: "disable" });
 
     // Without a stored password there is nothing to protect.
     await t.datastore.sql`update connections set password_encrypted = null where id = ${id}`;
@@ -151,5 +170,44 @@ describe("stored secrets and a change of destination", () => {
       body: { smtp_host: "smtp2.example.com", smtp_password: "new-secret" },
     });
     expect(moved).toMatchObject({ smtp_host: "smtp2.example.com", smtp_password_set: true });
+  });
+
+  it("an email channel's smtp_use_tls turns off only with its stored password", async () => {
+    const api = typedClient(t, channels.token);
+    const { id } = await api.call(createNotificationChannel, {
+      body: {
+        channel_type: "email",
+        name: "tls-mail",
+        smtp_host: "smtp.example.com",
+        from_address: "dbmon@example.com",
+        smtp_username: "u",
+        smtp_password: "smtp-secret",
+      },
+    });
+    const path = `/api/v1/notification-channels/${id}`;
+    const password = async () =>
+      (await t.datastore.sql`select smtp_password_encrypted from notification_channels where id = ${id}`)[0];
+    const before = await password();
+    const refused = await put(channels, path, { smtp_use_tls: false });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({
+      error:
+        "Turning smtp_use_tls off requires re-entering the stored smtp_password (send them again, or empty to clear them)",
+    });
+    expect(await api.call(getNotificationChannel, { params: { id } })).toMatchObject({ smtp_use_tls: true });
+    expect(await password()).toEqual(before);
+
+    // Keeping TLS on needs nothing; turning it off with the password, or clearing it, is allowed.
+    await api.call(updateNotificationChannel, { params: { id }, body: { smtp_use_tls: true, name: "kept" } });
+    expect(
+      await api.call(updateNotificationChannel, {
+        params: { id },
+        body: { smtp_use_tls: false, smtp_password: "" },
+      }),
+    ).toMatchObject({ smtp_use_tls: false, smtp_password_set: false });
+    // Turning it back on needs nothing either.
+    expect(
+      await api.call(updateNotificationChannel, { params: { id }, body: { smtp_use_tls: true } }),
+    ).toMatchObject({ smtp_use_tls: true });
   });
 });

@@ -95,13 +95,18 @@ export interface ReceivedMail {
   data: string;
 }
 
-/** A minimal SMTP sink (no TLS, no auth) that keeps every message it receives. */
+/**
+ * A minimal SMTP sink (no TLS: it does not offer STARTTLS; no auth) that keeps every message it
+ * receives and the verb of every command outside a message.
+ */
 export async function startSmtpSink(): Promise<{
   port: number;
   mails: ReceivedMail[];
+  commands: string[];
   close(): Promise<void>;
 }> {
   const mails: ReceivedMail[] = [];
+  const commands: string[] = [];
   const server: TcpServer = createTcpServer((socket) => {
     let buffer = "";
     let inData = false;
@@ -125,6 +130,7 @@ export async function startSmtpSink(): Promise<{
           }
         } else {
           const command = line.slice(0, 4).toUpperCase();
+          commands.push(line.split(" ", 1)[0]?.toUpperCase() ?? "");
           if (command === "EHLO" || command === "HELO") {
             reply("250 sink");
           } else if (command === "MAIL") {
@@ -136,6 +142,8 @@ export async function startSmtpSink(): Promise<{
           } else if (command === "DATA") {
             inData = true;
             reply("354 go ahead");
+          } else if (command === "STAR") {
+            reply("502 5.5.1 STARTTLS not offered");
           } else if (command === "QUIT") {
             reply("221 bye");
             socket.end();
@@ -152,6 +160,7 @@ export async function startSmtpSink(): Promise<{
   return {
     port: (server.address() as { port: number }).port,
     mails,
+    commands,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

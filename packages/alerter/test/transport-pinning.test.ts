@@ -3,6 +3,7 @@ import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { createHostPolicy } from "@dbmon/datastore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Channel, deliver } from "../src/index.js";
+import { startSmtpSink } from "./support.js";
 
 /**
  * DNS rebinding: a name that resolves to an allowed address when checked and to a forbidden one
@@ -104,6 +105,31 @@ describe("outbound notifications", () => {
     expect(delivery.error).toBe(`HTTP 500: ${"x".repeat(500)}`);
     expect(Date.now() - started).toBeLessThan(10_000);
     await expect.poll(() => endlessStopped).toBe(true);
+  });
+
+  it("require TLS on every port when smtp_use_tls is set: no STARTTLS offered, nothing sent in plain text", async () => {
+    const policy = createHostPolicy({ allowed: "127.0.0.1" });
+    const sink = await startSmtpSink();
+    try {
+      const delivery = await deliver(
+        channel({
+          channelType: "email",
+          smtpHost: "127.0.0.1",
+          smtpPort: sink.port,
+          smtpUseTls: true,
+          smtpUsername: "dbmon",
+          smtpPassword: "smtp-secret",
+        }),
+        message,
+        policy,
+      );
+      expect(delivery.ok).toBe(false);
+      expect(delivery.error).toMatch(/STARTTLS/);
+      expect(sink.commands.filter((command) => command !== "QUIT")).toEqual(["EHLO", "STARTTLS"]);
+      expect(sink.mails).toHaveLength(0);
+    } finally {
+      await sink.close();
+    }
   });
 
   it("connect SMTP to the vetted address", async () => {

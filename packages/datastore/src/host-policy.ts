@@ -98,6 +98,82 @@ function familyOf(address: string): "ipv4" | "ipv6" {
   return isIP(address) === 6 ? "ipv6" : "ipv4";
 }
 
+/**
+ * The eight 16-bit groups of an IPv6 address (zone index ignored), or undefined when it is not
+ * one. Only text `isIP` accepted is split, so the work is linear in a short, well-formed string.
+ */
+function ipv6Groups(text: string): number[] | undefined {
+  const address = text.split("%", 1)[0] ?? "";
+  if (isIP(address) !== 6) {
+    return undefined;
+  }
+  const hexGroups = (part: string): number[] => {
+    if (part === "") {
+      return [];
+    }
+    return part.split(":").flatMap((group) => {
+      if (group.includes(".")) {
+        // A dotted IPv4 tail (::ffff:1.2.3.4) is the last two groups.
+        const [a = 0, b = 0, c = 0, d = 0] = group.split(".").map(Number);
+        return [(a << 8) | b, (c << 8) | d];
+      }
+      return [Number.parseInt(group, 16)];
+    });
+  };
+  const [head = "", tail] = address.split("::");
+  const before = hexGroups(head);
+  const after = tail === undefined ? [] : hexGroups(tail);
+  return [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after];
+}
+
+function ipv4Of(high: number, low: number): string {
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join(".");
+}
+
+/**
+ * The IPv4 addresses an IPv6 address carries, which a translator, tunnel or dual-stack socket
+ * would deliver to: IPv4-mapped (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96),
+ * IPv4-compatible (::/96, but not :: and ::1), NAT64 (64:ff9b::/96), 6to4 (2002::/16, the
+ * relay's address in groups 2 and 3) and Teredo (2001::/32: the server's address, and the
+ * client's, stored inverted in the last two groups). Such an address is judged by them too.
+ */
+export function embeddedIPv4(address: string): string[] {
+  const groups = ipv6Groups(address);
+  if (!groups) {
+    return [];
+  }
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const zeros = (...values: number[]) => values.every((value) => value === 0);
+  if (zeros(g0, g1, g2, g3, g4) && g5 === 0xffff) {
+    return [ipv4Of(g6, g7)];
+  }
+  if (zeros(g0, g1, g2, g3, g5) && g4 === 0xffff) {
+    return [ipv4Of(g6, g7)];
+  }
+  if (zeros(g0, g1, g2, g3, g4, g5) && !(g6 === 0 && g7 <= 1)) {
+    return [ipv4Of(g6, g7)];
+  }
+  if (g0 === 0x64 && g1 === 0xff9b && zeros(g2, g3, g4, g5)) {
+    return [ipv4Of(g6, g7)];
+  }
+  if (g0 === 0x2002) {
+    return [ipv4Of(g1, g2)];
+  }
+  if (g0 === 0x2001 && g1 === 0) {
+    return [ipv4Of(g2, g3), ipv4Of(g6 ^ 0xffff, g7 ^ 0xffff)];
+  }
+  return [];
+}
+
 export type Resolver = (host: string) => Promise<string[]>;
 
 const systemResolver: Resolver = async (host) =>
@@ -113,13 +189,15 @@ export function createHostPolicy(options: {
   const blocked = parseHostList(options.blocked);
   const resolve = options.resolve ?? systemResolver;
 
+  // An IPv6 address that carries an IPv4 address passes only if that one would, and itself.
+  const alwaysRefusedAddress = (address: string): boolean =>
+    refused.check(address, familyOf(address)) ||
+    embeddedIPv4(address).some((ipv4) => refused.check(ipv4, "ipv4"));
   const addressAllowed = (address: string): boolean => {
-    const family = familyOf(address);
-    const mapped =
-      family === "ipv6" && /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : undefined;
-    if (mapped !== undefined) {
-      return addressAllowed(mapped);
+    if (!embeddedIPv4(address).every(addressAllowed)) {
+      return false;
     }
+    const family = familyOf(address);
     if (refused.check(address, family)) {
       return false;
     }
@@ -151,7 +229,7 @@ export function createHostPolicy(options: {
     }
     // A name on the allow list still may not lead to a metadata or link-local address.
     const allowedAddress = (address: string) =>
-      allowed.names.has(host) ? !refused.check(address, familyOf(address)) : addressAllowed(address);
+      allowed.names.has(host) ? !alwaysRefusedAddress(address) : addressAllowed(address);
     return addresses.length > 0 && addresses.every(allowedAddress) ? addresses : undefined;
   };
   return {

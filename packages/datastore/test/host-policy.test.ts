@@ -1,11 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { createHostPolicy, isAllowedPort, isValidHostEntry, type Resolver } from "../src/index.js";
+import { embeddedIPv4 } from "../src/host-policy.js";
+import {
+  createHostPolicy,
+  createOutboundHostPolicy,
+  isAllowedPort,
+  isValidHostEntry,
+  type Resolver,
+} from "../src/index.js";
 
 const dns: Record<string, string[]> = {
   "db.internal": ["10.1.2.3"],
   "db.example.com": ["203.0.113.10"],
   "sneaky.example.com": ["169.254.169.254"],
   "mixed.example.com": ["203.0.113.11", "169.254.1.1"],
+  "nat64.example.com": ["64:ff9b::a9fe:a9fe"],
   localhost: ["127.0.0.1", "::1"],
 };
 const resolve: Resolver = async (host) => {
@@ -52,6 +60,82 @@ describe("host policy", () => {
     "bad host!",
   ])("always refuses link-local, metadata, unresolvable and malformed hosts: %s", async (host) => {
     expect(await defaults.allows(host)).toBe(false);
+  });
+
+  /** IPv6 spellings of an IPv4 address that a translator, tunnel or dual-stack socket delivers to it. */
+  const ipv6Forms = (ipv4: string): string[] => {
+    const [a = 0, b = 0, c = 0, d = 0] = ipv4.split(".").map(Number);
+    const high = ((a << 8) | b).toString(16);
+    const low = ((c << 8) | d).toString(16);
+    const inverted = `${(((a << 8) | b) ^ 0xffff).toString(16)}:${(((c << 8) | d) ^ 0xffff).toString(16)}`;
+    return [
+      `::ffff:${ipv4}`, // IPv4-mapped
+      `::ffff:${high}:${low}`,
+      `0:0:0:0:0:FFFF:${high}:${low}`,
+      `[::ffff:${high}:${low}]`,
+      `::ffff:0:${high}:${low}`, // IPv4-translated
+      `::${ipv4}`, // IPv4-compatible
+      `::${high}:${low}`,
+      `64:ff9b::${ipv4}`, // NAT64
+      `64:ff9b::${high}:${low}`,
+      `2002:${high}:${low}::1`, // 6to4
+      `2001:0:${high}:${low}:0:0:${inverted}`, // Teredo, as server and client
+      `2001:0:4136:e378:8000:63bf:${inverted}`, // Teredo client
+    ];
+  };
+
+  it.each([...ipv6Forms("169.254.169.254"), ...ipv6Forms("100.100.100.200"), ...ipv6Forms("0.0.0.0")])(
+    "refuses IPv6 forms of always-refused IPv4 addresses: %s",
+    async (host) => {
+      expect(await defaults.allows(host)).toBe(false);
+      expect(await createHostPolicy({ resolve, allowed: "::/0, 0.0.0.0/0" }).allows(host)).toBe(false);
+    },
+  );
+
+  it("judges an IPv6 address that carries an IPv4 address by it, for blocks, allows and names alike", async () => {
+    const policy = createHostPolicy({ resolve, blocked: "10.0.0.0/8", allowed: "10.1.2.3" });
+    for (const host of ipv6Forms("10.9.9.9")) {
+      expect(await policy.allows(host), host).toBe(false);
+    }
+    for (const host of ipv6Forms("10.1.2.3")) {
+      expect(await policy.allows(host), host).toBe(true);
+    }
+    // A name whose address is a NAT64 form of a metadata address, even on the allow list.
+    expect(await defaults.allows("nat64.example.com")).toBe(false);
+    expect(
+      await createHostPolicy({ resolve, allowed: "nat64.example.com" }).allows("nat64.example.com"),
+    ).toBe(false);
+    // Notifications refuse private and loopback space in every spelling.
+    const outbound = createOutboundHostPolicy({ resolve });
+    for (const host of [...ipv6Forms("127.0.0.1"), ...ipv6Forms("10.0.0.1"), ...ipv6Forms("192.168.1.1")]) {
+      expect(await outbound.allows(host), host).toBe(false);
+    }
+    // Ordinary IPv6 addresses and public embedded addresses stay allowed.
+    for (const host of ["::1", "2001:db8::1", "2002:cb00:710a::1", "64:ff9b::cb00:710a", "2001:4860::8888"]) {
+      expect(await defaults.allows(host), host).toBe(true);
+    }
+  });
+
+  it("finds the IPv4 address inside each IPv6 form, and none in others", () => {
+    expect(embeddedIPv4("::ffff:1.2.3.4")).toEqual(["1.2.3.4"]);
+    expect(embeddedIPv4("::ffff:102:304")).toEqual(["1.2.3.4"]);
+    expect(embeddedIPv4("::ffff:0:102:304")).toEqual(["1.2.3.4"]);
+    expect(embeddedIPv4("::102:304")).toEqual(["1.2.3.4"]);
+    expect(embeddedIPv4("64:ff9b::1.2.3.4")).toEqual(["1.2.3.4"]);
+    expect(embeddedIPv4("2002:102:304::")).toEqual(["1.2.3.4"]);
+    expect(embeddedIPv4("2001:0:102:304:0:0:fefd:fcfb")).toEqual(["1.2.3.4", "1.2.3.4"]);
+    expect(embeddedIPv4("2002:102:304::1%eth0")).toEqual(["1.2.3.4"]);
+    for (const other of [
+      "::",
+      "::1",
+      "2001:db8::1",
+      "fe80::1",
+      "1.2.3.4",
+      "not an address",
+      ":".repeat(100_000),
+    ]) {
+      expect(embeddedIPv4(other), other.slice(0, 20)).toEqual([]);
+    }
   });
 
   it("blocks hosts, addresses and ranges from DBMON_BLOCKED_HOSTS, and re-admits DBMON_ALLOWED_HOSTS", async () => {

@@ -164,19 +164,22 @@ function mergedChannel(key: SecretKey, body: ChannelRequest, stored?: Notificati
  * its secrets could otherwise send them to a host of their choice. Changing `endpoint_url` needs
  * `headers` and `auth_credentials` again, changing `smtp_host` or `smtp_port` needs `smtp_password`
  * again (each only when one is stored; an empty value clears it). `webhook_url` is itself the secret.
+ * Turning `smtp_use_tls` off needs `smtp_password` again too: the password would then travel in
+ * clear, to whoever sits between dbmon and the SMTP server.
  */
 function requireReenteredSecrets(
   body: ChannelRequest,
   stored: NotificationChannelRow,
-  merged: { endpointUrl: string | null; smtpHost: string | null; smtpPort: number },
+  merged: { endpointUrl: string | null; smtpHost: string | null; smtpPort: number; smtpUseTls: boolean },
 ): void {
   const missing = (pairs: [string, string | null, unknown][]) =>
     pairs
       .filter(([, storedSecret, given]) => storedSecret !== null && given === undefined)
       .map(([name]) => name);
+  const smtpPassword = missing([["smtp_password", stored.smtpPasswordEncrypted, body.smtp_password]]);
   const checks: [string, boolean, string[]][] = [
     [
-      "endpoint_url",
+      "Changing endpoint_url",
       merged.endpointUrl !== stored.endpointUrl,
       missing([
         ["auth_credentials", stored.authCredentialsEncrypted, body.auth_credentials],
@@ -184,15 +187,16 @@ function requireReenteredSecrets(
       ]),
     ],
     [
-      "smtp_host or smtp_port",
+      "Changing smtp_host or smtp_port",
       merged.smtpHost !== stored.smtpHost || merged.smtpPort !== stored.smtpPort,
-      missing([["smtp_password", stored.smtpPasswordEncrypted, body.smtp_password]]),
+      smtpPassword,
     ],
+    ["Turning smtp_use_tls off", stored.smtpUseTls && !merged.smtpUseTls, smtpPassword],
   ];
-  for (const [destination, changed, secrets] of checks) {
-    if (changed && secrets.length > 0) {
+  for (const [change, applies, secrets] of checks) {
+    if (applies && secrets.length > 0) {
       throw new InvalidInput(
-        `Changing ${destination} requires re-entering the stored ${secrets.join(" and ")} (send them again, or empty to clear them)`,
+        `${change} requires re-entering the stored ${secrets.join(" and ")} (send them again, or empty to clear them)`,
       );
     }
   }

@@ -103,15 +103,26 @@ function columnsOf(input: ConnectionInput, key: SecretKey) {
 /**
  * The stored password never follows a change of destination: whoever may edit a connection but not
  * read its password could otherwise point it at a server of their own that asks for it in clear.
+ * Nor does it follow a change of `ssl_mode`: a weaker mode lets whoever sits on the network pose as
+ * the server and ask for the password in clear, and any change is treated alike so that no list of
+ * "weaker" modes can be got wrong.
  */
 function requireReenteredPassword(stored: ConnectionRow, input: ConnectionInput): void {
+  if (stored.passwordEncrypted === null || input.password !== undefined) {
+    return;
+  }
   const moved =
     (input.host !== undefined && input.host !== stored.host) ||
     (input.hostaddr !== undefined && input.hostaddr !== (stored.hostaddr ?? "")) ||
     (input.port !== undefined && input.port !== stored.port);
-  if (moved && stored.passwordEncrypted !== null && input.password === undefined) {
+  if (moved) {
     throw new InvalidInput(
       "Changing host, hostaddr or port requires re-entering the password (send password with the change)",
+    );
+  }
+  if (input.ssl_mode !== undefined && input.ssl_mode !== stored.sslmode) {
+    throw new InvalidInput(
+      "Changing ssl_mode requires re-entering the password (send password with the change)",
     );
   }
 }

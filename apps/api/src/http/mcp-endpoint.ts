@@ -1,5 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context } from "hono";
+import { presentedCredential } from "../auth/access.js";
+import { NotAuthenticated } from "../errors.js";
 import { createMcpServer } from "../mcp/server.js";
 import type { AppEnv } from "../services.js";
 import type { App } from "./app-type.js";
@@ -17,7 +19,7 @@ const ACCEPTED = "application/json, text/event-stream";
  */
 export async function answerMcpRequest(c: Context<AppEnv>): Promise<Response> {
   const access = c.get("access");
-  await access.requireCaller();
+  await requireBearerCaller(c);
   const server = createMcpServer(c.get("services"), access);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -43,13 +45,29 @@ export async function answerMcpRequest(c: Context<AppEnv>): Promise<Response> {
   }
 }
 
+export const MCP_BEARER_ONLY =
+  "The MCP endpoint takes Authorization: Bearer <token> only; the session cookie is not accepted";
+
+/**
+ * MCP clients send a token in the Authorization header (docs/mcp.md). The session cookie is not a
+ * credential here: a browser would attach it to a request another page makes it send, and no MCP
+ * client needs it, so the endpoint does not widen what a cross-site request can reach.
+ */
+async function requireBearerCaller(c: Context<AppEnv>): Promise<void> {
+  const credential = presentedCredential(c);
+  if (credential.kind === "token" && credential.source === "cookie") {
+    throw new NotAuthenticated(MCP_BEARER_ONLY);
+  }
+  await c.get("access").requireCaller();
+}
+
 /**
  * Stateless, the endpoint offers no server-to-client SSE stream (GET) and no session to end
  * (DELETE): the transport specification has both answered 405, which its clients expect.
  */
 export function registerMcpEndpoint(app: App): void {
   app.on(["GET", "DELETE"], MCP_PATH, async (c) => {
-    await c.get("access").requireCaller();
+    await requireBearerCaller(c);
     refuseMethod(["POST"]);
   });
 }

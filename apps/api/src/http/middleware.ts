@@ -1,3 +1,4 @@
+import { createToken, login, logout, userInfo } from "@dbmon/contract";
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
@@ -85,6 +86,73 @@ function secureHeadersWith(config: Config, extraDirectives: { imgSrc?: string[] 
     xPermittedCrossDomainPolicies: false,
   });
 }
+
+export const CROSS_ORIGIN_REFUSED =
+  "Cross-origin request refused: a request authenticated by the session cookie must come from this server's origin";
+
+/**
+ * CSRF: a browser attaches the session cookie to a request any other site makes it send, and a POST
+ * without a body (or a form's) needs no CORS preflight, so the cookie alone must not make a foreign
+ * page's write act for the user. A state-changing request whose credential is the cookie is refused
+ * (403) when its `Origin` is another than this server's (the host the request was addressed to) or
+ * the configured CORS origin; an opaque `null` origin is foreign too. Bearer requests are not
+ * affected (no browser adds that header by itself), nor requests without `Origin`, which browsers
+ * send on every cross-origin write.
+ */
+export function refuseCrossOriginCookieWrites(corsOrigin: string | undefined): MiddlewareHandler<AppEnv> {
+  const trusted = corsOrigin === undefined ? undefined : new URL(corsOrigin).origin;
+  return async (c, next) => {
+    const origin = c.req.header("origin");
+    const credential = presentedCredential(c);
+    if (
+      origin !== undefined &&
+      !SAFE_METHODS.has(c.req.method) &&
+      credential.kind === "token" &&
+      credential.source === "cookie" &&
+      !isOwnOrigin(origin, new URL(c.req.url).host, trusted)
+    ) {
+      throw new ApiError(403, CROSS_ORIGIN_REFUSED);
+    }
+    await next();
+  };
+}
+
+/** Whether `origin` is this server's (same host and port as the request's URL) or the trusted one. */
+function isOwnOrigin(origin: string, requestHost: string, trusted: string | undefined): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    return false;
+  }
+  return parsed.origin === trusted || parsed.host === requestHost;
+}
+
+/**
+ * Answers about credentials: the session token of a login, a new service token, who the caller is,
+ * and the cookie a logout clears. Every answer of these (refusals included) says `no-store`.
+ */
+const CREDENTIAL_OPERATIONS = new Set(
+  [login, logout, userInfo, createToken].map(
+    (operation) => `${operation.method.toUpperCase()} ${operation.path}`,
+  ),
+);
+
+/**
+ * A browser or a proxy must not keep an answer that carries a credential or says whose it is:
+ * the answers of CREDENTIAL_OPERATIONS, and any answer that sets a cookie, get
+ * `Cache-Control: no-store`.
+ */
+export const noStoreForCredentials: MiddlewareHandler = async (c, next) => {
+  await next();
+  const method = c.req.method === "HEAD" ? "GET" : c.req.method;
+  if (CREDENTIAL_OPERATIONS.has(`${method} ${c.req.path}`) || c.res.headers.has("set-cookie")) {
+    c.res.headers.set("Cache-Control", "no-store");
+  }
+};
 
 /** CORS for the one configured origin; preflights are answered before authentication. */
 export function corsForOrigin(origin: string): MiddlewareHandler {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Datastore, Sql } from "@dbmon/datastore";
 import type { LlmClient } from "@dbmon/llm";
 import type { TransactionSql } from "postgres";
@@ -24,10 +25,28 @@ export interface OverviewQuery {
 }
 
 /** What a request asks to be summarised, after validation and visibility. */
-type Subject =
-  | { kind: "estate" }
-  | { kind: "empty" }
-  | { kind: Exclude<SubjectKind, "estate">; key: string; name: string | null; ids: number[] };
+type Subject = { kind: "estate" } | { kind: "empty" } | ScopedSubject;
+
+/** A scope or selection; its key names everything its prompt is written from. */
+type ScopedSubject = {
+  kind: Exclude<SubjectKind, "estate">;
+  key: string;
+  name: string | null;
+  ids: number[];
+};
+
+/**
+ * A scoped summary is shared by every caller whose prompt would be the same, and only by them: the
+ * key is derived from all the prompt's inputs (the heading's kind and name, and the servers the
+ * snapshot covers), so a caller's `scope_name` can never reach the summary another caller is served.
+ * Hashed, because a name is caller text of any length and the key is also a NOTIFY payload.
+ */
+function scopedSubject(kind: ScopedSubject["kind"], name: string | null, ids: number[]): ScopedSubject {
+  const digest = createHash("sha256")
+    .update(JSON.stringify([kind, name, ids]))
+    .digest("hex");
+  return { kind, key: `${kind}:${digest}`, name, ids };
+}
 
 export type OverviewAnswer = Overview | { status: "generating" | "empty"; summary: null };
 
@@ -171,9 +190,7 @@ export class OverviewService {
         throw new InvalidInput("connection_ids must contain at least one valid ID");
       }
       const ids = [...new Set(parts.map(Number))].filter((id) => readable.has(id)).sort((a, b) => a - b);
-      return ids.length === 0
-        ? { kind: "empty" }
-        : { kind: "selection", key: `connections:${ids.join(",")}`, name: query.scope_name || null, ids };
+      return ids.length === 0 ? { kind: "empty" } : scopedSubject("selection", query.scope_name || null, ids);
     }
     const hasType = Boolean(query.scope_type);
     const hasId = Boolean(query.scope_id);
@@ -194,23 +211,13 @@ export class OverviewService {
       if (ids.length === 0) {
         throw new NotFound("Scope not found");
       }
-      return {
-        kind: type,
-        key: `${type}:${id}:${ids.join(",")}`,
-        name: query.scope_name || members.name,
-        ids,
-      };
+      return scopedSubject(type, query.scope_name || members.name, ids);
     }
     if (!visible.all) {
       const ids = [...visible.ids].sort((a, b) => a - b);
       return ids.length === 0
         ? { kind: "empty" }
-        : {
-            kind: "selection",
-            key: `connections:${ids.join(",")}`,
-            name: query.scope_name || "Your servers",
-            ids,
-          };
+        : scopedSubject("selection", query.scope_name || "Your servers", ids);
     }
     return { kind: "estate" };
   }
@@ -284,7 +291,7 @@ export class OverviewService {
    * generation per key: requests of this process share a promise, other processes wait for the
    * key's lease and then find the stored result.
    */
-  private scoped(llm: LlmClient, subject: Extract<Subject, { key: string }>): Promise<Overview> {
+  private scoped(llm: LlmClient, subject: ScopedSubject): Promise<Overview> {
     const running = this.inFlight.get(subject.key);
     if (running) {
       return running;

@@ -201,12 +201,16 @@ export async function deliver(
       if (!address) {
         throw new ChannelConfigError("Invalid SMTP host");
       }
+      // With smtp_use_tls, TLS is required on every port: implicit TLS on 465, STARTTLS elsewhere, and
+      // a server that does not offer STARTTLS fails the send rather than receiving the message (and
+      // the SMTP password) in plain text.
       const implicitTls = channel.smtpUseTls && channel.smtpPort === 465;
       const name = channel.smtpHost.trim().replace(/^\[(.*)\]$/, "$1");
       const transport = createTransport({
         host: address,
         port: channel.smtpPort,
         secure: implicitTls,
+        requireTLS: channel.smtpUseTls && !implicitTls,
         ignoreTLS: !channel.smtpUseTls,
         tls: { minVersion: "TLSv1.2", ...(isIP(name) ? {} : { servername: name }) },
         connectionTimeout: TIMEOUT_MS,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { offsetArgument, rowIdArgument, timeArgument } from "../arguments.js";
 import { boundConnection } from "../connection.js";
 import { pointInTime } from "../time.js";
 import { defineTool, type ToolContext, text, tsvOfObjects } from "../tool.js";
@@ -16,10 +17,7 @@ const RULE_CATEGORIES = [
   "errors",
 ] as const;
 
-const optionalConnection = z
-  .number()
-  .int()
-  .positive()
+const optionalConnection = rowIdArgument
   .optional()
   .describe("Only this connection; default every connection you can see");
 
@@ -39,11 +37,11 @@ export const getAlertHistory = defineTool({
   input: {
     connection_id: optionalConnection,
     status: z.enum(["active", "cleared", "acknowledged", "all"]).default("all"),
-    rule_id: z.number().int().positive().optional(),
+    rule_id: rowIdArgument.optional(),
     metric_name: z.string().min(1).optional(),
-    time_start: z.string().default("7d").describe('"24h", "7d" or an ISO time'),
+    time_start: timeArgument.default("7d").describe('"24h", "7d" or an ISO time'),
     limit: z.number().int().min(1).max(100).default(50),
-    offset: z.number().int().min(0).default(0),
+    offset: offsetArgument.default(0),
   },
   async run(context, args) {
     await checkConnection(context, args.connection_id);
@@ -98,7 +96,7 @@ export const getAlertRules = defineTool({
     "Alert rules with their thresholds, as TSV: metric, operator, threshold, severity, duration and whether enabled. With `connection_id`, the values in effect on that connection (its overrides applied). Use it to explain why an alert fired or did not.",
   compactDescription: "Alert rules and effective thresholds.",
   input: {
-    connection_id: z.number().int().positive().optional().describe("Apply this connection's overrides"),
+    connection_id: rowIdArgument.optional().describe("Apply this connection's overrides"),
     category: z.enum(RULE_CATEGORIES).optional(),
     enabled_only: z.boolean().default(true),
   },
@@ -145,7 +143,7 @@ export const getBlackouts = defineTool({
     "Blackout windows (periods when alerts are suppressed) on the scopes you can see, newest first, as TSV: scope, target, start, end, reason and whether active now. `include_schedules` adds the recurring schedules. Use it to tell whether an alert was muted or maintenance is under way.",
   compactDescription: "Blackout windows and schedules.",
   input: {
-    connection_id: z.number().int().positive().optional(),
+    connection_id: rowIdArgument.optional(),
     active_only: z.boolean().default(false),
     include_schedules: z.boolean().default(false),
     limit: z.number().int().min(1).max(50).default(20),
@@ -176,9 +174,9 @@ export const getTimelineEvents = defineTool({
     'Events on the estate\'s timeline, newest first, as TSV: alerts fired and cleared, configuration and setting changes, restarts, blackouts and more, with connection, time, severity, title and summary. Bound it with `start_time` (default "24h") and `end_time`; `event_types` is a comma-separated list. Use it to correlate a problem with what changed.',
   compactDescription: "Timeline of events (changes, restarts, alerts).",
   input: {
-    connection_id: z.number().int().positive().optional(),
-    start_time: z.string().default("24h").describe('"24h", "7d" or an ISO time'),
-    end_time: z.string().default("now").describe('"now" or an ISO time'),
+    connection_id: rowIdArgument.optional(),
+    start_time: timeArgument.default("24h").describe('"24h", "7d" or an ISO time'),
+    end_time: timeArgument.default("now").describe('"now" or an ISO time'),
     event_types: z.string().optional().describe("Comma-separated event types"),
     limit: z.number().int().min(1).max(500).default(100),
   },

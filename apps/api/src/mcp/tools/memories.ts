@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { rowIdArgument } from "../arguments.js";
 import { defineTool, text, tsvOfObjects } from "../tool.js";
 
 export const storeMemory = defineTool({
@@ -55,7 +56,7 @@ export const deleteMemory = defineTool({
   description:
     "Delete a stored memory by id (from recall_memories): one of your own, or a system memory if you have the store_system_memory permission. Use it when the user says a memory is wrong or no longer wanted.",
   compactDescription: "Delete a memory by id.",
-  input: { id: z.number().int().positive().describe("Memory id") },
+  input: { id: rowIdArgument.describe("Memory id") },
   async run(context, args) {
     await context.services.memories.delete(context.access, args.id);
     return text(`Deleted memory ${args.id}`);

@@ -3,6 +3,7 @@ import { findProbeSpec, probeCatalogue } from "@dbmon/datastore";
 import { z } from "zod";
 import { presentConnection } from "../../connections/store.js";
 import { dimensionColumns, metricColumns } from "../../metrics/catalogue.js";
+import { rowIdArgument, timeArgument } from "../arguments.js";
 import { boundConnection } from "../connection.js";
 import { pointInTime } from "../time.js";
 import { defineTool, failure, text, tsv, tsvOfObjects } from "../tool.js";
@@ -98,9 +99,9 @@ export const queryMetrics = defineTool({
   compactDescription: "Time-bucketed metrics of a probe.",
   input: {
     probe_name: z.string().min(1).describe("Probe name, from list_probes"),
-    connection_id: z.number().int().positive().optional().describe("Defaults to the selected connection"),
-    time_start: z.string().default("1h").describe('Start: "1h", "24h", "7d" or an ISO time'),
-    time_end: z.string().default("now").describe('End: "now" (the only end dbmon keeps windows for)'),
+    connection_id: rowIdArgument.optional().describe("Defaults to the selected connection"),
+    time_start: timeArgument.default("1h").describe('Start: "1h", "24h", "7d" or an ISO time'),
+    time_end: timeArgument.default("now").describe('End: "now" (the only end dbmon keeps windows for)'),
     buckets: z.number().int().min(1).max(500).default(150).describe("Number of time buckets"),
     metrics: z.string().optional().describe("Comma-separated columns; default all numeric columns"),
     database_name: z.string().optional(),
@@ -148,7 +149,7 @@ export const getMetricBaselines = defineTool({
     'Baseline statistics of a probe\'s metrics on a connection over the last 7 days (mean, standard deviation, min, max, percentiles, sample count), as TSV. `metric_name` is a probe ("pg_stat_database") or one of its columns ("pg_stat_database.xact_commit"). Use it to judge whether a current value is unusual.',
   compactDescription: "7-day baselines of a probe's metrics.",
   input: {
-    connection_id: z.number().int().positive().optional().describe("Defaults to the selected connection"),
+    connection_id: rowIdArgument.optional().describe("Defaults to the selected connection"),
     metric_name: z.string().min(1).describe('A probe, or "<probe>.<column>"'),
   },
   async run(context, args) {

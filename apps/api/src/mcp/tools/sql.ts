@@ -5,14 +5,12 @@ import { Forbidden } from "../../errors.js";
 import { SqlSyntaxError } from "../../sql/parser.js";
 import type { StatementResult } from "../../sql/run.js";
 import { monitoredServer } from "../../sql/service.js";
+import { rowIdArgument } from "../arguments.js";
 import { type BoundConnection, boundConnection } from "../connection.js";
 import { defineTool, failure, type ToolContext, type ToolResult, text, tsv } from "../tool.js";
 
 export const connectionArgs = {
-  connection_id: z
-    .number()
-    .int()
-    .positive()
+  connection_id: rowIdArgument
     .optional()
     .describe("Connection to use; defaults to the connection selected in dbmon"),
   database_name: z
