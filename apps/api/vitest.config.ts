@@ -1,3 +1,5 @@
 import { dbmonProject } from "@dbmon/vitest-config";
+import { mergeConfig } from "vitest/config";
 
-export default dbmonProject("api");
+// Every test file fails when an app of its answered a status its operation does not declare.
+export default mergeConfig(dbmonProject("api"), { test: { setupFiles: ["./test/setup.ts"] } });

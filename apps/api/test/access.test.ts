@@ -3,6 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { implement } from "../src/http/operations.js";
 import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import { undeclaredStatuses } from "./undeclared-statuses.js";
 
 /** Routes that exist only here, declaring requirements the way later endpoints will. */
 function addProbeRoute(t: TestApp, method: "get" | "post", path: string, access: Access): void {
@@ -16,7 +17,9 @@ function addProbeRoute(t: TestApp, method: "get" | "post", path: string, access:
     request: path.includes("{id}") ? { params: z.object({ id: idParam("Invalid ID") }) } : {},
     responses: { 200: { description: "ok" } },
   });
-  implement(operation, async (c) => c.json({ ok: true }, 200)).register(t.app);
+  implement(operation, async (c) => c.json({ ok: true }, 200)).register(t.app, (report) =>
+    undeclaredStatuses.push(report),
+  );
 }
 
 describe("authorization layer", () => {
@@ -47,7 +50,7 @@ describe("authorization layer", () => {
         errors: [400],
       }),
       async (c) => c.json({ ok: true }, 200),
-    ).register(t.app);
+    ).register(t.app, (report) => undeclaredStatuses.push(report));
     t.app.get("/probe/visible", async (c) => c.json(await c.get("access").visibleConnections()));
     t.connections.push(
       { id: 1, ownerUsername: "alice", isShared: false },

@@ -6,6 +6,7 @@ import { createApp } from "../src/app.js";
 import { createServices } from "../src/create-services.js";
 import type { App } from "../src/http/app-type.js";
 import { buildTestApp, createUser, type TestApp, type TestUser, typedClient } from "./support.js";
+import { undeclaredStatuses } from "./undeclared-statuses.js";
 
 /**
  * Listing blackouts, schedules and alerts filters what a caller sees and pages in the datastore: the
@@ -110,7 +111,7 @@ beforeAll(async () => {
     clock: t.services.clock,
     secretKey: t.services.secretKey,
   });
-  counted.app = createApp(services);
+  counted.app = createApp(services, { onUndeclaredStatus: (report) => undeclaredStatuses.push(report) });
   counted.sql = sql;
 }, 60_000);
 

@@ -27,6 +27,8 @@ describe("configuration", () => {
       adminUsername: "admin",
       adminPassword: undefined,
       trustedProxies: [],
+      sqlSessions: { perUser: 4, perServer: 10 },
+      datastoreReaderPassword: undefined,
       loginThrottle: { requestsPerMinute: 20, maxFailedAttempts: 10, failureWindowMs: 900_000 },
       lockoutAfterFailedAttempts: 0,
       llmMaxIterations: 50,

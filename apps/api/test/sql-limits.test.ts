@@ -22,6 +22,18 @@ describe("limits of user SQL", () => {
       body: { query: sql },
     });
 
+  const waitForActive = (text: string, count: number) =>
+    expect
+      .poll(
+        async () =>
+          (
+            await t.datastore.sql`select count(*)::int as n from pg_stat_activity
+                                   where query = ${text} and state = 'active'`
+          )[0]?.n,
+        { timeout: 10_000 },
+      )
+      .toBe(count);
+
   beforeAll(async () => {
     t = await buildTestApp({ config: { sqlSessions: { perUser: 2, perServer: 3 } } });
     root = await createUser(t, "root", { superuser: true });
@@ -47,16 +59,7 @@ describe("limits of user SQL", () => {
   }, async () => {
     const slow = [query(root.token, "select pg_sleep(2)"), query(root.token, "select pg_sleep(2)")];
     // The requests are in flight once their sessions show on the server.
-    await expect
-      .poll(
-        async () =>
-          (
-            await t.datastore.sql`select count(*)::int as n from pg_stat_activity
-                                   where query = 'select pg_sleep(2)' and state = 'active'`
-          )[0]?.n,
-        { timeout: 10_000 },
-      )
-      .toBe(2);
+    await waitForActive("select pg_sleep(2)", 2);
 
     const third = await query(root.token, "select 1");
     expect(third.status).toBe(429);
@@ -76,16 +79,7 @@ describe("limits of user SQL", () => {
 
     // Another user still has room, until the server's limit (3) is reached.
     const another = query(reader.token, "select pg_sleep(1)");
-    await expect
-      .poll(
-        async () =>
-          (
-            await t.datastore.sql`select count(*)::int as n from pg_stat_activity
-                                   where query = 'select pg_sleep(1)' and state = 'active'`
-          )[0]?.n,
-        { timeout: 10_000 },
-      )
-      .toBe(1);
+    await waitForActive("select pg_sleep(1)", 1);
     const full = await callBridgeTool(t, reader.token, "query_database", {
       query: "select 1",
       connection_id: connectionId,

@@ -14,6 +14,7 @@ import { createServices } from "../src/create-services.js";
 import type { App } from "../src/http/app-type.js";
 import { createLogger } from "../src/logger.js";
 import type { Clock, Services } from "../src/services.js";
+import { undeclaredStatuses } from "./undeclared-statuses.js";
 
 export interface TestApp {
   app: App;
@@ -65,7 +66,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const services = await createServices({ config, datastore, logger, clock, extendCatalog });
   return {
-    app: createApp(services),
+    app: createApp(services, { onUndeclaredStatus: (report) => undeclaredStatuses.push(report) }),
     services,
     datastore,
     database,

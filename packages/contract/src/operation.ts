@@ -12,8 +12,9 @@ export type OperationConfig = Omit<RouteConfig, "security" | "tags"> & {
   /** Who may call it; enforced by the API's guard and written into the description. */
   access: Access;
   /**
-   * Error statuses particular to the operation. 401 (any token-protected operation), 403 (any
-   * with a requirement) and 500 are added from the access rule.
+   * Error statuses particular to the operation. Those that follow from its shape are added: 400
+   * (any input: path, query or body), 404 (a path parameter), 401 (any token-protected operation),
+   * 403 (any with a requirement) and 500.
    */
   errors?: readonly ErrorStatus[];
 };
@@ -27,11 +28,18 @@ export type Operation<C extends OperationConfig = OperationConfig> = Omit<C, "ta
 
 /**
  * Defines one operation: tag, security, the access sentence of the description, the
- * `x-dbmon-access` extension and the error responses its rule implies.
+ * `x-dbmon-access` extension and the error responses its shape and its rule imply.
  */
 export function defineOperation<const C extends OperationConfig>(config: C): Operation<C> {
   const { tag, errors = [], access, description, responses, ...route } = config;
   const implied: ErrorStatus[] = [];
+  const request = route.request;
+  if (request?.params || request?.query || request?.body) {
+    implied.push(400);
+  }
+  if (route.path.includes("{")) {
+    implied.push(404);
+  }
   if (access !== "public") {
     implied.push(401);
   }

@@ -2,7 +2,7 @@ import { registerApiReference } from "../http/api-reference.js";
 import type { App } from "../http/app-type.js";
 import { registerMcpEndpoint } from "../http/mcp-endpoint.js";
 import { registerMissingConnectionId } from "../http/missing-connection-id.js";
-import { registerOperations } from "../http/operations.js";
+import { registerOperations, type UndeclaredStatus } from "../http/operations.js";
 import { alertOverridesHandlers } from "./alert-overrides/index.js";
 import { alertRulesHandlers } from "./alert-rules/index.js";
 import { alertsHandlers } from "./alerts/index.js";
@@ -62,8 +62,8 @@ export const implementations = [
  * Every operation of the contract, registered explicitly, and the paths outside the contract: the
  * MCP endpoint and the API reference page.
  */
-export function registerRoutes(app: App): void {
-  registerOperations(app, implementations);
+export function registerRoutes(app: App, onUndeclaredStatus: (report: UndeclaredStatus) => void): void {
+  registerOperations(app, implementations, onUndeclaredStatus);
   registerMissingConnectionId(app);
   registerMcpEndpoint(app);
   registerApiReference(app);

@@ -19,5 +19,5 @@ export const getMetricBaselines = defineOperation({
     }),
   },
   responses: { 200: jsonResponse(z.array(BaselineSchema), "Baselines") },
-  errors: [400, 403],
+  errors: [400, 403, 404],
 });

@@ -52,5 +52,5 @@ export const queryMetrics = defineOperation({
     }),
   },
   responses: { 200: jsonResponse(z.array(MetricSeriesSchema), "Series") },
-  errors: [400, 403],
+  errors: [400, 403, 404],
 });
