@@ -171,6 +171,10 @@ export const environmentVariables = z.object({
     .min(1)
     .default(50)
     .describe("Tool-use rounds one LLM conversation may take"),
+  DBMON_LLM_STREAMS_PER_USER: count(1_000)
+    .min(1)
+    .default(4)
+    .describe("Streamed chats (`/llm/chat/stream`) one user may have open at once, per process (429 beyond)"),
   DBMON_OVERVIEW_INTERVAL_SECONDS: count(86_400)
     .min(1)
     .default(60)
@@ -179,6 +183,10 @@ export const environmentVariables = z.object({
     .min(1)
     .default(30)
     .describe("Seconds between keepalive comments on idle overview streams"),
+  DBMON_OVERVIEW_STREAMS_PER_USER: count(1_000)
+    .min(1)
+    .default(10)
+    .describe("Overview streams one user may have open at once, per process (429 beyond)"),
 });
 
 export interface Config {
@@ -232,6 +240,8 @@ export interface Config {
   lockoutAfterFailedAttempts: number;
   /** Tool-use rounds an LLM conversation may take (reported by /capabilities). */
   llmMaxIterations: number;
+  /** Streams one user may have open at once in this process, by kind. */
+  streamsPerUser: { overview: number; llmChat: number };
   overview: {
     /** How often the estate snapshot is built (and the summary regenerated on a significant change). */
     intervalMs: number;
@@ -286,6 +296,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     lockoutAfterFailedAttempts: e.DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS,
     llmMaxIterations: e.DBMON_LLM_MAX_ITERATIONS,
+    streamsPerUser: {
+      overview: e.DBMON_OVERVIEW_STREAMS_PER_USER,
+      llmChat: e.DBMON_LLM_STREAMS_PER_USER,
+    },
     overview: {
       intervalMs: e.DBMON_OVERVIEW_INTERVAL_SECONDS * 1000,
       keepaliveMs: e.DBMON_OVERVIEW_KEEPALIVE_SECONDS * 1000,

@@ -86,6 +86,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     timeline,
     intervalMs: config.overview.intervalMs,
     keepaliveMs: config.overview.keepaliveMs,
+    streamsPerUser: config.streamsPerUser.overview,
   });
   await overview.listen();
   return {
@@ -121,7 +122,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     notificationChannels,
     channelOverrides: new ChannelOverrideService(datastore, notificationChannels),
     serverAnalysis: new ServerAnalysis({ datastore, llm: llm.defaultChat, clock, logger }),
-    llmProxy: new LlmProxy({ llm, logger, clock, memories }),
+    llmProxy: new LlmProxy({ llm, logger, clock, memories, streamsPerUser: config.streamsPerUser.llmChat }),
     memories,
     datastoreReader: new DatastoreReader(datastore),
     knowledgeBase: new KnowledgeBase({ datastore, logger }),

@@ -29,7 +29,10 @@ beforeAll(async () => {
     DBMON_LLM_MULTIMODAL_PROVIDER: "voyage",
     DBMON_LLM_RERANK_PROVIDER: "cohere",
   });
-  t = await buildTestApp({ config: { llm }, clock: { now: () => now } });
+  t = await buildTestApp({
+    config: { llm, streamsPerUser: { overview: 10, llmChat: 2 } },
+    clock: { now: () => now },
+  });
   bare = await buildTestApp();
   user = await createUser(t, "alice");
   bareUser = await createUser(bare, "bob");
@@ -403,6 +406,38 @@ describe("POST /api/v1/llm/chat/stream", () => {
     await reader.cancel();
     await expect.poll(() => fake.abandonedStreams, { timeout: 2_000 }).toBe(1);
   });
+
+  it("holds each user to the configured number of open streams; one that ends or is left frees its slot", async () => {
+    const slow = { text: "a b c d e f g h", chunkDelayMs: 100 };
+    fake.script(slow, slow);
+    const first = await stream(hello);
+    const second = await stream(hello);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const refused = await stream(hello);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect(await refused.json()).toEqual({
+      error: "Too many open chat streams: at most 2 per user; close one and try again",
+    });
+    // The refused stream never reached the provider.
+    expect(fake.requests).toHaveLength(2);
+
+    // One read to its end and one whose client leaves: both slots are given back.
+    expect(parseSse(await first.text()).at(-1)?.event).toBe("done");
+    await (second.body as ReadableStream<Uint8Array>).cancel();
+    await expect.poll(() => t.services.llmProxy.streams.openBy(user.id), { timeout: 2_000 }).toBe(0);
+    fake.script({ text: "Again" });
+    const again = await stream(hello);
+    expect(again.status).toBe(200);
+    expect(parseSse(await again.text()).map((e) => e.event)).toEqual(["delta", "done"]);
+  });
+
+  it("gives the slot back when the provider fails", async () => {
+    fake.script({ status: 529, message: "Overloaded" }, { text: "one two three", failAfterChunks: 1 });
+    expect((await stream(hello)).status).toBe(500);
+    expect(parseSse(await (await stream(hello)).text()).at(-1)?.event).toBe("error");
+    expect(t.services.llmProxy.streams.openBy(user.id)).toBe(0);
+  });
 });
 
 describe("POST /api/v1/llm/chat/stream over a real connection", () => {
@@ -423,6 +458,8 @@ describe("POST /api/v1/llm/chat/stream over a real connection", () => {
       expect(new TextDecoder().decode((await reader.read()).value)).toContain("event: delta");
       controller.abort();
       await expect.poll(() => fake.abandonedStreams, { timeout: 3_000 }).toBe(1);
+      // The user's stream slot is free again.
+      expect(t.services.llmProxy.streams.openBy(user.id)).toBe(0);
     } finally {
       server.close();
     }

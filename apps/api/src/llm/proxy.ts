@@ -19,6 +19,7 @@ import {
 import type { RequestAccess } from "../auth/access.js";
 import { InvalidInput, OperationFailed, Unavailable } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { OpenStreamLimit } from "../open-stream-limit.js";
 import type { Clock } from "../services.js";
 import { buildSystemPrompt, type PinnedMemorySource } from "./system-prompt.js";
 
@@ -94,6 +95,8 @@ export function presentUsage(provider: string, usage: TokenUsage) {
  */
 export class LlmProxy {
   #health: { at: number; result: Promise<LlmHealth> } | undefined;
+  /** The streamed chats of each user, capped. */
+  readonly streams: OpenStreamLimit;
 
   constructor(
     private readonly deps: {
@@ -102,8 +105,12 @@ export class LlmProxy {
       clock: Clock;
       /** Absent until pinned memories are stored: the prompt then has none. */
       memories?: PinnedMemorySource;
+      /** Streamed chats one user may have open at once in this process. */
+      streamsPerUser: number;
     },
-  ) {}
+  ) {
+    this.streams = new OpenStreamLimit(deps.streamsPerUser, "chat streams");
+  }
 
   /**
    * The provider request of a chat: the system prompt with the caller's memories and description,
@@ -240,10 +247,19 @@ export class LlmProxy {
   }
 
   /**
-   * The answer as it streams. The first event is awaited before this returns, so a provider that
-   * fails at once is a plain 500; a failure later is thrown by the iterator as OperationFailed.
+   * The answer as it streams, on one of the caller's stream slots (429 when they are all taken). The
+   * first event is awaited before this returns, so a provider that fails at once is a plain 500; a
+   * failure later is thrown by the iterator as OperationFailed. The slot is given back when the
+   * iterator ends or is left, or when `request.signal` aborts (a client gone before reading anything).
    */
-  async stream(client: LlmClient, request: CompletionRequest): Promise<AsyncIterable<ChatStreamEvent>> {
+  async stream(
+    client: LlmClient,
+    request: CompletionRequest,
+    access: RequestAccess,
+  ): Promise<AsyncIterable<ChatStreamEvent>> {
+    const caller = await access.requireCaller();
+    const release = this.streams.open(caller.userId);
+    request.signal?.addEventListener("abort", release, { once: true });
     const iterator = client.stream(request)[Symbol.asyncIterator]();
     const fail = (error: unknown): never => {
       if (!request.signal?.aborted) {
@@ -251,7 +267,10 @@ export class LlmProxy {
       }
       throw new OperationFailed(CHAT_FAILED);
     };
-    const first = await iterator.next().catch(fail);
+    const first = await iterator.next().catch((error: unknown) => {
+      release();
+      return fail(error);
+    });
     return {
       async *[Symbol.asyncIterator]() {
         try {
@@ -266,6 +285,7 @@ export class LlmProxy {
             yield next.value;
           }
         } finally {
+          release();
           // The caller left early (a disconnect): stop reading, which aborts the request.
           await iterator.return?.();
         }

@@ -660,7 +660,7 @@ export interface Resources<S extends ResultStyle> {
     /**
      * Stream a chat response as SSE
      *
-     * The body of POST /api/v1/llm/chat, answered as server-sent events as the provider streams. A provider failure before the first event is a 500; later, an `error` event ends the stream. Closing the connection aborts the provider request.
+     * The body of POST /api/v1/llm/chat, answered as server-sent events as the provider streams. A provider failure before the first event is a 500; later, an `error` event ends the stream. Closing the connection aborts the provider request. A user may have only so many chat streams open at once on one dbmon process (4 unless configured): one more is refused with 429 until one of them ends.
      *
      * Access: any authenticated caller.
      *
@@ -952,7 +952,7 @@ export interface Resources<S extends ResultStyle> {
     /**
      * Server-Sent Events stream of overviews
      *
-     * Each new overview of the requested estate, scope or selection as an `overview` event (`id:` its generated_at, `data:` the object GET /api/v1/overview returns), the current one first when there is one; a `:keepalive` comment every 30 seconds. Parameters are checked before the stream starts.
+     * Each new overview of the requested estate, scope or selection as an `overview` event (`id:` its generated_at, `data:` the object GET /api/v1/overview returns), the current one first when there is one; a `:keepalive` comment every 30 seconds. Parameters are checked before the stream starts. A user may have only so many overview streams open at once on one dbmon process (10 unless configured): one more is refused with 429 until one of them ends.
      *
      * Access: any authenticated caller. Scopes and selections cover only the connections the caller can see.
      *

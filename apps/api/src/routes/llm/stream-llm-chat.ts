@@ -13,7 +13,7 @@ export const streamLlmChatHandler = implement(streamLlmChat, async (c) => {
   c.req.raw.signal.addEventListener("abort", () => upstream.abort(), { once: true });
   const request = await llmProxy.completionRequest(input, c.get("access"), upstream.signal);
   // Errors until the first event are ordinary JSON errors; the stream starts with that event.
-  const events = await llmProxy.stream(client, request);
+  const events = await llmProxy.stream(client, request, c.get("access"));
   // Failures are answered here as an `error` event: Hono's own error handling would send the raw message.
   async function* served(): AsyncGenerator<ServerSentEvent> {
     try {
