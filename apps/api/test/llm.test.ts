@@ -440,6 +440,46 @@ describe("POST /api/v1/llm/chat/stream", () => {
   });
 });
 
+describe("POST /api/v1/llm/chat/stream past the provider time limit", () => {
+  let timed: TestApp;
+  let carol: TestUser;
+  beforeAll(async () => {
+    const llm = loadLlmConfig({ ...fakeProviderEnv(fake, "anthropic"), DBMON_LLM_TIMEOUT_SECONDS: "1" });
+    timed = await buildTestApp({ config: { llm } });
+    carol = await createUser(timed, "carol");
+  });
+  afterAll(async () => {
+    await timed.close();
+  });
+
+  it.each(["anthropic", "openai", "ollama"])(
+    "ends a stream through %s: the provider request is aborted, the client gets an error event, then the end",
+    async (provider) => {
+      // Twenty words, one every 200 ms: the answer would take four seconds.
+      const words = Array.from({ length: 20 }, (_, index) => `w${index} `);
+      fake.script({ chunks: words, chunkDelayMs: 200 });
+      const res = await requestJson(timed.app, "/api/v1/llm/chat/stream", {
+        method: "POST",
+        body: { ...hello, provider, model: "m1" },
+        token: carol.token,
+      });
+      expect(res.status).toBe(200);
+      const events = parseSse(await res.text());
+      const deltas = events.filter((e) => e.event === "delta");
+      expect(deltas.length).toBeGreaterThan(0);
+      expect(deltas.length).toBeLessThan(words.length);
+      expect(events.slice(deltas.length)).toEqual([
+        { event: "error", data: { error: "LLM request stopped after the 1 s time limit" } },
+      ]);
+      await expect.poll(() => fake.abandonedStreams, { timeout: 2_000 }).toBe(1);
+      expect(timed.services.llmProxy.streams.openBy(carol.id)).toBe(0);
+      expect(timed.logs).toContainEqual(
+        expect.objectContaining({ msg: "LLM chat stream stopped at its time limit", provider }),
+      );
+    },
+  );
+});
+
 describe("POST /api/v1/llm/chat/stream over a real connection", () => {
   it("aborts the provider request when the client disconnects", async () => {
     const server = serve({ fetch: t.app.fetch, hostname: "127.0.0.1", port: 0 });

@@ -13,6 +13,7 @@ import {
   type LlmMessage,
   type LlmProviders,
   type MultimodalContent,
+  type ProviderConfig,
   type TokenUsage,
   type ToolDefinition,
 } from "@dbmon/llm";
@@ -249,8 +250,10 @@ export class LlmProxy {
   /**
    * The answer as it streams, on one of the caller's stream slots (429 when they are all taken). The
    * first event is awaited before this returns, so a provider that fails at once is a plain 500; a
-   * failure later is thrown by the iterator as OperationFailed. The slot is given back when the
-   * iterator ends or is left, or when `request.signal` aborts (a client gone before reading anything).
+   * failure later is thrown by the iterator as OperationFailed. The whole stream has the provider's
+   * time limit (`DBMON_LLM_TIMEOUT_SECONDS`), not only its start, which is all the SDKs time: when it
+   * passes, the provider request is aborted and the iterator throws at once. The slot is given back
+   * when the iterator ends or is left, or when `request.signal` aborts (a client gone before reading).
    */
   async stream(
     client: LlmClient,
@@ -258,18 +261,38 @@ export class LlmProxy {
     access: RequestAccess,
   ): Promise<AsyncIterable<ChatStreamEvent>> {
     const caller = await access.requireCaller();
+    const limitMs = this.requireProvider(client.provider).timeoutMs;
     const release = this.streams.open(caller.userId);
-    request.signal?.addEventListener("abort", release, { once: true });
-    const iterator = client.stream(request)[Symbol.asyncIterator]();
-    const fail = (error: unknown): never => {
-      if (!request.signal?.aborted) {
-        this.logFailure(error, "LLM chat stream failed", { provider: client.provider, model: client.model });
-      }
-      throw new OperationFailed(CHAT_FAILED);
-    };
-    const first = await iterator.next().catch((error: unknown) => {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), limitMs);
+    const finish = () => {
+      clearTimeout(timer);
       release();
-      return fail(error);
+    };
+    request.signal?.addEventListener("abort", finish, { once: true });
+    // Rejects when the time is up, so a read waiting on a provider that went quiet stops then too.
+    const expired = new Promise<never>((_, reject) => {
+      deadline.signal.addEventListener("abort", () => reject(deadline.signal.reason), { once: true });
+    });
+    expired.catch(() => {});
+    const signal = request.signal ? AbortSignal.any([request.signal, deadline.signal]) : deadline.signal;
+    const iterator = client.stream({ ...request, signal })[Symbol.asyncIterator]();
+    const context = { provider: client.provider, model: client.model };
+    const read = () =>
+      Promise.race([iterator.next(), expired]).catch((error: unknown): never => {
+        if (request.signal?.aborted) {
+          throw new OperationFailed(CHAT_FAILED);
+        }
+        if (deadline.signal.aborted) {
+          this.deps.logger.warn({ ...context, limitMs }, "LLM chat stream stopped at its time limit");
+          throw new OperationFailed(`LLM request stopped after the ${limitMs / 1000} s time limit`);
+        }
+        this.logFailure(error, "LLM chat stream failed", context);
+        throw new OperationFailed(CHAT_FAILED);
+      });
+    const first = await read().catch((error: unknown) => {
+      finish();
+      throw error;
     });
     return {
       async *[Symbol.asyncIterator]() {
@@ -278,16 +301,21 @@ export class LlmProxy {
             yield first.value;
           }
           while (true) {
-            const next = await iterator.next().catch(fail);
+            const next = await read();
             if (next.done) {
               return;
             }
             yield next.value;
           }
         } finally {
-          release();
-          // The caller left early (a disconnect): stop reading, which aborts the request.
-          await iterator.return?.();
+          finish();
+          if (deadline.signal.aborted) {
+            // Aborted already; a read may still be settling, and the end of the stream waits for nobody.
+            iterator.return?.().catch(() => {});
+          } else {
+            // The caller left early (a disconnect): stop reading, which aborts the request.
+            await iterator.return?.();
+          }
         }
       },
     };
@@ -394,6 +422,14 @@ export class LlmProxy {
       this.logFailure(error, "LLM request failed", { provider });
       throw new OperationFailed(CHAT_FAILED);
     }
+  }
+
+  private requireProvider(name: ChatProviderName): ProviderConfig {
+    const config = this.deps.llm.provider(name);
+    if (!config) {
+      throw new Unavailable(`The ${name} provider is not configured`);
+    }
+    return config;
   }
 
   private configuredChatProvider(provider: string): ChatProviderName {

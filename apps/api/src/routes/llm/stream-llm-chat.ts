@@ -1,5 +1,6 @@
 import { streamLlmChat } from "@dbmon/contract";
 import type { ChatStreamEvent } from "@dbmon/llm";
+import { DomainError } from "../../errors.js";
 import { eventStream, type ServerSentEvent } from "../../http/event-stream.js";
 import { implement } from "../../http/operations.js";
 import { CHAT_FAILED, presentUsage } from "../../llm/proxy.js";
@@ -23,9 +24,11 @@ export const streamLlmChatHandler = implement(streamLlmChat, async (c) => {
         }
         yield { event: event.type, data: JSON.stringify(payload(event, input.debug, client.provider)) };
       }
-    } catch {
+    } catch (error) {
       if (!upstream.signal.aborted) {
-        yield { event: "error", data: JSON.stringify({ error: CHAT_FAILED }) };
+        // The proxy's refusals say what happened (a time limit, say) in words safe to show.
+        const message = error instanceof DomainError ? error.message : CHAT_FAILED;
+        yield { event: "error", data: JSON.stringify({ error: message }) };
       }
     }
   }
