@@ -171,6 +171,10 @@ export const environmentVariables = z.object({
     .min(1)
     .default(50)
     .describe("Tool-use rounds one LLM conversation may take"),
+  DBMON_LLM_MODELS_ANONYMOUS_REQUESTS_PER_MINUTE: count(100_000)
+    .min(1)
+    .default(30)
+    .describe("Anonymous `GET /llm/models` requests per minute per client address (429 beyond)"),
   DBMON_LLM_STREAMS_PER_USER: count(1_000)
     .min(1)
     .default(4)
@@ -240,6 +244,8 @@ export interface Config {
   lockoutAfterFailedAttempts: number;
   /** Tool-use rounds an LLM conversation may take (reported by /capabilities). */
   llmMaxIterations: number;
+  /** Anonymous `GET /llm/models` requests per minute per client address. */
+  anonymousModelRequestsPerMinute: number;
   /** Streams one user may have open at once in this process, by kind. */
   streamsPerUser: { overview: number; llmChat: number };
   overview: {
@@ -296,6 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     lockoutAfterFailedAttempts: e.DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS,
     llmMaxIterations: e.DBMON_LLM_MAX_ITERATIONS,
+    anonymousModelRequestsPerMinute: e.DBMON_LLM_MODELS_ANONYMOUS_REQUESTS_PER_MINUTE,
     streamsPerUser: {
       overview: e.DBMON_OVERVIEW_STREAMS_PER_USER,
       llmChat: e.DBMON_LLM_STREAMS_PER_USER,

@@ -30,7 +30,7 @@ beforeAll(async () => {
     DBMON_LLM_RERANK_PROVIDER: "cohere",
   });
   t = await buildTestApp({
-    config: { llm, streamsPerUser: { overview: 10, llmChat: 2 } },
+    config: { llm, streamsPerUser: { overview: 10, llmChat: 2 }, anonymousModelRequestsPerMinute: 3 },
     clock: { now: () => now },
   });
   bare = await buildTestApp();
@@ -137,12 +137,46 @@ describe("GET /api/v1/llm/models (public)", () => {
     });
   });
 
-  it("is a 500 when the provider fails", async () => {
+  it("is a 500 when the provider fails, and the failure is not kept", async () => {
     fake.failNext(500, `upstream down, key ${TEST_KEY}`);
-    expect(await call(t, "/api/v1/llm/models?provider=anthropic")).toMatchObject({
+    expect(await call(t, "/api/v1/llm/models?provider=anthropic", { token: user.token })).toMatchObject({
       status: 500,
       body: { error: "Failed to list models" },
     });
+    expect(await call(t, "/api/v1/llm/models?provider=anthropic", { token: user.token })).toMatchObject({
+      status: 200,
+      body: { models: expect.arrayContaining([{ name: "gpt-test" }]) },
+    });
+  });
+
+  it("asks the provider at most once a minute for every caller, and limits anonymous callers per address", async () => {
+    // A new minute: the counts of the tests above are gone. Gemini's list was never asked for.
+    now = new Date(now.getTime() + 3_600_000);
+    const path = "/api/v1/llm/models?provider=gemini";
+    const listings = () => fake.requests.filter((request) => request.path === "/v1/models").length;
+    const anonymous = () => call(t, path);
+    const models = { models: [{ name: "gpt-test" }, { name: "whisper-1" }, { name: "o1-mini" }] };
+    expect(await anonymous()).toMatchObject({ status: 200, body: models });
+    expect(await anonymous()).toMatchObject({ status: 200, body: models });
+    // An authenticated caller shares the list.
+    expect(await call(t, path, { token: user.token })).toMatchObject({ status: 200, body: models });
+    expect(await anonymous()).toMatchObject({ status: 200, body: models });
+    expect(listings()).toBe(1);
+
+    // The fourth anonymous request of the minute from that address is refused, as is one with a
+    // token that stands for nobody; signed-in callers are not limited.
+    const refused = await anonymous();
+    expect(refused).toMatchObject({
+      status: 429,
+      body: { error: "Too many model list requests, please try again later" },
+    });
+    expect(refused.headers.get("retry-after")).toBe("60");
+    expect((await call(t, path, { token: "not-a-token" })).status).toBe(429);
+    expect((await call(t, path, { token: user.token })).status).toBe(200);
+    expect(listings()).toBe(1);
+
+    now = new Date(now.getTime() + 61_000);
+    expect((await anonymous()).status).toBe(200);
   });
 });
 

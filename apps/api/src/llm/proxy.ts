@@ -18,10 +18,12 @@ import {
   type ToolDefinition,
 } from "@dbmon/llm";
 import type { RequestAccess } from "../auth/access.js";
-import { InvalidInput, OperationFailed, Unavailable } from "../errors.js";
+import type { LoginThrottle } from "../auth/throttle.js";
+import { InvalidInput, OperationFailed, TooManyRequests, Unavailable } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { OpenStreamLimit } from "../open-stream-limit.js";
 import type { Clock } from "../services.js";
+import { ShortLivedCache } from "../short-lived-cache.js";
 import { buildSystemPrompt, type PinnedMemorySource } from "./system-prompt.js";
 
 /** What the providers list calls each chat provider. */
@@ -47,6 +49,9 @@ export const CHAT_FAILED = "LLM request failed";
 
 /** Health is probed at most this often; requests in between get the last result. */
 export const HEALTH_TTL_MS = 30_000;
+/** A provider's model list is asked for at most this often; every caller shares it meanwhile. */
+export const MODELS_TTL_MS = 60_000;
+const MINUTE_MS = 60_000;
 const PROBE_TIMEOUT_MS = 10_000;
 
 export interface ChatInput {
@@ -98,6 +103,8 @@ export class LlmProxy {
   #health: { at: number; result: Promise<LlmHealth> } | undefined;
   /** The streamed chats of each user, capped. */
   readonly streams: OpenStreamLimit;
+  /** Each chat provider's model list, kept briefly and shared by all callers, anonymous ones included. */
+  readonly #models = new ShortLivedCache<ChatProviderName, { models: { name: string }[] }>(MODELS_TTL_MS);
 
   constructor(
     private readonly deps: {
@@ -108,6 +115,9 @@ export class LlmProxy {
       memories?: PinnedMemorySource;
       /** Streamed chats one user may have open at once in this process. */
       streamsPerUser: number;
+      /** Counts anonymous model listings per client address, across instances. */
+      throttle: LoginThrottle;
+      anonymousModelRequestsPerMinute: number;
     },
   ) {
     this.streams = new OpenStreamLimit(deps.streamsPerUser, "chat streams");
@@ -163,13 +173,33 @@ export class LlmProxy {
     };
   }
 
-  async models(provider: string | undefined, signal?: AbortSignal): Promise<{ models: { name: string }[] }> {
+  /**
+   * A provider's chat models. The operation is public, so the provider is asked at most once a
+   * minute (every caller shares the list; a failure is not kept) and anonymous callers are limited
+   * per client address: nobody can make dbmon hammer the provider with its key.
+   */
+  async models(
+    provider: string | undefined,
+    access: RequestAccess,
+    clientAddress: string,
+  ): Promise<{ models: { name: string }[] }> {
     if (!provider) {
       throw new InvalidInput("Provider parameter is required");
     }
     const name = this.configuredChatProvider(provider);
+    if (!(await access.caller())) {
+      const requests = await this.deps.throttle.hit(`llm-models:${clientAddress}`, MINUTE_MS);
+      if (requests > this.deps.anonymousModelRequestsPerMinute) {
+        throw new TooManyRequests("Too many model list requests, please try again later", MINUTE_MS / 1000);
+      }
+    }
+    return this.#models.get(name, () => this.listModels(name));
+  }
+
+  private async listModels(name: ChatProviderName): Promise<{ models: { name: string }[] }> {
     try {
-      const ids = await this.deps.llm.listModels(name, signal);
+      // No caller's signal: the answer is shared, and the SDKs' time limit bounds the request.
+      const ids = await this.deps.llm.listModels(name);
       return { models: ids.map((id) => ({ name: id })) };
     } catch (error) {
       this.logFailure(error, "listing models failed", { provider: name });

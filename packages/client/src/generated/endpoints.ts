@@ -1314,7 +1314,7 @@ export const listLLMProviders: Endpoint<typeof C.listLlmProviders> = { operation
 /**
  * List LLM models
  *
- * The chat models a configured provider offers, as the provider lists them.
+ * The chat models a configured provider offers, as the provider lists them. The list is asked of the provider at most once a minute and shared by every caller meanwhile. Anonymous requests are limited per client address (30 a minute unless configured; 429 beyond).
  *
  * Access: public (no token needed).
  *
