@@ -170,7 +170,9 @@ export const environmentVariables = z.object({
   DBMON_LLM_MAX_ITERATIONS: count(10_000)
     .min(1)
     .default(50)
-    .describe("Tool-use rounds one LLM conversation may take"),
+    .describe(
+      "Tool-use rounds the model may take for one question; a chat request carrying that many is refused (400)",
+    ),
   DBMON_LLM_MODELS_ANONYMOUS_REQUESTS_PER_MINUTE: count(100_000)
     .min(1)
     .default(30)

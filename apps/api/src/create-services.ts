@@ -127,6 +127,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
       logger,
       clock,
       memories,
+      maxToolRounds: config.llmMaxIterations,
       streamsPerUser: config.streamsPerUser.llmChat,
       throttle: auth.throttle,
       anonymousModelRequestsPerMinute: config.anonymousModelRequestsPerMinute,

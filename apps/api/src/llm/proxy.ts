@@ -113,6 +113,8 @@ export class LlmProxy {
       clock: Clock;
       /** Absent until pinned memories are stored: the prompt then has none. */
       memories?: PinnedMemorySource;
+      /** Tool-use rounds the model may take for one question (DBMON_LLM_MAX_ITERATIONS). */
+      maxToolRounds: number;
       /** Streamed chats one user may have open at once in this process. */
       streamsPerUser: number;
       /** Counts anonymous model listings per client address, across instances. */
@@ -125,14 +127,22 @@ export class LlmProxy {
 
   /**
    * The provider request of a chat: the system prompt with the caller's memories and description,
-   * system-role messages folded into it, the turns and the tools.
+   * system-role messages folded into it, the turns and the tools. A conversation whose current
+   * question has already taken the most tool-use rounds allowed is refused before the provider is
+   * asked: the client runs the tool loop, and this is where a runaway one is stopped.
    */
   async completionRequest(
     input: ChatInput,
     access: RequestAccess,
     signal?: AbortSignal,
   ): Promise<CompletionRequest> {
-    const { llm, memories } = this.deps;
+    const { llm, memories, maxToolRounds } = this.deps;
+    const rounds = toolRoundsOfQuestion(input.messages);
+    if (rounds >= maxToolRounds) {
+      throw new InvalidInput(
+        `Tool-use limit reached: the model has taken ${rounds} tool-use rounds for this question, the most allowed`,
+      );
+    }
     const [caller, privileges] = await Promise.all([access.requireCaller(), access.privileges()]);
     const pinned = memories ? await memories.pinnedFor(caller.userId) : [];
     const systemTurns = input.messages.flatMap((message) =>
@@ -483,6 +493,26 @@ export class LlmProxy {
       message,
     );
   }
+}
+
+/**
+ * The tool-use rounds the current question has taken: the model's answers that called a tool since
+ * the last user turn that is more than tool results (a question, or a follow-up the user typed).
+ */
+export function toolRoundsOfQuestion(messages: readonly ChatInput["messages"][number][]): number {
+  let rounds = 0;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const { role, content } = messages[index] as ChatInput["messages"][number];
+    if (role === "assistant" && typeof content !== "string" && content.some((b) => b.type === "tool_use")) {
+      rounds += 1;
+    } else if (
+      role === "user" &&
+      (typeof content === "string" || content.some((block) => block.type !== "tool_result"))
+    ) {
+      break;
+    }
+  }
+  return rounds;
 }
 
 function presentEmbeddings(provider: string, result: Embeddings) {

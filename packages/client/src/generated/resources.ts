@@ -650,7 +650,7 @@ export interface Resources<S extends ResultStyle> {
     /**
      * Send chat message to LLM
      *
-     * One round trip to the provider (no server-side tool loop). Messages and the answer are Anthropic-style content blocks whatever the provider. The caller's pinned memories and a description of the caller are added to the system prompt.
+     * One round trip to the provider (no server-side tool loop). Messages and the answer are Anthropic-style content blocks whatever the provider. The caller's pinned memories and a description of the caller are added to the system prompt. A conversation whose last question has already taken the most tool-use rounds allowed (`max_iterations` of GET /api/v1/capabilities: answers that called a tool since the last user turn that is more than tool results) is refused with 400 before the provider is asked.
      *
      * Access: any authenticated caller.
      *
@@ -660,7 +660,7 @@ export interface Resources<S extends ResultStyle> {
     /**
      * Stream a chat response as SSE
      *
-     * The body of POST /api/v1/llm/chat, answered as server-sent events as the provider streams. A provider failure before the first event is a 500; later, an `error` event ends the stream. Closing the connection aborts the provider request. The whole stream has the provider time limit (120 s unless configured): when it passes, the provider request is aborted and an `error` event ends the stream. A user may have only so many chat streams open at once on one dbmon process (4 unless configured): one more is refused with 429 until one of them ends.
+     * The body of POST /api/v1/llm/chat (and its limit on tool-use rounds), answered as server-sent events as the provider streams. A provider failure before the first event is a 500; later, an `error` event ends the stream. Closing the connection aborts the provider request. The whole stream has the provider time limit (120 s unless configured): when it passes, the provider request is aborted and an `error` event ends the stream. A user may have only so many chat streams open at once on one dbmon process (4 unless configured): one more is refused with 429 until one of them ends.
      *
      * Access: any authenticated caller.
      *
