@@ -50,7 +50,7 @@ export const CHAT_FAILED = "LLM request failed";
 /** Health is probed at most this often; requests in between get the last result. */
 export const HEALTH_TTL_MS = 30_000;
 /** A provider's model list is asked for at most this often; every caller shares it meanwhile. */
-export const MODELS_TTL_MS = 60_000;
+const MODELS_TTL_MS = 60_000;
 const MINUTE_MS = 60_000;
 const PROBE_TIMEOUT_MS = 10_000;
 
@@ -499,11 +499,15 @@ export class LlmProxy {
  * The tool-use rounds the current question has taken: the model's answers that called a tool since
  * the last user turn that is more than tool results (a question, or a follow-up the user typed).
  */
-export function toolRoundsOfQuestion(messages: readonly ChatInput["messages"][number][]): number {
+function toolRoundsOfQuestion(messages: readonly ChatInput["messages"][number][]): number {
   let rounds = 0;
   for (let index = messages.length - 1; index >= 0; index--) {
     const { role, content } = messages[index] as ChatInput["messages"][number];
-    if (role === "assistant" && typeof content !== "string" && content.some((b) => b.type === "tool_use")) {
+    if (
+      role === "assistant" &&
+      typeof content !== "string" &&
+      content.some((block) => block.type === "tool_use")
+    ) {
       rounds += 1;
     } else if (
       role === "user" &&
