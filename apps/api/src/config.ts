@@ -186,7 +186,17 @@ export const environmentVariables = z.object({
   DBMON_LLM_MAX_ITERATIONS: count(10_000)
     .min(1)
     .default(50)
-    .describe("Tool-use rounds one LLM conversation may take"),
+    .describe(
+      "Tool-use rounds the model may take for one question; a chat request carrying that many is refused (400)",
+    ),
+  DBMON_LLM_MODELS_ANONYMOUS_REQUESTS_PER_MINUTE: count(100_000)
+    .min(1)
+    .default(30)
+    .describe("Anonymous `GET /llm/models` requests per minute per client address (429 beyond)"),
+  DBMON_LLM_STREAMS_PER_USER: count(1_000)
+    .min(1)
+    .default(4)
+    .describe("Streamed chats (`/llm/chat/stream`) one user may have open at once, per process (429 beyond)"),
   DBMON_OVERVIEW_INTERVAL_SECONDS: count(86_400)
     .min(1)
     .default(60)
@@ -195,6 +205,10 @@ export const environmentVariables = z.object({
     .min(1)
     .default(30)
     .describe("Seconds between keepalive comments on idle overview streams"),
+  DBMON_OVERVIEW_STREAMS_PER_USER: count(1_000)
+    .min(1)
+    .default(10)
+    .describe("Overview streams one user may have open at once, per process (429 beyond)"),
 });
 
 export interface Config {
@@ -252,6 +266,10 @@ export interface Config {
   lockoutAfterFailedAttempts: number;
   /** Tool-use rounds an LLM conversation may take (reported by /capabilities). */
   llmMaxIterations: number;
+  /** Anonymous `GET /llm/models` requests per minute per client address. */
+  anonymousModelRequestsPerMinute: number;
+  /** Streams one user may have open at once in this process, by kind. */
+  streamsPerUser: { overview: number; llmChat: number };
   overview: {
     /** How often the estate snapshot is built (and the summary regenerated on a significant change). */
     intervalMs: number;
@@ -308,6 +326,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     lockoutAfterFailedAttempts: e.DBMON_LOCKOUT_AFTER_FAILED_ATTEMPTS,
     llmMaxIterations: e.DBMON_LLM_MAX_ITERATIONS,
+    anonymousModelRequestsPerMinute: e.DBMON_LLM_MODELS_ANONYMOUS_REQUESTS_PER_MINUTE,
+    streamsPerUser: {
+      overview: e.DBMON_OVERVIEW_STREAMS_PER_USER,
+      llmChat: e.DBMON_LLM_STREAMS_PER_USER,
+    },
     overview: {
       intervalMs: e.DBMON_OVERVIEW_INTERVAL_SECONDS * 1000,
       keepaliveMs: e.DBMON_OVERVIEW_KEEPALIVE_SECONDS * 1000,

@@ -90,6 +90,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     timeline,
     intervalMs: config.overview.intervalMs,
     keepaliveMs: config.overview.keepaliveMs,
+    streamsPerUser: config.streamsPerUser.overview,
   });
   await overview.listen();
   return {
@@ -125,7 +126,16 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     notificationChannels,
     channelOverrides: new ChannelOverrideService(datastore, notificationChannels),
     serverAnalysis: new ServerAnalysis({ datastore, llm: llm.defaultChat, clock, logger }),
-    llmProxy: new LlmProxy({ llm, logger, clock, memories }),
+    llmProxy: new LlmProxy({
+      llm,
+      logger,
+      clock,
+      memories,
+      maxToolRounds: config.llmMaxIterations,
+      streamsPerUser: config.streamsPerUser.llmChat,
+      throttle: auth.throttle,
+      anonymousModelRequestsPerMinute: config.anonymousModelRequestsPerMinute,
+    }),
     memories,
     sql,
     datastoreReader: new DatastoreReader({

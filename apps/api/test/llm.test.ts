@@ -29,7 +29,10 @@ beforeAll(async () => {
     DBMON_LLM_MULTIMODAL_PROVIDER: "voyage",
     DBMON_LLM_RERANK_PROVIDER: "cohere",
   });
-  t = await buildTestApp({ config: { llm }, clock: { now: () => now } });
+  t = await buildTestApp({
+    config: { llm, streamsPerUser: { overview: 10, llmChat: 2 }, anonymousModelRequestsPerMinute: 3 },
+    clock: { now: () => now },
+  });
   bare = await buildTestApp();
   user = await createUser(t, "alice");
   bareUser = await createUser(bare, "bob");
@@ -134,12 +137,46 @@ describe("GET /api/v1/llm/models (public)", () => {
     });
   });
 
-  it("is a 500 when the provider fails", async () => {
+  it("is a 500 when the provider fails, and the failure is not kept", async () => {
     fake.failNext(500, `upstream down, key ${TEST_KEY}`);
-    expect(await call(t, "/api/v1/llm/models?provider=anthropic")).toMatchObject({
+    expect(await call(t, "/api/v1/llm/models?provider=anthropic", { token: user.token })).toMatchObject({
       status: 500,
       body: { error: "Failed to list models" },
     });
+    expect(await call(t, "/api/v1/llm/models?provider=anthropic", { token: user.token })).toMatchObject({
+      status: 200,
+      body: { models: expect.arrayContaining([{ name: "gpt-test" }]) },
+    });
+  });
+
+  it("asks the provider at most once a minute for every caller, and limits anonymous callers per address", async () => {
+    // A new minute: the counts of the tests above are gone. Gemini's list was never asked for.
+    now = new Date(now.getTime() + 3_600_000);
+    const path = "/api/v1/llm/models?provider=gemini";
+    const listings = () => fake.requests.filter((request) => request.path === "/v1/models").length;
+    const anonymous = () => call(t, path);
+    const models = { models: [{ name: "gpt-test" }, { name: "whisper-1" }, { name: "o1-mini" }] };
+    expect(await anonymous()).toMatchObject({ status: 200, body: models });
+    expect(await anonymous()).toMatchObject({ status: 200, body: models });
+    // An authenticated caller shares the list.
+    expect(await call(t, path, { token: user.token })).toMatchObject({ status: 200, body: models });
+    expect(await anonymous()).toMatchObject({ status: 200, body: models });
+    expect(listings()).toBe(1);
+
+    // The fourth anonymous request of the minute from that address is refused, as is one with a
+    // token that stands for nobody; signed-in callers are not limited.
+    const refused = await anonymous();
+    expect(refused).toMatchObject({
+      status: 429,
+      body: { error: "Too many model list requests, please try again later" },
+    });
+    expect(refused.headers.get("retry-after")).toBe("60");
+    expect((await call(t, path, { token: "not-a-token" })).status).toBe(429);
+    expect((await call(t, path, { token: user.token })).status).toBe(200);
+    expect(listings()).toBe(1);
+
+    now = new Date(now.getTime() + 61_000);
+    expect((await anonymous()).status).toBe(200);
   });
 });
 
@@ -403,6 +440,78 @@ describe("POST /api/v1/llm/chat/stream", () => {
     await reader.cancel();
     await expect.poll(() => fake.abandonedStreams, { timeout: 2_000 }).toBe(1);
   });
+
+  it("holds each user to the configured number of open streams; one that ends or is left frees its slot", async () => {
+    const slow = { text: "a b c d e f g h", chunkDelayMs: 100 };
+    fake.script(slow, slow);
+    const first = await stream(hello);
+    const second = await stream(hello);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const refused = await stream(hello);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect(await refused.json()).toEqual({
+      error: "Too many open chat streams: at most 2 per user; close one and try again",
+    });
+    // The refused stream never reached the provider.
+    expect(fake.requests).toHaveLength(2);
+
+    // One read to its end and one whose client leaves: both slots are given back.
+    expect(parseSse(await first.text()).at(-1)?.event).toBe("done");
+    await (second.body as ReadableStream<Uint8Array>).cancel();
+    await expect.poll(() => t.services.llmProxy.streams.openBy(user.id), { timeout: 2_000 }).toBe(0);
+    fake.script({ text: "Again" });
+    const again = await stream(hello);
+    expect(again.status).toBe(200);
+    expect(parseSse(await again.text()).map((e) => e.event)).toEqual(["delta", "done"]);
+  });
+
+  it("gives the slot back when the provider fails", async () => {
+    fake.script({ status: 529, message: "Overloaded" }, { text: "one two three", failAfterChunks: 1 });
+    expect((await stream(hello)).status).toBe(500);
+    expect(parseSse(await (await stream(hello)).text()).at(-1)?.event).toBe("error");
+    expect(t.services.llmProxy.streams.openBy(user.id)).toBe(0);
+  });
+});
+
+describe("POST /api/v1/llm/chat/stream past the provider time limit", () => {
+  let timed: TestApp;
+  let carol: TestUser;
+  beforeAll(async () => {
+    const llm = loadLlmConfig({ ...fakeProviderEnv(fake, "anthropic"), DBMON_LLM_TIMEOUT_SECONDS: "1" });
+    timed = await buildTestApp({ config: { llm } });
+    carol = await createUser(timed, "carol");
+  });
+  afterAll(async () => {
+    await timed.close();
+  });
+
+  it.each(["anthropic", "openai", "ollama"])(
+    "ends a stream through %s: the provider request is aborted, the client gets an error event, then the end",
+    async (provider) => {
+      // Twenty words, one every 200 ms: the answer would take four seconds.
+      const words = Array.from({ length: 20 }, (_, index) => `w${index} `);
+      fake.script({ chunks: words, chunkDelayMs: 200 });
+      const res = await requestJson(timed.app, "/api/v1/llm/chat/stream", {
+        method: "POST",
+        body: { ...hello, provider, model: "m1" },
+        token: carol.token,
+      });
+      expect(res.status).toBe(200);
+      const events = parseSse(await res.text());
+      const deltas = events.filter((e) => e.event === "delta");
+      expect(deltas.length).toBeGreaterThan(0);
+      expect(deltas.length).toBeLessThan(words.length);
+      expect(events.slice(deltas.length)).toEqual([
+        { event: "error", data: { error: "LLM request stopped after the 1 s time limit" } },
+      ]);
+      await expect.poll(() => fake.abandonedStreams, { timeout: 2_000 }).toBe(1);
+      expect(timed.services.llmProxy.streams.openBy(carol.id)).toBe(0);
+      expect(timed.logs).toContainEqual(
+        expect.objectContaining({ msg: "LLM chat stream stopped at its time limit", provider }),
+      );
+    },
+  );
 });
 
 describe("POST /api/v1/llm/chat/stream over a real connection", () => {
@@ -423,6 +532,8 @@ describe("POST /api/v1/llm/chat/stream over a real connection", () => {
       expect(new TextDecoder().decode((await reader.read()).value)).toContain("event: delta");
       controller.abort();
       await expect.poll(() => fake.abandonedStreams, { timeout: 3_000 }).toBe(1);
+      // The user's stream slot is free again.
+      expect(t.services.llmProxy.streams.openBy(user.id)).toBe(0);
     } finally {
       server.close();
     }

@@ -24,6 +24,8 @@ type Block =
  * What the web client does with a chat that uses tools: /llm/chat with the tools of /mcp/tools, the
  * model's tool_use run through /mcp/tools/call, and its result sent back in the next /llm/chat.
  */
+const MAX_ITERATIONS = 3;
+
 describe("a chat round trip through the MCP tools", () => {
   let fake: FakeProvider;
   let t: TestApp;
@@ -38,7 +40,9 @@ describe("a chat round trip through the MCP tools", () => {
 
   beforeAll(async () => {
     fake = await startFakeProvider();
-    t = await buildTestApp({ config: { llm: loadLlmConfig(fakeProviderEnv(fake, "anthropic")) } });
+    t = await buildTestApp({
+      config: { llm: loadLlmConfig(fakeProviderEnv(fake, "anthropic")), llmMaxIterations: MAX_ITERATIONS },
+    });
     root = await createUser(t, "root", { superuser: true });
     connectionId = await registerTestServer(t, root.token);
     await seedProbeDefaults(t);
@@ -126,5 +130,69 @@ describe("a chat round trip through the MCP tools", () => {
         content: [{ type: "tool_result", tool_use_id: "toolu_metrics", content: result.content }],
       },
     ]);
+  });
+  it("stops a model that asks for tools forever after DBMON_LLM_MAX_ITERATIONS rounds of one question", async () => {
+    fake.reset();
+    const listed = await requestJson(t.app, "/api/v1/mcp/tools", { token: root.token });
+    const { tools } = (await listed.json()) as { tools: BridgeTool[] };
+    const chatTools = tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
+    const toolInput = { probe_name: "pg_connectivity", connection_id: connectionId, time_start: "1h" };
+    fake.answerAll({ toolCalls: [{ name: "query_metrics", input: toolInput }] });
+    try {
+      // The web client's loop, without its own stop: every tool_use is run and sent back.
+      const messages: unknown[] = [{ role: "user", content: "Keep looking until you are sure." }];
+      let refusal: { status: number; body: unknown } | undefined;
+      for (let round = 0; round < MAX_ITERATIONS + 5 && !refusal; round++) {
+        const res = await requestJson(t.app, "/api/v1/llm/chat", {
+          method: "POST",
+          token: root.token,
+          body: { messages, tools: chatTools },
+        });
+        if (res.status !== 200) {
+          refusal = { status: res.status, body: await res.json() };
+          break;
+        }
+        const answer = (await res.json()) as { content: Block[]; stop_reason: string };
+        expect(answer.stop_reason).toBe("tool_use");
+        const use = answer.content.find((block) => block.type === "tool_use") as Extract<
+          Block,
+          { type: "tool_use" }
+        >;
+        const result = (await post("/api/v1/mcp/tools/call", { name: use.name, arguments: use.input })) as {
+          content: { type: "text"; text: string }[];
+        };
+        messages.push(
+          { role: "assistant", content: answer.content },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: use.id, content: result.content }] },
+        );
+      }
+      const stopped = {
+        status: 400,
+        body: {
+          error: `Tool-use limit reached: the model has taken ${MAX_ITERATIONS} tool-use rounds for this question, the most allowed`,
+        },
+      };
+      expect(refusal).toEqual(stopped);
+      // The provider was asked MAX_ITERATIONS times, never for the round beyond.
+      expect(fake.requests.filter((request) => request.path === "/v1/messages")).toHaveLength(MAX_ITERATIONS);
+
+      // The streamed chat stops the same conversation before any stream starts.
+      const streamed = await requestJson(t.app, "/api/v1/llm/chat/stream", {
+        method: "POST",
+        token: root.token,
+        body: { messages, tools: chatTools },
+      });
+      expect({ status: streamed.status, body: await streamed.json() }).toEqual(stopped);
+      expect(fake.requests.filter((request) => request.path === "/v1/messages")).toHaveLength(MAX_ITERATIONS);
+
+      // A new question starts a new count.
+      messages.push({ role: "user", content: [{ type: "text", text: "And now the replica?" }] });
+      const next = (await post("/api/v1/llm/chat", { messages, tools: chatTools })) as {
+        stop_reason: string;
+      };
+      expect(next.stop_reason).toBe("tool_use");
+    } finally {
+      fake.reset();
+    }
   });
 });

@@ -2,6 +2,7 @@ import { getOverview } from "@dbmon/contract";
 import { waitFor } from "@dbmon/datastore/testing";
 import { configFor, type FakeProvider, startFakeProvider } from "@dbmon/llm/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Config } from "../src/config.js";
 import { type Overview, OverviewSubscription } from "../src/overview/hub.js";
 import { compareSnapshots, type OverviewSnapshot } from "../src/overview/snapshot.js";
 import { addConnection, prepareMetrics } from "./monitoring-support.js";
@@ -103,9 +104,11 @@ describe("AI overview", () => {
     return { status: res.status, body: (await res.json()) as OverviewBody & { error?: string } };
   };
 
+  let config: Partial<Config>;
+
   beforeAll(async () => {
     provider = await startFakeProvider();
-    const config = { llm: configFor(provider, "openai"), overview: { intervalMs: 60_000, keepaliveMs: 300 } };
+    config = { llm: configFor(provider, "openai"), overview: { intervalMs: 60_000, keepaliveMs: 300 } };
     a = await buildTestApp({ config, clock });
     b = await buildTestApp({ config, clock, database: a.database });
     root = await createUser(a, "root", { superuser: true });
@@ -476,6 +479,51 @@ describe("AI overview", () => {
     await waitFor("the stream to be released", async () =>
       b.services.overview.hub.size === 0 ? true : undefined,
     );
+  });
+
+  it("holds each user to the configured number of open streams, and frees a slot when a stream ends", async () => {
+    const limited = await buildTestApp({
+      config: { ...config, streamsPerUser: { overview: 2, llmChat: 4 } },
+      clock,
+      database: a.database,
+    });
+    // A selection of no visible server: a stream that generates nothing.
+    const nothing = "?connection_ids=2147483647";
+    try {
+      const first = await openStream(limited, nothing, viewer.token);
+      const second = await openStream(limited, nothing, viewer.token);
+      expect([first.res.status, second.res.status]).toEqual([200, 200]);
+      const refused = await requestJson(limited.app, `/api/v1/overview/stream${nothing}`, {
+        token: viewer.token,
+      });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("retry-after")).toBe("5");
+      expect(await refused.json()).toEqual({
+        error: "Too many open overview streams: at most 2 per user; close one and try again",
+      });
+      // Another user's streams are counted apart.
+      const others = await openStream(limited, nothing, root.token);
+      expect(others.res.status).toBe(200);
+      await others.close();
+
+      // A client that goes away gives its slot back.
+      await first.close();
+      await waitFor("the slot to be given back", async () =>
+        limited.services.overview.streams.openBy(viewer.id) === 1 ? true : undefined,
+      );
+      const third = await openStream(limited, nothing, viewer.token);
+      expect(third.res.status).toBe(200);
+      await Promise.all([second.close(), third.close()]);
+      await waitFor("every slot to be given back", async () =>
+        limited.services.overview.streams.openBy(viewer.id) +
+          limited.services.overview.streams.openBy(root.id) ===
+        0
+          ? true
+          : undefined,
+      );
+    } finally {
+      await limited.close();
+    }
   });
 });
 

@@ -142,7 +142,7 @@ export const llmEnvironmentVariables = z.object({
   DBMON_LLM_BASE_URL: httpUrl.optional().describe("Base URL of the default chat provider"),
   DBMON_LLM_TIMEOUT_SECONDS: wholeNumber(1, 3600, " of seconds")
     .default(120)
-    .describe("Time allowed for one request to a provider"),
+    .describe("Time allowed for one request to a provider, a streamed answer's whole stream included"),
   DBMON_LLM_MAX_RETRIES: wholeNumber(0, 10).default(2).describe("Retries of a failed provider request"),
   DBMON_LLM_MAX_TOKENS: wholeNumber(1, 1_000_000)
     .default(4096)

@@ -8,7 +8,8 @@ const { loginThrottle } = schema;
 const STALE_AFTER_MS = 8 * 24 * 60 * 60 * 1000;
 
 /**
- * Fixed-window counters kept in the datastore, so every API instance counts the same attempts.
+ * Fixed-window counters kept in the datastore, so every API instance counts the same attempts: the
+ * login limits', and those of anonymous model listings (keys are prefixed by what they count).
  * (rate-limiter-flexible would fit, but its PostgreSQL store needs the `pg` driver; a second
  * driver for one upsert is not worth it.)
  */

@@ -13,13 +13,17 @@ import {
   type LlmMessage,
   type LlmProviders,
   type MultimodalContent,
+  type ProviderConfig,
   type TokenUsage,
   type ToolDefinition,
 } from "@dbmon/llm";
 import type { RequestAccess } from "../auth/access.js";
-import { InvalidInput, OperationFailed, Unavailable } from "../errors.js";
+import type { LoginThrottle } from "../auth/throttle.js";
+import { InvalidInput, OperationFailed, TooManyRequests, Unavailable } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { OpenStreamLimit } from "../open-stream-limit.js";
 import type { Clock } from "../services.js";
+import { ShortLivedCache } from "../short-lived-cache.js";
 import { buildSystemPrompt, type PinnedMemorySource } from "./system-prompt.js";
 
 /** What the providers list calls each chat provider. */
@@ -45,6 +49,9 @@ export const CHAT_FAILED = "LLM request failed";
 
 /** Health is probed at most this often; requests in between get the last result. */
 export const HEALTH_TTL_MS = 30_000;
+/** A provider's model list is asked for at most this often; every caller shares it meanwhile. */
+const MODELS_TTL_MS = 60_000;
+const MINUTE_MS = 60_000;
 const PROBE_TIMEOUT_MS = 10_000;
 
 export interface ChatInput {
@@ -94,6 +101,10 @@ export function presentUsage(provider: string, usage: TokenUsage) {
  */
 export class LlmProxy {
   #health: { at: number; result: Promise<LlmHealth> } | undefined;
+  /** The streamed chats of each user, capped. */
+  readonly streams: OpenStreamLimit;
+  /** Each chat provider's model list, kept briefly and shared by all callers, anonymous ones included. */
+  readonly #models = new ShortLivedCache<ChatProviderName, { models: { name: string }[] }>(MODELS_TTL_MS);
 
   constructor(
     private readonly deps: {
@@ -102,19 +113,36 @@ export class LlmProxy {
       clock: Clock;
       /** Absent until pinned memories are stored: the prompt then has none. */
       memories?: PinnedMemorySource;
+      /** Tool-use rounds the model may take for one question (DBMON_LLM_MAX_ITERATIONS). */
+      maxToolRounds: number;
+      /** Streamed chats one user may have open at once in this process. */
+      streamsPerUser: number;
+      /** Counts anonymous model listings per client address, across instances. */
+      throttle: LoginThrottle;
+      anonymousModelRequestsPerMinute: number;
     },
-  ) {}
+  ) {
+    this.streams = new OpenStreamLimit(deps.streamsPerUser, "chat streams");
+  }
 
   /**
    * The provider request of a chat: the system prompt with the caller's memories and description,
-   * system-role messages folded into it, the turns and the tools.
+   * system-role messages folded into it, the turns and the tools. A conversation whose current
+   * question has already taken the most tool-use rounds allowed is refused before the provider is
+   * asked: the client runs the tool loop, and this is where a runaway one is stopped.
    */
   async completionRequest(
     input: ChatInput,
     access: RequestAccess,
     signal?: AbortSignal,
   ): Promise<CompletionRequest> {
-    const { llm, memories } = this.deps;
+    const { llm, memories, maxToolRounds } = this.deps;
+    const rounds = toolRoundsOfQuestion(input.messages);
+    if (rounds >= maxToolRounds) {
+      throw new InvalidInput(
+        `Tool-use limit reached: the model has taken ${rounds} tool-use rounds for this question, the most allowed`,
+      );
+    }
     const [caller, privileges] = await Promise.all([access.requireCaller(), access.privileges()]);
     const pinned = memories ? await memories.pinnedFor(caller.userId) : [];
     const systemTurns = input.messages.flatMap((message) =>
@@ -155,13 +183,33 @@ export class LlmProxy {
     };
   }
 
-  async models(provider: string | undefined, signal?: AbortSignal): Promise<{ models: { name: string }[] }> {
+  /**
+   * A provider's chat models. The operation is public, so the provider is asked at most once a
+   * minute (every caller shares the list; a failure is not kept) and anonymous callers are limited
+   * per client address: nobody can make dbmon hammer the provider with its key.
+   */
+  async models(
+    provider: string | undefined,
+    access: RequestAccess,
+    clientAddress: string,
+  ): Promise<{ models: { name: string }[] }> {
     if (!provider) {
       throw new InvalidInput("Provider parameter is required");
     }
     const name = this.configuredChatProvider(provider);
+    if (!(await access.caller())) {
+      const requests = await this.deps.throttle.hit(`llm-models:${clientAddress}`, MINUTE_MS);
+      if (requests > this.deps.anonymousModelRequestsPerMinute) {
+        throw new TooManyRequests("Too many model list requests, please try again later", MINUTE_MS / 1000);
+      }
+    }
+    return this.#models.get(name, () => this.listModels(name));
+  }
+
+  private async listModels(name: ChatProviderName): Promise<{ models: { name: string }[] }> {
     try {
-      const ids = await this.deps.llm.listModels(name, signal);
+      // No caller's signal: the answer is shared, and the SDKs' time limit bounds the request.
+      const ids = await this.deps.llm.listModels(name);
       return { models: ids.map((id) => ({ name: id })) };
     } catch (error) {
       this.logFailure(error, "listing models failed", { provider: name });
@@ -240,18 +288,52 @@ export class LlmProxy {
   }
 
   /**
-   * The answer as it streams. The first event is awaited before this returns, so a provider that
-   * fails at once is a plain 500; a failure later is thrown by the iterator as OperationFailed.
+   * The answer as it streams, on one of the caller's stream slots (429 when they are all taken). The
+   * first event is awaited before this returns, so a provider that fails at once is a plain 500; a
+   * failure later is thrown by the iterator as OperationFailed. The whole stream has the provider's
+   * time limit (`DBMON_LLM_TIMEOUT_SECONDS`), not only its start, which is all the SDKs time: when it
+   * passes, the provider request is aborted and the iterator throws at once. The slot is given back
+   * when the iterator ends or is left, or when `request.signal` aborts (a client gone before reading).
    */
-  async stream(client: LlmClient, request: CompletionRequest): Promise<AsyncIterable<ChatStreamEvent>> {
-    const iterator = client.stream(request)[Symbol.asyncIterator]();
-    const fail = (error: unknown): never => {
-      if (!request.signal?.aborted) {
-        this.logFailure(error, "LLM chat stream failed", { provider: client.provider, model: client.model });
-      }
-      throw new OperationFailed(CHAT_FAILED);
+  async stream(
+    client: LlmClient,
+    request: CompletionRequest,
+    access: RequestAccess,
+  ): Promise<AsyncIterable<ChatStreamEvent>> {
+    const caller = await access.requireCaller();
+    const limitMs = this.requireProvider(client.provider).timeoutMs;
+    const release = this.streams.open(caller.userId);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), limitMs);
+    const finish = () => {
+      clearTimeout(timer);
+      release();
     };
-    const first = await iterator.next().catch(fail);
+    request.signal?.addEventListener("abort", finish, { once: true });
+    // Rejects when the time is up, so a read waiting on a provider that went quiet stops then too.
+    const expired = new Promise<never>((_, reject) => {
+      deadline.signal.addEventListener("abort", () => reject(deadline.signal.reason), { once: true });
+    });
+    expired.catch(() => {});
+    const signal = request.signal ? AbortSignal.any([request.signal, deadline.signal]) : deadline.signal;
+    const iterator = client.stream({ ...request, signal })[Symbol.asyncIterator]();
+    const context = { provider: client.provider, model: client.model };
+    const read = () =>
+      Promise.race([iterator.next(), expired]).catch((error: unknown): never => {
+        if (request.signal?.aborted) {
+          throw new OperationFailed(CHAT_FAILED);
+        }
+        if (deadline.signal.aborted) {
+          this.deps.logger.warn({ ...context, limitMs }, "LLM chat stream stopped at its time limit");
+          throw new OperationFailed(`LLM request stopped after the ${limitMs / 1000} s time limit`);
+        }
+        this.logFailure(error, "LLM chat stream failed", context);
+        throw new OperationFailed(CHAT_FAILED);
+      });
+    const first = await read().catch((error: unknown) => {
+      finish();
+      throw error;
+    });
     return {
       async *[Symbol.asyncIterator]() {
         try {
@@ -259,15 +341,21 @@ export class LlmProxy {
             yield first.value;
           }
           while (true) {
-            const next = await iterator.next().catch(fail);
+            const next = await read();
             if (next.done) {
               return;
             }
             yield next.value;
           }
         } finally {
-          // The caller left early (a disconnect): stop reading, which aborts the request.
-          await iterator.return?.();
+          finish();
+          if (deadline.signal.aborted) {
+            // Aborted already; a read may still be settling, and the end of the stream waits for nobody.
+            iterator.return?.().catch(() => {});
+          } else {
+            // The caller left early (a disconnect): stop reading, which aborts the request.
+            await iterator.return?.();
+          }
         }
       },
     };
@@ -376,6 +464,14 @@ export class LlmProxy {
     }
   }
 
+  private requireProvider(name: ChatProviderName): ProviderConfig {
+    const config = this.deps.llm.provider(name);
+    if (!config) {
+      throw new Unavailable(`The ${name} provider is not configured`);
+    }
+    return config;
+  }
+
   private configuredChatProvider(provider: string): ChatProviderName {
     if (!(chatProviders as readonly string[]).includes(provider)) {
       throw new InvalidInput("Unsupported provider");
@@ -397,6 +493,30 @@ export class LlmProxy {
       message,
     );
   }
+}
+
+/**
+ * The tool-use rounds the current question has taken: the model's answers that called a tool since
+ * the last user turn that is more than tool results (a question, or a follow-up the user typed).
+ */
+function toolRoundsOfQuestion(messages: readonly ChatInput["messages"][number][]): number {
+  let rounds = 0;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const { role, content } = messages[index] as ChatInput["messages"][number];
+    if (
+      role === "assistant" &&
+      typeof content !== "string" &&
+      content.some((block) => block.type === "tool_use")
+    ) {
+      rounds += 1;
+    } else if (
+      role === "user" &&
+      (typeof content === "string" || content.some((block) => block.type !== "tool_result"))
+    ) {
+      break;
+    }
+  }
+  return rounds;
 }
 
 function presentEmbeddings(provider: string, result: Embeddings) {

@@ -104,13 +104,15 @@ export class OverviewHub {
     );
   }
 
-  subscribe(key: string): OverviewSubscription {
+  /** A new stream on `key`; `onClose` is told once when it ends (however it ends). */
+  subscribe(key: string, onClose: () => void = () => {}): OverviewSubscription {
     const subscription = new OverviewSubscription(key, (closed) => {
       const set = this.subscriptions.get(closed.key);
       set?.delete(closed);
       if (set?.size === 0) {
         this.subscriptions.delete(closed.key);
       }
+      onClose();
     });
     const set = this.subscriptions.get(key) ?? new Set();
     set.add(subscription);

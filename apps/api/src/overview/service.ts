@@ -5,6 +5,7 @@ import type { TransactionSql } from "postgres";
 import type { RequestAccess } from "../auth/access.js";
 import { InvalidInput, NotFound, OperationFailed, Unavailable } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { OpenStreamLimit } from "../open-stream-limit.js";
 import type { Clock } from "../services.js";
 import type { Timeline } from "../timeline/service.js";
 import { GenerationLeases } from "./generation-leases.js";
@@ -64,6 +65,8 @@ interface StoredOverview {
  */
 export class OverviewService {
   readonly hub: OverviewHub;
+  /** The open streams of each user, capped. */
+  readonly streams: OpenStreamLimit;
   private readonly inFlight = new Map<string, Promise<Overview>>();
   private readonly leases: GenerationLeases;
   private timer: NodeJS.Timeout | undefined;
@@ -78,10 +81,13 @@ export class OverviewService {
       timeline: Timeline;
       intervalMs: number;
       keepaliveMs: number;
+      /** Overview streams one user may have open at once in this process. */
+      streamsPerUser: number;
     },
   ) {
     this.hub = new OverviewHub({ datastore: deps.datastore, load: (key) => this.stored(key) });
     this.leases = new GenerationLeases(deps.datastore.sql);
+    this.streams = new OpenStreamLimit(deps.streamsPerUser, "overview streams");
   }
 
   get keepaliveMs(): number {
@@ -155,10 +161,13 @@ export class OverviewService {
   async subscribe(access: RequestAccess, query: OverviewQuery): Promise<OverviewSubscription> {
     const llm = this.requireLlm();
     const subject = await this.subject(access, query);
+    const caller = await access.requireCaller();
+    // Given back when the subscription closes: the stream ended, its client left, or the service stopped.
+    const release = this.streams.open(caller.userId);
     if (subject.kind === "empty") {
-      return this.hub.subscribe("empty");
+      return this.hub.subscribe("empty", release);
     }
-    const subscription = this.hub.subscribe(subject.kind === "estate" ? ESTATE_KEY : subject.key);
+    const subscription = this.hub.subscribe(subject.kind === "estate" ? ESTATE_KEY : subject.key, release);
     const current = subject.kind === "estate" ? this.currentEstate() : this.scoped(llm, subject);
     current.then(
       (overview) => overview && subscription.offer(overview),

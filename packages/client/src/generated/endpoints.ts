@@ -1316,7 +1316,7 @@ export const listLLMProviders: Endpoint<typeof C.listLlmProviders> = { operation
 /**
  * List LLM models
  *
- * The chat models a configured provider offers, as the provider lists them.
+ * The chat models a configured provider offers, as the provider lists them. The list is asked of the provider at most once a minute and shared by every caller meanwhile. Anonymous requests are limited per client address (30 a minute unless configured; 429 beyond).
  *
  * Access: public (no token needed).
  *
@@ -1338,7 +1338,7 @@ export const getLLMHealth: Endpoint<typeof C.getLlmHealth> = { operationId: "get
 /**
  * Send chat message to LLM
  *
- * One round trip to the provider (no server-side tool loop). Messages and the answer are Anthropic-style content blocks whatever the provider. The caller's pinned memories and a description of the caller are added to the system prompt.
+ * One round trip to the provider (no server-side tool loop). Messages and the answer are Anthropic-style content blocks whatever the provider. The caller's pinned memories and a description of the caller are added to the system prompt. A conversation whose last question has already taken the most tool-use rounds allowed (`max_iterations` of GET /api/v1/capabilities: answers that called a tool since the last user turn that is more than tool results) is refused with 400 before the provider is asked.
  *
  * Access: any authenticated caller.
  *
@@ -1349,7 +1349,7 @@ export const chatWithLLM: Endpoint<typeof C.chatWithLlm> = { operationId: "chatW
 /**
  * Stream a chat response as SSE
  *
- * The body of POST /api/v1/llm/chat, answered as server-sent events as the provider streams. A provider failure before the first event is a 500; later, an `error` event ends the stream. Closing the connection aborts the provider request.
+ * The body of POST /api/v1/llm/chat (and its limit on tool-use rounds), answered as server-sent events as the provider streams. A provider failure before the first event is a 500; later, an `error` event ends the stream. Closing the connection aborts the provider request. The whole stream has the provider time limit (120 s unless configured): when it passes, the provider request is aborted and an `error` event ends the stream. A user may have only so many chat streams open at once on one dbmon process (4 unless configured): one more is refused with 429 until one of them ends.
  *
  * Access: any authenticated caller.
  *
@@ -1470,7 +1470,7 @@ export const getOverview: Endpoint<typeof C.getOverview> = { operationId: "getOv
 /**
  * Server-Sent Events stream of overviews
  *
- * Each new overview of the requested estate, scope or selection as an `overview` event (`id:` its generated_at, `data:` the object GET /api/v1/overview returns), the current one first when there is one; a `:keepalive` comment every 30 seconds. Parameters are checked before the stream starts.
+ * Each new overview of the requested estate, scope or selection as an `overview` event (`id:` its generated_at, `data:` the object GET /api/v1/overview returns), the current one first when there is one; a `:keepalive` comment every 30 seconds. Parameters are checked before the stream starts. A user may have only so many overview streams open at once on one dbmon process (10 unless configured): one more is refused with 429 until one of them ends.
  *
  * Access: any authenticated caller. Scopes and selections cover only the connections the caller can see.
  *

@@ -10,7 +10,9 @@ export const streamOverview = defineOperation({
   description:
     "Each new overview of the requested estate, scope or selection as an `overview` event (`id:` its " +
     "generated_at, `data:` the object GET /api/v1/overview returns), the current one first when there is " +
-    "one; a `:keepalive` comment every 30 seconds. Parameters are checked before the stream starts.",
+    "one; a `:keepalive` comment every 30 seconds. Parameters are checked before the stream starts. A user " +
+    "may have only so many overview streams open at once on one dbmon process (10 unless configured): one " +
+    "more is refused with 429 until one of them ends.",
   tag: "overview",
   access: { note: "Scopes and selections cover only the connections the caller can see." },
   request: { query: OverviewQuerySchema },
@@ -20,5 +22,5 @@ export const streamOverview = defineOperation({
       content: { "text/event-stream": { schema: z.string().openapi({ description: "Server-Sent Events" }) } },
     },
   },
-  errors: [400, 404, 503],
+  errors: [400, 404, 429, 503],
 });

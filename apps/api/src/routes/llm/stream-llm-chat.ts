@@ -1,5 +1,6 @@
 import { streamLlmChat } from "@dbmon/contract";
 import type { ChatStreamEvent } from "@dbmon/llm";
+import { DomainError } from "../../errors.js";
 import { eventStream, type ServerSentEvent } from "../../http/event-stream.js";
 import { implement } from "../../http/operations.js";
 import { CHAT_FAILED, presentUsage } from "../../llm/proxy.js";
@@ -13,7 +14,7 @@ export const streamLlmChatHandler = implement(streamLlmChat, async (c) => {
   c.req.raw.signal.addEventListener("abort", () => upstream.abort(), { once: true });
   const request = await llmProxy.completionRequest(input, c.get("access"), upstream.signal);
   // Errors until the first event are ordinary JSON errors; the stream starts with that event.
-  const events = await llmProxy.stream(client, request);
+  const events = await llmProxy.stream(client, request, c.get("access"));
   // Failures are answered here as an `error` event: Hono's own error handling would send the raw message.
   async function* served(): AsyncGenerator<ServerSentEvent> {
     try {
@@ -23,9 +24,11 @@ export const streamLlmChatHandler = implement(streamLlmChat, async (c) => {
         }
         yield { event: event.type, data: JSON.stringify(payload(event, input.debug, client.provider)) };
       }
-    } catch {
+    } catch (error) {
       if (!upstream.signal.aborted) {
-        yield { event: "error", data: JSON.stringify({ error: CHAT_FAILED }) };
+        // The proxy's refusals say what happened (a time limit, say) in words safe to show.
+        const message = error instanceof DomainError ? error.message : CHAT_FAILED;
+        yield { event: "error", data: JSON.stringify({ error: message }) };
       }
     }
   }
