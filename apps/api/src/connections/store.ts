@@ -13,10 +13,10 @@ import {
 import { asc, eq } from "drizzle-orm";
 import postgres from "postgres";
 import type { PresentedCredential, RequestAccess } from "../auth/access.js";
+import { Visibility } from "../auth/visibility.js";
 import { Forbidden, InvalidInput, NotAuthenticated, NotFound, OperationFailed } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { SELF_CONNECTION_SHARING_REFUSED } from "./self-monitoring.js";
-import { visibleConnectionFilter } from "./visibility.js";
 
 const { connections, connectionSelections } = schema;
 
@@ -193,7 +193,7 @@ export class ConnectionStore {
     return this.datastore.db
       .select()
       .from(connections)
-      .where(await visibleConnectionFilter(access, connections.id))
+      .where((await Visibility.of(access)).connection(connections.id))
       .orderBy(asc(connections.name), asc(connections.id));
   }
 

@@ -860,7 +860,7 @@ export const listBlackouts: Endpoint<typeof C.listBlackouts> = { operationId: "l
  *
  * Past and future windows are allowed.
  *
- * Access: requires the `manage_blackouts` permission.
+ * Access: requires the `manage_blackouts` permission. A scope that holds no connection the caller can see is not found.
  *
  * `POST /api/v1/blackouts`
  */
@@ -880,7 +880,7 @@ export const getBlackout: Endpoint<typeof C.getBlackout> = { operationId: "getBl
  *
  * Changes the reason or the end.
  *
- * Access: requires the `manage_blackouts` permission.
+ * Access: requires the `manage_blackouts` permission. A window whose scope holds no connection the caller can see is not found.
  *
  * `PUT /api/v1/blackouts/{id}`
  */
@@ -889,7 +889,7 @@ export const updateBlackout: Endpoint<typeof C.updateBlackout> = { operationId: 
 /**
  * Delete a blackout
  *
- * Access: requires the `manage_blackouts` permission.
+ * Access: requires the `manage_blackouts` permission. A window whose scope holds no connection the caller can see is not found.
  *
  * `DELETE /api/v1/blackouts/{id}`
  */
@@ -900,7 +900,7 @@ export const deleteBlackout: Endpoint<typeof C.deleteBlackout> = { operationId: 
  *
  * Ends the window now (a future window is ended before it starts).
  *
- * Access: requires the `manage_blackouts` permission.
+ * Access: requires the `manage_blackouts` permission. A window whose scope holds no connection the caller can see is not found.
  *
  * `POST /api/v1/blackouts/{id}/stop`
  */
@@ -920,7 +920,7 @@ export const listBlackoutSchedules: Endpoint<typeof C.listBlackoutSchedules> = {
  *
  * The cron expression and the time zone are checked.
  *
- * Access: requires the `manage_blackouts` permission.
+ * Access: requires the `manage_blackouts` permission. A scope that holds no connection the caller can see is not found.
  *
  * `POST /api/v1/blackout-schedules`
  */
@@ -940,7 +940,7 @@ export const getBlackoutSchedule: Endpoint<typeof C.getBlackoutSchedule> = { ope
  *
  * Replaces the whole schedule.
  *
- * Access: requires the `manage_blackouts` permission.
+ * Access: requires the `manage_blackouts` permission. A schedule whose scope holds no connection the caller can see, or a new scope the caller cannot see, is not found.
  *
  * `PUT /api/v1/blackout-schedules/{id}`
  */
@@ -951,7 +951,7 @@ export const updateBlackoutSchedule: Endpoint<typeof C.updateBlackoutSchedule> =
  *
  * Windows it already opened stay.
  *
- * Access: requires the `manage_blackouts` permission.
+ * Access: requires the `manage_blackouts` permission. A schedule whose scope holds no connection the caller can see is not found.
  *
  * `DELETE /api/v1/blackout-schedules/{id}`
  */

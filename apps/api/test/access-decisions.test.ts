@@ -1,0 +1,202 @@
+import {
+  createBlackout,
+  createBlackoutSchedule,
+  createToken,
+  setTokenScope,
+  stopBlackout,
+  updateBlackout,
+  updateBlackoutSchedule,
+} from "@dbmon/contract";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  buildTestApp,
+  createUser,
+  requestJson,
+  type TestApp,
+  type TestUser,
+  typedClient,
+} from "./support.js";
+
+/**
+ * Issue 23, "access decided in one place": what a caller may see, change or manage is answered by
+ * the access module for every row and scope, and no service takes a shortcut around it.
+ */
+let t: TestApp;
+let root: TestUser;
+/** manage_blackouts, owner of the visible connection only. */
+let operator: TestUser;
+let visibleId: number;
+let hiddenId: number;
+let hiddenClusterId: number;
+let hiddenGroupId: number;
+
+const call = (token: string, method: string, path: string, body?: unknown) =>
+  requestJson(t.app, path, { method, token, body });
+
+async function addConnection(name: string, owner: string | null, clusterId: number | null): Promise<number> {
+  const [row] = await t.datastore.sql<{ id: number }[]>`
+    insert into connections (name, host, port, database_name, username, owner_username, is_shared, cluster_id)
+    values (${name}, '127.0.0.1', 5432, 'postgres', 'postgres', ${owner}, false, ${clusterId}) returning id`;
+  return (row as { id: number }).id;
+}
+
+/** A token of `username` narrowed (by root) to `scope`. */
+async function scopedToken(
+  username: string,
+  scope: {
+    connections?: { connection_id: number; access_level: "read" | "read_write" }[];
+    admin_permissions?: string[];
+  },
+): Promise<string> {
+  const api = typedClient(t, root.token);
+  const token = await api.call(createToken, { body: { owner_username: username, annotation: "narrow" } });
+  await api.call(setTokenScope, { params: { id: token.id }, body: scope });
+  return token.token;
+}
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  root = await createUser(t, "root", { superuser: true });
+  operator = await createUser(t, "operator", { permissions: ["manage_blackouts"] });
+  const [group] = await t.datastore.sql<{ id: number }[]>`
+    insert into cluster_groups (name) values ('hidden group') returning id`;
+  hiddenGroupId = (group as { id: number }).id;
+  const [cluster] = await t.datastore.sql<{ id: number }[]>`
+    insert into clusters (name, group_id) values ('hidden cluster', ${hiddenGroupId}) returning id`;
+  hiddenClusterId = (cluster as { id: number }).id;
+  visibleId = await addConnection("visible", "operator", null);
+  hiddenId = await addConnection("hidden", "root", hiddenClusterId);
+}, 60_000);
+
+afterAll(() => t?.close());
+
+describe("blackouts and schedules on scopes the caller cannot see", () => {
+  const hiddenScopes = () => [
+    { scope: "server", connection_id: hiddenId },
+    { scope: "cluster", cluster_id: hiddenClusterId },
+    { scope: "group", group_id: hiddenGroupId },
+  ];
+  const window = () => ({
+    reason: "maintenance",
+    start_time: new Date(Date.now() - 60_000).toISOString(),
+    end_time: new Date(Date.now() + 3_600_000).toISOString(),
+  });
+  const schedule = { name: "weekly", cron_expression: "0 2 * * 0", duration_minutes: 60, reason: "patching" };
+
+  it("are not found by id: GET, PUT, stop and DELETE answer 404 and change nothing", async () => {
+    for (const target of hiddenScopes()) {
+      const { id } = await typedClient(t, root.token).call(createBlackout, {
+        body: { ...target, ...window() },
+      });
+      const before = await t.datastore.sql`select * from blackouts where id = ${id}`;
+      const path = `/api/v1/blackouts/${id}`;
+      const attempts = [
+        [await call(operator.token, "GET", path), "Blackout not found"],
+        [await call(operator.token, "PUT", path, { reason: "hijacked" }), "Blackout not found"],
+        // As for a window that does not exist.
+        [await call(operator.token, "POST", `${path}/stop`), "Blackout not found or not currently active"],
+        [await call(operator.token, "DELETE", path), "Blackout not found"],
+      ] as const;
+      for (const [res, error] of attempts) {
+        expect([target.scope, res.status]).toEqual([target.scope, 404]);
+        expect(await res.json()).toEqual({ error });
+      }
+      expect(await t.datastore.sql`select * from blackouts where id = ${id}`).toEqual(before);
+    }
+  });
+
+  it("schedules too: GET, PUT and DELETE answer 404 and change nothing", async () => {
+    for (const target of hiddenScopes()) {
+      const { id } = await typedClient(t, root.token).call(createBlackoutSchedule, {
+        body: { ...target, ...schedule },
+      });
+      const before = await t.datastore.sql`select * from blackout_schedules where id = ${id}`;
+      const path = `/api/v1/blackout-schedules/${id}`;
+      const attempts = [
+        await call(operator.token, "GET", path),
+        await call(operator.token, "PUT", path, { ...target, ...schedule, name: "hijacked" }),
+        await call(operator.token, "PUT", path, { scope: "server", connection_id: visibleId, ...schedule }),
+        await call(operator.token, "DELETE", path),
+      ];
+      for (const res of attempts) {
+        expect([target.scope, res.status]).toEqual([target.scope, 404]);
+        expect(await res.json()).toEqual({ error: "Blackout schedule not found" });
+      }
+      expect(await t.datastore.sql`select * from blackout_schedules where id = ${id}`).toEqual(before);
+    }
+  });
+
+  it("cannot be created on them, nor moved onto them (404 as for a scope that does not exist)", async () => {
+    const notFound = {
+      server: "Connection not found",
+      cluster: "Cluster not found",
+      group: "Cluster group not found",
+    } as const;
+    const { id: ownId } = await typedClient(t, operator.token).call(createBlackoutSchedule, {
+      body: { scope: "server", connection_id: visibleId, ...schedule },
+    });
+    for (const target of hiddenScopes()) {
+      const message = { error: notFound[target.scope as keyof typeof notFound] };
+      const blackout = await call(operator.token, "POST", "/api/v1/blackouts", { ...target, ...window() });
+      expect([target.scope, blackout.status]).toEqual([target.scope, 404]);
+      expect(await blackout.json()).toEqual(message);
+      const created = await call(operator.token, "POST", "/api/v1/blackout-schedules", {
+        ...target,
+        ...schedule,
+      });
+      expect([target.scope, created.status]).toEqual([target.scope, 404]);
+      expect(await created.json()).toEqual(message);
+      const moved = await call(operator.token, "PUT", `/api/v1/blackout-schedules/${ownId}`, {
+        ...target,
+        ...schedule,
+      });
+      expect([target.scope, moved.status]).toEqual([target.scope, 404]);
+      expect(await moved.json()).toEqual(message);
+    }
+    const [{ n } = { n: -1 }] = await t.datastore.sql<{ n: number }[]>`
+      select count(*)::int as n from blackouts where created_by = 'operator'`;
+    expect(n).toBe(0);
+    const [kept] = await t.datastore.sql`select connection_id from blackout_schedules where id = ${ownId}`;
+    expect(kept?.connection_id).toBe(visibleId);
+  });
+
+  it("while windows and schedules the caller sees are managed as before", async () => {
+    const api = typedClient(t, operator.token);
+    for (const target of [{ scope: "estate" }, { scope: "server", connection_id: visibleId }]) {
+      const { id } = await api.call(createBlackout, { body: { ...target, ...window() } });
+      expect(
+        await api.call(updateBlackout, { params: { id }, body: { reason: "longer maintenance" } }),
+      ).toMatchObject({ reason: "longer maintenance" });
+      expect(await api.call(stopBlackout, { params: { id } })).toMatchObject({ is_active: false });
+      expect((await call(operator.token, "DELETE", `/api/v1/blackouts/${id}`)).status).toBe(200);
+      const created = await api.call(createBlackoutSchedule, { body: { ...target, ...schedule } });
+      expect(
+        await api.call(updateBlackoutSchedule, {
+          params: { id: created.id },
+          body: { ...target, ...schedule, name: "renamed" },
+        }),
+      ).toMatchObject({ name: "renamed" });
+      expect((await call(operator.token, "DELETE", `/api/v1/blackout-schedules/${created.id}`)).status).toBe(
+        200,
+      );
+    }
+  });
+
+  it("a superuser's token scoped to one connection is held to the same rule", async () => {
+    const narrow = await scopedToken("root", {
+      connections: [{ connection_id: visibleId, access_level: "read" }],
+      admin_permissions: ["manage_blackouts"],
+    });
+    const { id } = await typedClient(t, root.token).call(createBlackout, {
+      body: { scope: "server", connection_id: hiddenId, ...window() },
+    });
+    expect((await call(narrow, "PUT", `/api/v1/blackouts/${id}`, { reason: "hijacked" })).status).toBe(404);
+    expect((await call(narrow, "DELETE", `/api/v1/blackouts/${id}`)).status).toBe(404);
+    const created = await call(narrow, "POST", "/api/v1/blackouts", {
+      scope: "cluster",
+      cluster_id: hiddenClusterId,
+      ...window(),
+    });
+    expect(created.status).toBe(404);
+  });
+});
