@@ -6,6 +6,7 @@ import {
   stopBlackout,
   updateBlackout,
   updateBlackoutSchedule,
+  updateConnection,
 } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -198,5 +199,79 @@ describe("blackouts and schedules on scopes the caller cannot see", () => {
       ...window(),
     });
     expect(created.status).toBe(404);
+  });
+});
+
+describe("changing a connection", () => {
+  it("a token scoped to read on a connection cannot edit or delete it, even when its owner could", async () => {
+    const owned = await addConnection("owned-by-conn-owner", "conn-owner", null);
+    const owner = await createUser(t, "conn-owner");
+    const manager = await createUser(t, "conn-manager", { permissions: ["manage_connections"] });
+    const read = [{ connection_id: owned, access_level: "read" as const }];
+    const tokens = [
+      await scopedToken("conn-owner", { connections: read }),
+      await scopedToken("conn-manager", { connections: read }),
+      await scopedToken("conn-manager", {
+        connections: [{ connection_id: 0, access_level: "read" }],
+      }),
+    ];
+    const before = await t.datastore.sql`select * from connections where id = ${owned}`;
+    for (const token of tokens) {
+      const edit = await call(token, "PUT", `/api/v1/connections/${owned}`, { description: "changed" });
+      expect(edit.status).toBe(403);
+      expect(await edit.json()).toEqual({
+        error:
+          "Permission denied: you must be the owner or have the manage_connections permission to update this connection",
+      });
+      const removal = await call(token, "DELETE", `/api/v1/connections/${owned}`);
+      expect(removal.status).toBe(403);
+    }
+    expect(await t.datastore.sql`select * from connections where id = ${owned}`).toEqual(before);
+    // Their sessions, unscoped, may.
+    for (const user of [owner, manager]) {
+      expect(
+        await typedClient(t, user.token).call(updateConnection, {
+          params: { id: owned },
+          body: { description: `changed by ${user.username}` },
+        }),
+      ).toMatchObject({ description: `changed by ${user.username}` });
+    }
+    const writer = await scopedToken("conn-owner", {
+      connections: [{ connection_id: owned, access_level: "read_write" }],
+    });
+    expect((await call(writer, "DELETE", `/api/v1/connections/${owned}`)).status).toBe(204);
+  });
+
+  it("only a caller holding read_write on a connection may share it", async () => {
+    const someoneElses = await addConnection("someone-elses", "root", null);
+    const own = await addConnection("share-managers-own", "share-manager", null);
+    const manager = await createUser(t, "share-manager", { permissions: ["manage_connections"] });
+    const refused = await call(manager.token, "PUT", `/api/v1/connections/${someoneElses}`, {
+      is_shared: true,
+    });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({
+      error: `Permission denied: you cannot grant read_write on connection ${someoneElses}, which you do not hold yourself`,
+    });
+    const readOnly = await scopedToken("share-manager", {
+      connections: [{ connection_id: 0, access_level: "read" }],
+    });
+    expect((await call(readOnly, "PUT", `/api/v1/connections/${own}`, { is_shared: true })).status).toBe(403);
+    const [row] = await t.datastore.sql`
+      select count(*)::int as n from connections where is_shared and id in (${someoneElses}, ${own})`;
+    expect(row?.n).toBe(0);
+    // Its own connection (read_write as owner) it may share, and unsharing needs no more than editing.
+    expect(
+      await typedClient(t, manager.token).call(updateConnection, {
+        params: { id: own },
+        body: { is_shared: true },
+      }),
+    ).toMatchObject({ is_shared: true });
+    expect(
+      await typedClient(t, root.token).call(updateConnection, {
+        params: { id: someoneElses },
+        body: { is_shared: true },
+      }),
+    ).toMatchObject({ is_shared: true });
   });
 });

@@ -13,6 +13,7 @@ import {
   gainedGrants,
   hasPermission,
   mayUseMcp,
+  scopeCap,
 } from "./privileges.js";
 import type { AuthService } from "./service.js";
 
@@ -50,6 +51,7 @@ export const messages = {
   connectionNotFound: "Connection not found",
   mcp: (identifier: string) => `Access denied: you do not have permission to use tool '${identifier}'`,
   notHeld: (grant: string) => `Permission denied: you cannot grant ${grant}, which you do not hold yourself`,
+  share: "Permission denied: you do not have permission to make connections shared",
 } as const;
 
 export type VisibleConnections = { all: true; ids: number[] } | { all: false; ids: number[] };
@@ -138,13 +140,42 @@ export class RequestAccess {
     return { all: ids.length === connections.length, ids };
   }
 
-  /** Owner of the connection, or holder of manage_connections (superusers included). */
+  /**
+   * May change or delete the connection: its owner holding read_write on it, or a holder of
+   * manage_connections (superusers included); either way only with a credential whose scope allows
+   * read_write on it, so a token scoped to read a connection never changes it.
+   */
   async mayManageConnection(connectionId: number): Promise<boolean> {
-    const [caller, info] = await Promise.all([this.requireCaller(), this.connection(connectionId)]);
-    if (info && info.ownerUsername === caller.username && (await this.connectionLevel(connectionId))) {
+    const [caller, privileges, info] = await Promise.all([
+      this.requireCaller(),
+      this.privileges(),
+      this.connection(connectionId),
+    ]);
+    if (scopeCap(privileges, connectionId) !== "read_write") {
+      return false;
+    }
+    if (
+      info?.ownerUsername === caller.username &&
+      (await this.connectionLevel(connectionId)) === "read_write"
+    ) {
       return true;
     }
     return this.hasPermission("manage_connections");
+  }
+
+  /**
+   * Refuses (403) to share a connection unless the caller may (manage_connections, as the reference)
+   * and holds read_write on it: sharing grants read_write on it to everyone (D17).
+   */
+  async requireMayShareConnection(connectionId: number): Promise<void> {
+    if (!(await this.hasPermission("manage_connections"))) {
+      throw new Forbidden(messages.share);
+    }
+    await this.requireHolds({
+      permissions: [],
+      mcp: [],
+      connections: [{ connectionId, accessLevel: "read_write" }],
+    });
   }
 
   /**

@@ -63,7 +63,7 @@ export const getConnection: Endpoint<typeof C.getConnection> = { operationId: "g
 /**
  * Update a connection (owner or manage_connections)
  *
- * Access: requires ownership of the connection in the path parameter `id` or the `manage_connections` permission. Making a connection shared needs the `manage_connections` permission.
+ * Access: requires ownership of the connection in the path parameter `id` or the `manage_connections` permission. A token whose scope allows less than read_write on the connection may not change it, and an owner needs read_write on it. Making a connection shared (which grants it to everyone) needs the `manage_connections` permission and read_write on the connection.
  *
  * `PUT /api/v1/connections/{id}`
  */
@@ -72,7 +72,7 @@ export const updateConnection: Endpoint<typeof C.updateConnection> = { operation
 /**
  * Delete a connection (owner or manage_connections)
  *
- * Access: requires ownership of the connection in the path parameter `id` or the `manage_connections` permission.
+ * Access: requires ownership of the connection in the path parameter `id` or the `manage_connections` permission. A token whose scope allows less than read_write on the connection may not delete it, and an owner needs read_write on it.
  *
  * `DELETE /api/v1/connections/{id}`
  */

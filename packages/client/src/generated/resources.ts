@@ -464,7 +464,7 @@ export interface Resources<S extends ResultStyle> {
     /**
      * Update a connection (owner or manage_connections)
      *
-     * Access: requires ownership of the connection in the path parameter `id` or the `manage_connections` permission. Making a connection shared needs the `manage_connections` permission.
+     * Access: requires ownership of the connection in the path parameter `id` or the `manage_connections` permission. A token whose scope allows less than read_write on the connection may not change it, and an owner needs read_write on it. Making a connection shared (which grants it to everyone) needs the `manage_connections` permission and read_write on the connection.
      *
      * `PUT /api/v1/connections/{id}`
      */
@@ -472,7 +472,7 @@ export interface Resources<S extends ResultStyle> {
     /**
      * Delete a connection (owner or manage_connections)
      *
-     * Access: requires ownership of the connection in the path parameter `id` or the `manage_connections` permission.
+     * Access: requires ownership of the connection in the path parameter `id` or the `manage_connections` permission. A token whose scope allows less than read_write on the connection may not delete it, and an owner needs read_write on it.
      *
      * `DELETE /api/v1/connections/{id}`
      */
