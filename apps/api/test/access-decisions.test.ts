@@ -7,11 +7,13 @@ import {
   updateBlackout,
   updateBlackoutSchedule,
   updateConnection,
+  updateUser,
 } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildTestApp,
   createUser,
+  login,
   requestJson,
   type TestApp,
   type TestUser,
@@ -273,5 +275,43 @@ describe("changing a connection", () => {
         body: { is_shared: true },
       }),
     ).toMatchObject({ is_shared: true });
+  });
+});
+
+describe("setting a user's password", () => {
+  it("a manage_users holder cannot set the password of a user holding rights it lacks", async () => {
+    await addConnection("held", "connection-holder", null);
+    await addConnection("user-admins-own", "user-admin", null);
+    const admin = await createUser(t, "user-admin", { permissions: ["manage_users"] });
+    const dba = await createUser(t, "dba", { permissions: ["manage_connections"] });
+    const holder = await createUser(t, "connection-holder");
+    const plain = await createUser(t, "plain-user");
+    const setPassword = (token: string, user: TestUser, password: string) =>
+      call(token, "PUT", `/api/v1/rbac/users/${user.id}`, { password });
+
+    const takeover = await setPassword(admin.token, dba, "taken-over-password-1");
+    expect(takeover.status).toBe(403);
+    expect(await takeover.json()).toEqual({
+      error:
+        "Permission denied: you cannot set the password of a user holding admin permission manage_connections, which you do not hold yourself",
+    });
+    // Owning a connection is holding read_write on it.
+    expect((await setPassword(admin.token, holder, "taken-over-password-1")).status).toBe(403);
+    await expect(login(t, "dba", "taken-over-password-1")).rejects.toThrow();
+    await expect(login(t, "connection-holder", "taken-over-password-1")).rejects.toThrow();
+
+    // Other changes are no takeover, and a user holding no more than the caller may get a new password.
+    const api = typedClient(t, admin.token);
+    await api.call(updateUser, { params: { id: dba.id }, body: { display_name: "The DBA" } });
+    await api.call(updateUser, { params: { id: plain.id }, body: { password: "a-fresh-password-1" } });
+    expect(await login(t, "plain-user", "a-fresh-password-1")).toBeTruthy();
+    // A token holds only its scope: one that reads every connection cannot take over its own owner,
+    // who owns a connection (read_write); the owner's session can change its own password.
+    const narrow = await scopedToken("user-admin", {
+      connections: [{ connection_id: 0, access_level: "read" }],
+      admin_permissions: ["manage_users"],
+    });
+    expect((await setPassword(narrow, admin, "a-fresh-password-2")).status).toBe(403);
+    expect((await setPassword(admin.token, admin, "a-fresh-password-2")).status).toBe(200);
   });
 });

@@ -12,6 +12,7 @@ import {
   type Grants,
   gainedGrants,
   hasPermission,
+  holdingNothing,
   mayUseMcp,
   scopeCap,
 } from "./privileges.js";
@@ -52,6 +53,8 @@ export const messages = {
   mcp: (identifier: string) => `Access denied: you do not have permission to use tool '${identifier}'`,
   notHeld: (grant: string) => `Permission denied: you cannot grant ${grant}, which you do not hold yourself`,
   share: "Permission denied: you do not have permission to make connections shared",
+  takeover: (grant: string) =>
+    `Permission denied: you cannot set the password of a user holding ${grant}, which you do not hold yourself`,
 } as const;
 
 export type VisibleConnections = { all: true; ids: number[] } | { all: false; ids: number[] };
@@ -180,9 +183,9 @@ export class RequestAccess {
 
   /**
    * Refuses (403) grants the caller does not hold itself: a caller can never grant what it lacks.
-   * Unscoped superusers hold everything.
+   * Unscoped superusers hold everything. `refusal` words the refusal from the first grant lacked.
    */
-  async requireHolds(grants: Grants): Promise<void> {
+  async requireHolds(grants: Grants, refusal: (grant: string) => string = messages.notHeld): Promise<void> {
     if (await this.isSuperuser()) {
       return;
     }
@@ -193,17 +196,32 @@ export class RequestAccess {
     ]);
     const lacked = firstLackedGrant(privileges, grants, connections, items);
     if (lacked !== undefined) {
-      throw new Forbidden(messages.notHeld(lacked));
+      throw new Forbidden(refusal(lacked));
     }
   }
 
   /** Refuses (403) a change that gives a credential (`before` → `after`) what the caller does not hold. */
-  async requireHoldsGain(before: EffectivePrivileges, after: EffectivePrivileges): Promise<void> {
+  async requireHoldsGain(
+    before: EffectivePrivileges,
+    after: EffectivePrivileges,
+    refusal: (grant: string) => string = messages.notHeld,
+  ): Promise<void> {
     if (await this.isSuperuser()) {
       return;
     }
     const [connections, items] = await Promise.all([this.connectionMap(), this.auth.scopes.mcpItems()]);
-    await this.requireHolds(gainedGrants(before, after, connections, items));
+    await this.requireHolds(gainedGrants(before, after, connections, items), refusal);
+  }
+
+  /**
+   * Refuses (403) to hand the caller another user's credentials (a token of theirs, their password)
+   * unless the caller holds everything that user holds: acting as them would gain the rest.
+   */
+  async requireHoldsAllOf(
+    held: EffectivePrivileges,
+    refusal: (grant: string) => string = messages.notHeld,
+  ): Promise<void> {
+    await this.requireHoldsGain(holdingNothing(held), held, refusal);
   }
 
   private async connectionMap(): Promise<ReadonlyMap<number, ConnectionInfo>> {

@@ -229,3 +229,20 @@ export function gainedGrants(
     connections: gainedConnections,
   };
 }
+
+/**
+ * What a credential standing for no one holds: the start of the gain of taking over `held`'s
+ * credentials (which connections some group grants by id is a fact of the estate, not of a holder).
+ */
+export function holdingNothing(held: EffectivePrivileges): EffectivePrivileges {
+  return {
+    username: "",
+    isSuperuser: false,
+    groups: [],
+    permissions: new Set(),
+    mcp: new Set(),
+    connections: new Map(),
+    scope: null,
+    grantedById: held.grantedById,
+  };
+}

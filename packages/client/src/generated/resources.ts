@@ -1046,7 +1046,7 @@ export interface Resources<S extends ResultStyle> {
      *
      * Changes the given fields at once.
      *
-     * Access: requires the `manage_users` permission. Superuser accounts, and who is a superuser, are changed only by superusers.
+     * Access: requires the `manage_users` permission. Superuser accounts, and who is a superuser, are changed only by superusers. Setting a user's password takes over the account, so it needs holding everything that user holds (403 otherwise).
      *
      * `PUT /api/v1/rbac/users/{id}`
      */
