@@ -8,6 +8,7 @@ import {
   updateBlackoutSchedule,
   updateConnection,
   updateUser,
+  userInfo,
 } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -313,5 +314,17 @@ describe("setting a user's password", () => {
     });
     expect((await setPassword(narrow, admin, "a-fresh-password-2")).status).toBe(403);
     expect((await setPassword(admin.token, admin, "a-fresh-password-2")).status).toBe(200);
+  });
+});
+
+describe("GET /user/info", () => {
+  it("reports is_superuser as the token is treated: false for a superuser's scoped token", async () => {
+    const narrow = await scopedToken("root", { admin_permissions: ["manage_blackouts"] });
+    expect(await typedClient(t, narrow).call(userInfo)).toMatchObject({
+      authenticated: true,
+      username: "root",
+      is_superuser: false,
+    });
+    expect(await typedClient(t, root.token).call(userInfo)).toMatchObject({ is_superuser: true });
   });
 });
