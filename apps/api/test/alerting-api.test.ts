@@ -368,6 +368,12 @@ describe("alert rules and overrides", () => {
 describe("blackouts", () => {
   const hour = 3_600_000;
   const at = (offset: number) => new Date(Date.now() + offset).toISOString();
+  /** A connection the blackout manager and plain both see. */
+  let sharedId: number;
+
+  beforeAll(async () => {
+    sharedId = await addConnection("shared", "root", true);
+  });
 
   it("validates and creates blackouts", async () => {
     const post = (body: unknown, user = blackoutManager) => call("/api/v1/blackouts", user, "POST", body);
@@ -393,12 +399,12 @@ describe("blackouts", () => {
     const blackout = await create({
       ...typedBase,
       scope: "server",
-      connection_id: visibleId,
+      connection_id: sharedId,
       database_name: "app",
     });
     expect(blackout).toMatchObject({
       scope: "server",
-      connection_id: visibleId,
+      connection_id: sharedId,
       group_id: null,
       cluster_id: null,
       database_name: "app",
@@ -408,7 +414,13 @@ describe("blackouts", () => {
     });
     const future = await create({ ...typedBase, start_time: at(hour), end_time: at(2 * hour) });
     expect(future.is_active).toBe(false);
-    const hiddenOne = await create({ ...typedBase, scope: "server", connection_id: hiddenId });
+    // Nothing is created on a scope the manager cannot see; a superuser sees them all.
+    expect(await (await post({ ...base, scope: "server", connection_id: hiddenId })).json()).toEqual({
+      error: "Connection not found",
+    });
+    const hiddenOne = await as(admin).call(createBlackout, {
+      body: { ...typedBase, scope: "server", connection_id: hiddenId },
+    });
 
     const active = await as(plain).call(listBlackouts, { query: { active: true } });
     expect(active.blackouts.map((b) => b.id)).toEqual([blackout.id]);

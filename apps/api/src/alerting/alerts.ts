@@ -3,9 +3,9 @@ import { type Datastore, schema } from "@dbmon/datastore";
 import { and, count, desc, eq, gte, inArray, isNull, lte, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { RequestAccess } from "../auth/access.js";
+import { Visibility } from "../auth/visibility.js";
 import { Conflict, Forbidden, NotFound } from "../errors.js";
 import { iso, isoOrNull, page, parseRfc3339 } from "./time.js";
-import { Visibility } from "./visibility.js";
 
 const { alerts, alertAcknowledgments, alertRules, connections } = schema;
 

@@ -1,9 +1,10 @@
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, count, desc, eq, gte, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
+import { type ScopeRef, Visibility } from "../auth/visibility.js";
+import { notFound as clusterNotFound } from "../clusters/store.js";
 import { InvalidInput, NotFound } from "../errors.js";
 import { iso, page, parseRfc3339 } from "./time.js";
-import { Visibility } from "./visibility.js";
 
 const { blackouts, connections } = schema;
 
@@ -16,11 +17,7 @@ export interface ScopeInput {
 }
 
 /** What a blackout or schedule applies to, checked. */
-export interface Target {
-  scope: "estate" | "group" | "cluster" | "server";
-  groupId: number | null;
-  clusterId: number | null;
-  connectionId: number | null;
+export interface Target extends ScopeRef {
   databaseName: string | null;
 }
 
@@ -36,8 +33,23 @@ export interface ScopedListQuery {
 
 const idNames = { group: "group_id", cluster: "cluster_id", server: "connection_id" } as const;
 
-/** The scope and its one id, as the reference words its refusals; the server's connection must exist. */
-export async function validTarget(datastore: Datastore, input: ScopeInput): Promise<Target> {
+/** How a scope the caller cannot see is not found: as one that does not exist. */
+const scopeNotFound = {
+  group: clusterNotFound.group,
+  cluster: clusterNotFound.cluster,
+  server: clusterNotFound.connection,
+} as const;
+
+/**
+ * The scope and its one id, as the reference words its refusals; the server's connection must
+ * exist, and the caller must see the scope (nothing is created on, or moved to, a scope it cannot
+ * see: that is not found).
+ */
+export async function validTarget(
+  datastore: Datastore,
+  visibility: Visibility,
+  input: ScopeInput,
+): Promise<Target> {
   const scope = input.scope;
   if (scope !== "estate" && scope !== "group" && scope !== "cluster" && scope !== "server") {
     throw new InvalidInput(`invalid scope: ${scope} (must be estate, group, cluster, or server)`);
@@ -61,11 +73,20 @@ export async function validTarget(datastore: Datastore, input: ScopeInput): Prom
       .from(connections)
       .where(eq(connections.id, given.server as number));
     if (!row) {
-      throw new NotFound("Connection not found");
+      throw new NotFound(scopeNotFound.server);
     }
   }
+  const target: ScopeRef = {
+    scope,
+    groupId: given.group,
+    clusterId: given.cluster,
+    connectionId: given.server,
+  };
+  if (scope !== "estate") {
+    await visibility.requireScope(datastore.db, target, scopeNotFound[scope]);
+  }
   const databaseName = input.database_name?.trim() ? input.database_name.trim() : null;
-  return { scope, groupId: given.group, clusterId: given.cluster, connectionId: given.server, databaseName };
+  return { ...target, databaseName };
 }
 
 /** Conditions of the listing filters shared by blackouts and schedules. */
@@ -120,17 +141,8 @@ export class BlackoutService {
     return { blackouts: rows.map(presentBlackout), total_count: total?.n ?? 0 };
   }
 
-  /** A window the caller sees, or NotFound. */
   async get(access: RequestAccess, id: number) {
-    const visibility = await Visibility.of(access);
-    const [row] = await this.datastore.db
-      .select(blackoutColumns)
-      .from(blackouts)
-      .where(and(eq(blackouts.id, id), visibility.scoped(blackouts)));
-    if (!row) {
-      throw new NotFound("Blackout not found");
-    }
-    return presentBlackout(row);
+    return this.read(await Visibility.of(access), id);
   }
 
   async create(access: RequestAccess, input: BlackoutInput) {
@@ -145,7 +157,8 @@ export class BlackoutService {
     if (end <= start) {
       throw new InvalidInput("end_time must be after start_time");
     }
-    const target = await validTarget(this.datastore, input);
+    const visibility = await Visibility.of(access);
+    const target = await validTarget(this.datastore, visibility, input);
     const caller = await access.requireCaller();
     const [created] = await this.datastore.db
       .insert(blackouts)
@@ -157,12 +170,17 @@ export class BlackoutService {
         createdBy: caller.username,
       })
       .returning({ id: blackouts.id });
-    return this.read(created?.id ?? 0);
+    return this.read(visibility, created?.id ?? 0);
   }
 
-  /** Changes the reason or the end (after the start). */
-  async update(id: number, input: { reason?: string | undefined; end_time?: string | undefined }) {
-    const existing = await this.read(id);
+  /** Changes the reason or the end (after the start) of a window the caller sees. */
+  async update(
+    access: RequestAccess,
+    id: number,
+    input: { reason?: string | undefined; end_time?: string | undefined },
+  ) {
+    const visibility = await Visibility.of(access);
+    const existing = await this.read(visibility, id);
     let end: Date | undefined;
     if (input.end_time !== undefined) {
       end = parseRfc3339(input.end_time);
@@ -177,27 +195,33 @@ export class BlackoutService {
       await this.datastore.db
         .update(blackouts)
         .set({ reason: input.reason, endTime: end })
-        .where(eq(blackouts.id, id));
+        .where(and(eq(blackouts.id, id), visibility.scoped(blackouts)));
     }
-    return this.read(id);
+    return this.read(visibility, id);
   }
 
-  async remove(id: number): Promise<void> {
+  /** Deletes a window the caller sees. */
+  async remove(access: RequestAccess, id: number): Promise<void> {
+    const visibility = await Visibility.of(access);
     const deleted = await this.datastore.db
       .delete(blackouts)
-      .where(eq(blackouts.id, id))
+      .where(and(eq(blackouts.id, id), visibility.scoped(blackouts)))
       .returning({ id: blackouts.id });
     if (deleted.length === 0) {
       throw new NotFound("Blackout not found");
     }
   }
 
-  /** Ends a window now; one that has not started yet ends before it starts, so it never takes effect. */
-  async stop(id: number) {
+  /**
+   * Ends a window the caller sees now; one that has not started yet ends before it starts, so it
+   * never takes effect.
+   */
+  async stop(access: RequestAccess, id: number) {
+    const visibility = await Visibility.of(access);
     const [stopped] = await this.datastore.db
       .update(blackouts)
       .set({ endTime: sql`now()`, startTime: sql`least(${blackouts.startTime}, now())` })
-      .where(and(eq(blackouts.id, id), gte(blackouts.endTime, sql`now()`)))
+      .where(and(eq(blackouts.id, id), gte(blackouts.endTime, sql`now()`), visibility.scoped(blackouts)))
       .returning();
     if (!stopped) {
       throw new NotFound("Blackout not found or not currently active");
@@ -205,8 +229,12 @@ export class BlackoutService {
     return presentBlackout({ blackout: stopped, isActive: false });
   }
 
-  private async read(id: number) {
-    const [row] = await this.datastore.db.select(blackoutColumns).from(blackouts).where(eq(blackouts.id, id));
+  /** A window the caller sees, or NotFound. */
+  private async read(visibility: Visibility, id: number) {
+    const [row] = await this.datastore.db
+      .select(blackoutColumns)
+      .from(blackouts)
+      .where(and(eq(blackouts.id, id), visibility.scoped(blackouts)));
     if (!row) {
       throw new NotFound("Blackout not found");
     }

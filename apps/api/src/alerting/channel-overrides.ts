@@ -1,8 +1,8 @@
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
+import { type ScopeKind, scopeRef, Visibility } from "../auth/visibility.js";
 import type { NotificationChannelService } from "./channels.js";
-import { type ScopeKind, Visibility } from "./visibility.js";
 
 const { notificationChannels, notificationChannelOverrides: overrides } = schema;
 
@@ -60,12 +60,11 @@ export class ChannelOverrideService {
       .where(and(eq(overrides.channelId, channelId), this.at(scope, scopeId)));
   }
 
-  private requireScope(access: RequestAccess, scope: ScopeKind, scopeId: number): Promise<void> {
-    return Visibility.requireScope(
-      access,
+  private async requireScope(access: RequestAccess, scope: ScopeKind, scopeId: number): Promise<void> {
+    const visibility = await Visibility.of(access);
+    await visibility.requireScope(
       this.datastore.db,
-      scope,
-      scopeId,
+      scopeRef(scope, scopeId),
       "Channel override scope not found",
     );
   }

@@ -1,9 +1,9 @@
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
+import { type ScopeKind, scopeRef, Visibility } from "../auth/visibility.js";
 import { NotFound } from "../errors.js";
 import { type AlertRuleService, presentRule, ruleDefaults } from "./rules.js";
-import { type ScopeKind, Visibility } from "./visibility.js";
 
 const { alertThresholds, alertRules, connections, clusters, clusterGroups } = schema;
 
@@ -137,12 +137,11 @@ export class AlertOverrideService {
     };
   }
 
-  private requireScope(access: RequestAccess, scope: ScopeKind, scopeId: number): Promise<void> {
-    return Visibility.requireScope(
-      access,
+  private async requireScope(access: RequestAccess, scope: ScopeKind, scopeId: number): Promise<void> {
+    const visibility = await Visibility.of(access);
+    await visibility.requireScope(
       this.datastore.db,
-      scope,
-      scopeId,
+      scopeRef(scope, scopeId),
       "Alert override scope not found",
     );
   }

@@ -2,10 +2,10 @@ import { type BlackoutScheduleRow, type Datastore, schema } from "@dbmon/datasto
 import { Cron } from "croner";
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
+import { Visibility } from "../auth/visibility.js";
 import { InvalidInput, NotFound } from "../errors.js";
 import { type ScopedListQuery, type ScopeInput, scopeFilters, validTarget } from "./blackouts.js";
 import { iso, page } from "./time.js";
-import { Visibility } from "./visibility.js";
 
 const { blackoutSchedules } = schema;
 
@@ -47,19 +47,11 @@ export class BlackoutScheduleService {
 
   /** A schedule the caller sees, or NotFound. */
   async get(access: RequestAccess, id: number) {
-    const visibility = await Visibility.of(access);
-    const [row] = await this.datastore.db
-      .select()
-      .from(blackoutSchedules)
-      .where(and(eq(blackoutSchedules.id, id), visibility.scoped(blackoutSchedules)));
-    if (!row) {
-      throw new NotFound("Blackout schedule not found");
-    }
-    return presentSchedule(row);
+    return presentSchedule(await this.read(await Visibility.of(access), id));
   }
 
   async create(access: RequestAccess, input: ScheduleInput) {
-    const columns = await this.validColumns(input);
+    const columns = await this.validColumns(await Visibility.of(access), input);
     const caller = await access.requireCaller();
     const [row] = await this.datastore.db
       .insert(blackoutSchedules)
@@ -68,13 +60,15 @@ export class BlackoutScheduleService {
     return presentSchedule(row as BlackoutScheduleRow);
   }
 
-  /** Replaces the whole schedule. */
-  async update(id: number, input: ScheduleInput) {
-    const columns = await this.validColumns(input);
+  /** Replaces the whole schedule, one the caller sees, by one on a scope the caller sees. */
+  async update(access: RequestAccess, id: number, input: ScheduleInput) {
+    const visibility = await Visibility.of(access);
+    await this.read(visibility, id);
+    const columns = await this.validColumns(visibility, input);
     const [row] = await this.datastore.db
       .update(blackoutSchedules)
       .set({ ...columns, updatedAt: sql`now()` })
-      .where(eq(blackoutSchedules.id, id))
+      .where(and(eq(blackoutSchedules.id, id), visibility.scoped(blackoutSchedules)))
       .returning();
     if (!row) {
       throw new NotFound("Blackout schedule not found");
@@ -82,20 +76,35 @@ export class BlackoutScheduleService {
     return presentSchedule(row);
   }
 
-  /** Deletes the schedule; windows it already opened stay. */
-  async remove(id: number): Promise<void> {
+  /** Deletes a schedule the caller sees; windows it already opened stay. */
+  async remove(access: RequestAccess, id: number): Promise<void> {
+    const visibility = await Visibility.of(access);
     const deleted = await this.datastore.db
       .delete(blackoutSchedules)
-      .where(eq(blackoutSchedules.id, id))
+      .where(and(eq(blackoutSchedules.id, id), visibility.scoped(blackoutSchedules)))
       .returning({ id: blackoutSchedules.id });
     if (deleted.length === 0) {
       throw new NotFound("Blackout schedule not found");
     }
   }
 
-  /** The columns of a checked schedule: its scope, a 5-field cron expression, an IANA time zone (default UTC). */
-  private async validColumns(input: ScheduleInput) {
-    const target = await validTarget(this.datastore, input);
+  private async read(visibility: Visibility, id: number): Promise<BlackoutScheduleRow> {
+    const [row] = await this.datastore.db
+      .select()
+      .from(blackoutSchedules)
+      .where(and(eq(blackoutSchedules.id, id), visibility.scoped(blackoutSchedules)));
+    if (!row) {
+      throw new NotFound("Blackout schedule not found");
+    }
+    return row;
+  }
+
+  /**
+   * The columns of a checked schedule: its scope (one the caller sees), a 5-field cron expression,
+   * an IANA time zone (default UTC).
+   */
+  private async validColumns(visibility: Visibility, input: ScheduleInput) {
+    const target = await validTarget(this.datastore, visibility, input);
     const timezone = input.timezone?.trim() || "UTC";
     try {
       new Intl.DateTimeFormat("en-US", { timeZone: timezone });

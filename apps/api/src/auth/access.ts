@@ -12,7 +12,9 @@ import {
   type Grants,
   gainedGrants,
   hasPermission,
+  holdingNothing,
   mayUseMcp,
+  scopeCap,
 } from "./privileges.js";
 import type { AuthService } from "./service.js";
 
@@ -50,6 +52,9 @@ export const messages = {
   connectionNotFound: "Connection not found",
   mcp: (identifier: string) => `Access denied: you do not have permission to use tool '${identifier}'`,
   notHeld: (grant: string) => `Permission denied: you cannot grant ${grant}, which you do not hold yourself`,
+  share: "Permission denied: you do not have permission to make connections shared",
+  takeover: (grant: string) =>
+    `Permission denied: you cannot set the password of a user holding ${grant}, which you do not hold yourself`,
 } as const;
 
 export type VisibleConnections = { all: true; ids: number[] } | { all: false; ids: number[] };
@@ -138,20 +143,49 @@ export class RequestAccess {
     return { all: ids.length === connections.length, ids };
   }
 
-  /** Owner of the connection, or holder of manage_connections (superusers included). */
+  /**
+   * May change or delete the connection: its owner holding read_write on it, or a holder of
+   * manage_connections (superusers included); either way only with a credential whose scope allows
+   * read_write on it, so a token scoped to read a connection never changes it.
+   */
   async mayManageConnection(connectionId: number): Promise<boolean> {
-    const [caller, info] = await Promise.all([this.requireCaller(), this.connection(connectionId)]);
-    if (info && info.ownerUsername === caller.username && (await this.connectionLevel(connectionId))) {
+    const [caller, privileges, info] = await Promise.all([
+      this.requireCaller(),
+      this.privileges(),
+      this.connection(connectionId),
+    ]);
+    if (scopeCap(privileges, connectionId) !== "read_write") {
+      return false;
+    }
+    if (
+      info?.ownerUsername === caller.username &&
+      (await this.connectionLevel(connectionId)) === "read_write"
+    ) {
       return true;
     }
     return this.hasPermission("manage_connections");
   }
 
   /**
-   * Refuses (403) grants the caller does not hold itself: a caller can never grant what it lacks.
-   * Unscoped superusers hold everything.
+   * Refuses (403) to share a connection unless the caller may (manage_connections, as the reference)
+   * and holds read_write on it: sharing grants read_write on it to everyone (D17).
    */
-  async requireHolds(grants: Grants): Promise<void> {
+  async requireMayShareConnection(connectionId: number): Promise<void> {
+    if (!(await this.hasPermission("manage_connections"))) {
+      throw new Forbidden(messages.share);
+    }
+    await this.requireHolds({
+      permissions: [],
+      mcp: [],
+      connections: [{ connectionId, accessLevel: "read_write" }],
+    });
+  }
+
+  /**
+   * Refuses (403) grants the caller does not hold itself: a caller can never grant what it lacks.
+   * Unscoped superusers hold everything. `refusal` words the refusal from the first grant lacked.
+   */
+  async requireHolds(grants: Grants, refusal: (grant: string) => string = messages.notHeld): Promise<void> {
     if (await this.isSuperuser()) {
       return;
     }
@@ -162,17 +196,32 @@ export class RequestAccess {
     ]);
     const lacked = firstLackedGrant(privileges, grants, connections, items);
     if (lacked !== undefined) {
-      throw new Forbidden(messages.notHeld(lacked));
+      throw new Forbidden(refusal(lacked));
     }
   }
 
   /** Refuses (403) a change that gives a credential (`before` → `after`) what the caller does not hold. */
-  async requireHoldsGain(before: EffectivePrivileges, after: EffectivePrivileges): Promise<void> {
+  async requireHoldsGain(
+    before: EffectivePrivileges,
+    after: EffectivePrivileges,
+    refusal: (grant: string) => string = messages.notHeld,
+  ): Promise<void> {
     if (await this.isSuperuser()) {
       return;
     }
     const [connections, items] = await Promise.all([this.connectionMap(), this.auth.scopes.mcpItems()]);
-    await this.requireHolds(gainedGrants(before, after, connections, items));
+    await this.requireHolds(gainedGrants(before, after, connections, items), refusal);
+  }
+
+  /**
+   * Refuses (403) to hand the caller another user's credentials (a token of theirs, their password)
+   * unless the caller holds everything that user holds: acting as them would gain the rest.
+   */
+  async requireHoldsAllOf(
+    held: EffectivePrivileges,
+    refusal: (grant: string) => string = messages.notHeld,
+  ): Promise<void> {
+    await this.requireHoldsGain(holdingNothing(held), held, refusal);
   }
 
   private async connectionMap(): Promise<ReadonlyMap<number, ConnectionInfo>> {

@@ -103,13 +103,24 @@ export function connectionLevel(
     const ownsOrShared = info.isShared || (info.ownerUsername !== null && info.ownerUsername === p.username);
     level = higherLevel(p.connections.get(ALL_CONNECTIONS), ownsOrShared ? "read_write" : undefined);
   }
+  return capped(level, scopeCap(p, connectionId));
+}
+
+/**
+ * The most a token's scope allows on a connection (on every connection for 0), whatever its owner
+ * holds: read_write when the token's connections are not narrowed, undefined when it may not reach it.
+ */
+export function scopeCap(p: EffectivePrivileges, connectionId: number): AccessLevel | undefined {
   const scope = p.scope?.connections;
-  if (!level || !scope) {
-    return level;
+  if (!scope) {
+    return "read_write";
   }
   const scoped = mergeConnectionGrants(scope);
-  const cap = higherLevel(scoped.get(connectionId), scoped.get(ALL_CONNECTIONS));
-  return cap ? lowerLevel(level, cap) : undefined;
+  return higherLevel(scoped.get(connectionId), scoped.get(ALL_CONNECTIONS));
+}
+
+function capped(level: AccessLevel | undefined, cap: AccessLevel | undefined): AccessLevel | undefined {
+  return level && cap ? lowerLevel(level, cap) : undefined;
 }
 
 /** Grants as the API shows them: superusers hold everything. */
@@ -143,13 +154,10 @@ function atLeast(held: AccessLevel | undefined, wanted: AccessLevel): boolean {
 
 /** The level a caller has on every connection at once (a grant on 0), scope included. */
 function levelOnEveryConnection(p: EffectivePrivileges): AccessLevel | undefined {
-  const level = p.isSuperuser ? "read_write" : p.connections.get(ALL_CONNECTIONS);
-  const scope = p.scope?.connections;
-  if (!level || !scope) {
-    return level;
-  }
-  const cap = mergeConnectionGrants(scope).get(ALL_CONNECTIONS);
-  return cap ? lowerLevel(level, cap) : undefined;
+  return capped(
+    p.isSuperuser ? "read_write" : p.connections.get(ALL_CONNECTIONS),
+    scopeCap(p, ALL_CONNECTIONS),
+  );
 }
 
 /**
@@ -219,5 +227,22 @@ export function gainedGrants(
       .filter((item) => mayUseMcp(after, item) && !mayUseMcp(before, item))
       .map((item) => item.identifier),
     connections: gainedConnections,
+  };
+}
+
+/**
+ * What a credential standing for no one holds: the start of the gain of taking over `held`'s
+ * credentials (which connections some group grants by id is a fact of the estate, not of a holder).
+ */
+export function holdingNothing(held: EffectivePrivileges): EffectivePrivileges {
+  return {
+    username: "",
+    isSuperuser: false,
+    groups: [],
+    permissions: new Set(),
+    mcp: new Set(),
+    connections: new Map(),
+    scope: null,
+    grantedById: held.grantedById,
   };
 }

@@ -77,7 +77,7 @@ export class TokenAdministration {
       isSuperuser: owner.isSuperuser,
       credential: { kind: "session" },
     });
-    await access.requireHoldsGain({ ...nothingHeld, grantedById: owned.grantedById }, owned);
+    await access.requireHoldsAllOf(owned);
     const issued = await this.credentials.issueServiceToken(owner, request.annotation, expiry.expiresAt);
     return { issued, owner };
   }
@@ -152,18 +152,6 @@ export class TokenAdministration {
     return new Map((await this.scopes.mcpItems()).map((item) => [item.identifier, item.id]));
   }
 }
-
-/** What a credential standing for no one holds: the start of a new token's gain. */
-const nothingHeld: EffectivePrivileges = {
-  username: "",
-  isSuperuser: false,
-  groups: [],
-  permissions: new Set(),
-  mcp: new Set(),
-  connections: new Map(),
-  scope: null,
-  grantedById: new Set(),
-};
 
 function resolveScope(scope: TokenScope | undefined, mcpIds: Map<string, number>): ResolvedScope | null {
   if (!scope || !isScoped(scope)) {

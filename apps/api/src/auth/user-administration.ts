@@ -1,4 +1,4 @@
-import type { RequestAccess } from "./access.js";
+import { messages, type RequestAccess } from "./access.js";
 import type { EffectivePrivileges } from "./privileges.js";
 import type { AuthService } from "./service.js";
 import type { NewUser, User, UserChanges } from "./users.js";
@@ -6,7 +6,8 @@ import type { NewUser, User, UserChanges } from "./users.js";
 /**
  * Users as administrators manage them (manage_users). Superuser accounts are the exception the
  * permission does not cover: creating, changing or deleting one, or changing who is one, needs a
- * superuser, or an administrator could raise themselves.
+ * superuser, or an administrator could raise themselves. Likewise setting a user's password is
+ * taking over the account, so it needs holding everything that user holds.
  */
 export class UserAdministration {
   constructor(private readonly auth: AuthService) {}
@@ -27,6 +28,9 @@ export class UserAdministration {
     if (user.isSuperuser || changes.is_superuser !== undefined) {
       await access.require({ superuser: true });
     }
+    if (changes.password !== undefined) {
+      await access.requireHoldsAllOf(await this.sessionPrivileges(user), messages.takeover);
+    }
     return this.auth.users.update(id, changes);
   }
 
@@ -41,12 +45,15 @@ export class UserAdministration {
   /** What the user may do when signed in with a session (no token scope). */
   async privileges(id: number): Promise<{ user: User; privileges: EffectivePrivileges }> {
     const user = await this.auth.users.require(id);
-    const privileges = await this.auth.privilegesOf({
+    return { user, privileges: await this.sessionPrivileges(user) };
+  }
+
+  private sessionPrivileges(user: User): Promise<EffectivePrivileges> {
+    return this.auth.privilegesOf({
       userId: user.id,
       username: user.username,
       isSuperuser: user.isSuperuser,
       credential: { kind: "session" },
     });
-    return { user, privileges };
   }
 }

@@ -1,7 +1,7 @@
 import { type Db, schema } from "@dbmon/datastore";
 import { type AnyColumn, and, eq, exists, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
-import { oneOf } from "../connections/visibility.js";
+import { oneOf } from "../auth/visibility.js";
 
 const { clusters, clusterGroups, connections, clusterNodeRelationships } = schema;
 

@@ -13,10 +13,10 @@ import {
 import { asc, eq } from "drizzle-orm";
 import postgres from "postgres";
 import type { PresentedCredential, RequestAccess } from "../auth/access.js";
+import { Visibility } from "../auth/visibility.js";
 import { Forbidden, InvalidInput, NotAuthenticated, NotFound, OperationFailed } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { SELF_CONNECTION_SHARING_REFUSED } from "./self-monitoring.js";
-import { visibleConnectionFilter } from "./visibility.js";
 
 const { connections, connectionSelections } = schema;
 
@@ -204,7 +204,7 @@ export class ConnectionStore {
     return this.datastore.db
       .select()
       .from(connections)
-      .where(await visibleConnectionFilter(access, connections.id))
+      .where((await Visibility.of(access)).connection(connections.id))
       .orderBy(asc(connections.name), asc(connections.id));
   }
 
@@ -250,16 +250,16 @@ export class ConnectionStore {
   }
 
   /**
-   * Changes a connection for the caller: sharing it needs manage_connections, and a new target
-   * must pass the SSRF guard.
+   * Changes a connection for the caller: sharing it is for whom the access module allows (it grants
+   * the connection to everyone), and a new target must pass the SSRF guard.
    */
   async change(access: RequestAccess, id: number, input: ConnectionInput): Promise<ConnectionRow> {
-    if (input.is_shared === true && !(await access.hasPermission("manage_connections"))) {
-      throw new Forbidden("Permission denied: you do not have permission to make connections shared");
-    }
-    // Sharing grants read_write to every manage_connections holder; dbmon's own datastore is never shared.
-    if (input.is_shared === true && (await this.get(id))?.isLocal) {
-      throw new InvalidInput(SELF_CONNECTION_SHARING_REFUSED);
+    if (input.is_shared === true) {
+      await access.requireMayShareConnection(id);
+      // dbmon's own datastore is never shared.
+      if ((await this.get(id))?.isLocal) {
+        throw new InvalidInput(SELF_CONNECTION_SHARING_REFUSED);
+      }
     }
     await this.checkReachable(input);
     await this.checkSslFiles(input);

@@ -63,7 +63,7 @@ export const getConnection: Endpoint<typeof C.getConnection> = { operationId: "g
 /**
  * Update a connection (owner or manage_connections)
  *
- * Access: requires ownership of the connection in the path parameter `id` or the `manage_connections` permission. Making a connection shared needs the `manage_connections` permission.
+ * Access: requires ownership of the connection in the path parameter `id` or the `manage_connections` permission. A token whose scope allows less than read_write on the connection may not change it, and an owner needs read_write on it. Making a connection shared (which grants it to everyone) needs the `manage_connections` permission and read_write on the connection.
  *
  * `PUT /api/v1/connections/{id}`
  */
@@ -72,7 +72,7 @@ export const updateConnection: Endpoint<typeof C.updateConnection> = { operation
 /**
  * Delete a connection (owner or manage_connections)
  *
- * Access: requires ownership of the connection in the path parameter `id` or the `manage_connections` permission.
+ * Access: requires ownership of the connection in the path parameter `id` or the `manage_connections` permission. A token whose scope allows less than read_write on the connection may not delete it, and an owner needs read_write on it.
  *
  * `DELETE /api/v1/connections/{id}`
  */
@@ -423,7 +423,7 @@ export const createUser: Endpoint<typeof C.createUser> = { operationId: "createU
  *
  * Changes the given fields at once.
  *
- * Access: requires the `manage_users` permission. Superuser accounts, and who is a superuser, are changed only by superusers.
+ * Access: requires the `manage_users` permission. Superuser accounts, and who is a superuser, are changed only by superusers. Setting a user's password takes over the account, so it needs holding everything that user holds (403 otherwise).
  *
  * `PUT /api/v1/rbac/users/{id}`
  */
@@ -862,7 +862,7 @@ export const listBlackouts: Endpoint<typeof C.listBlackouts> = { operationId: "l
  *
  * Past and future windows are allowed.
  *
- * Access: requires the `manage_blackouts` permission.
+ * Access: requires the `manage_blackouts` permission. A scope that holds no connection the caller can see is not found.
  *
  * `POST /api/v1/blackouts`
  */
@@ -882,7 +882,7 @@ export const getBlackout: Endpoint<typeof C.getBlackout> = { operationId: "getBl
  *
  * Changes the reason or the end.
  *
- * Access: requires the `manage_blackouts` permission.
+ * Access: requires the `manage_blackouts` permission. A window whose scope holds no connection the caller can see is not found.
  *
  * `PUT /api/v1/blackouts/{id}`
  */
@@ -891,7 +891,7 @@ export const updateBlackout: Endpoint<typeof C.updateBlackout> = { operationId: 
 /**
  * Delete a blackout
  *
- * Access: requires the `manage_blackouts` permission.
+ * Access: requires the `manage_blackouts` permission. A window whose scope holds no connection the caller can see is not found.
  *
  * `DELETE /api/v1/blackouts/{id}`
  */
@@ -902,7 +902,7 @@ export const deleteBlackout: Endpoint<typeof C.deleteBlackout> = { operationId: 
  *
  * Ends the window now (a future window is ended before it starts).
  *
- * Access: requires the `manage_blackouts` permission.
+ * Access: requires the `manage_blackouts` permission. A window whose scope holds no connection the caller can see is not found.
  *
  * `POST /api/v1/blackouts/{id}/stop`
  */
@@ -922,7 +922,7 @@ export const listBlackoutSchedules: Endpoint<typeof C.listBlackoutSchedules> = {
  *
  * The cron expression and the time zone are checked.
  *
- * Access: requires the `manage_blackouts` permission.
+ * Access: requires the `manage_blackouts` permission. A scope that holds no connection the caller can see is not found.
  *
  * `POST /api/v1/blackout-schedules`
  */
@@ -942,7 +942,7 @@ export const getBlackoutSchedule: Endpoint<typeof C.getBlackoutSchedule> = { ope
  *
  * Replaces the whole schedule.
  *
- * Access: requires the `manage_blackouts` permission.
+ * Access: requires the `manage_blackouts` permission. A schedule whose scope holds no connection the caller can see, or a new scope the caller cannot see, is not found.
  *
  * `PUT /api/v1/blackout-schedules/{id}`
  */
@@ -953,7 +953,7 @@ export const updateBlackoutSchedule: Endpoint<typeof C.updateBlackoutSchedule> =
  *
  * Windows it already opened stay.
  *
- * Access: requires the `manage_blackouts` permission.
+ * Access: requires the `manage_blackouts` permission. A schedule whose scope holds no connection the caller can see is not found.
  *
  * `DELETE /api/v1/blackout-schedules/{id}`
  */

@@ -184,7 +184,7 @@ export interface Resources<S extends ResultStyle> {
      *
      * Past and future windows are allowed.
      *
-     * Access: requires the `manage_blackouts` permission.
+     * Access: requires the `manage_blackouts` permission. A scope that holds no connection the caller can see is not found.
      *
      * `POST /api/v1/blackouts`
      */
@@ -202,7 +202,7 @@ export interface Resources<S extends ResultStyle> {
      *
      * Changes the reason or the end.
      *
-     * Access: requires the `manage_blackouts` permission.
+     * Access: requires the `manage_blackouts` permission. A window whose scope holds no connection the caller can see is not found.
      *
      * `PUT /api/v1/blackouts/{id}`
      */
@@ -210,7 +210,7 @@ export interface Resources<S extends ResultStyle> {
     /**
      * Delete a blackout
      *
-     * Access: requires the `manage_blackouts` permission.
+     * Access: requires the `manage_blackouts` permission. A window whose scope holds no connection the caller can see is not found.
      *
      * `DELETE /api/v1/blackouts/{id}`
      */
@@ -220,7 +220,7 @@ export interface Resources<S extends ResultStyle> {
      *
      * Ends the window now (a future window is ended before it starts).
      *
-     * Access: requires the `manage_blackouts` permission.
+     * Access: requires the `manage_blackouts` permission. A window whose scope holds no connection the caller can see is not found.
      *
      * `POST /api/v1/blackouts/{id}/stop`
      */
@@ -240,7 +240,7 @@ export interface Resources<S extends ResultStyle> {
      *
      * The cron expression and the time zone are checked.
      *
-     * Access: requires the `manage_blackouts` permission.
+     * Access: requires the `manage_blackouts` permission. A scope that holds no connection the caller can see is not found.
      *
      * `POST /api/v1/blackout-schedules`
      */
@@ -258,7 +258,7 @@ export interface Resources<S extends ResultStyle> {
      *
      * Replaces the whole schedule.
      *
-     * Access: requires the `manage_blackouts` permission.
+     * Access: requires the `manage_blackouts` permission. A schedule whose scope holds no connection the caller can see, or a new scope the caller cannot see, is not found.
      *
      * `PUT /api/v1/blackout-schedules/{id}`
      */
@@ -268,7 +268,7 @@ export interface Resources<S extends ResultStyle> {
      *
      * Windows it already opened stay.
      *
-     * Access: requires the `manage_blackouts` permission.
+     * Access: requires the `manage_blackouts` permission. A schedule whose scope holds no connection the caller can see is not found.
      *
      * `DELETE /api/v1/blackout-schedules/{id}`
      */
@@ -464,7 +464,7 @@ export interface Resources<S extends ResultStyle> {
     /**
      * Update a connection (owner or manage_connections)
      *
-     * Access: requires ownership of the connection in the path parameter `id` or the `manage_connections` permission. Making a connection shared needs the `manage_connections` permission.
+     * Access: requires ownership of the connection in the path parameter `id` or the `manage_connections` permission. A token whose scope allows less than read_write on the connection may not change it, and an owner needs read_write on it. Making a connection shared (which grants it to everyone) needs the `manage_connections` permission and read_write on the connection.
      *
      * `PUT /api/v1/connections/{id}`
      */
@@ -472,7 +472,7 @@ export interface Resources<S extends ResultStyle> {
     /**
      * Delete a connection (owner or manage_connections)
      *
-     * Access: requires ownership of the connection in the path parameter `id` or the `manage_connections` permission.
+     * Access: requires ownership of the connection in the path parameter `id` or the `manage_connections` permission. A token whose scope allows less than read_write on the connection may not delete it, and an owner needs read_write on it.
      *
      * `DELETE /api/v1/connections/{id}`
      */
@@ -1048,7 +1048,7 @@ export interface Resources<S extends ResultStyle> {
      *
      * Changes the given fields at once.
      *
-     * Access: requires the `manage_users` permission. Superuser accounts, and who is a superuser, are changed only by superusers.
+     * Access: requires the `manage_users` permission. Superuser accounts, and who is a superuser, are changed only by superusers. Setting a user's password takes over the account, so it needs holding everything that user holds (403 otherwise).
      *
      * `PUT /api/v1/rbac/users/{id}`
      */

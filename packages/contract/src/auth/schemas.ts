@@ -37,7 +37,10 @@ export const UserInfoSchema = z
   .object({
     authenticated: z.boolean().openapi({ description: "Whether the caller is authenticated" }),
     username: z.string().optional().openapi({ description: "Username of the authenticated user" }),
-    is_superuser: z.boolean().optional().openapi({ description: "Whether the user is a superuser" }),
+    is_superuser: z.boolean().optional().openapi({
+      description:
+        "Whether the caller acts as a superuser: false for a superuser's token narrowed by a scope",
+    }),
     admin_permissions: z
       .array(z.string())
       .optional()

@@ -9,7 +9,10 @@ export const createBlackoutSchedule = defineOperation({
   summary: "Create a schedule",
   description: "The cron expression and the time zone are checked.",
   tag: "blackouts",
-  access: { permission: "manage_blackouts" },
+  access: {
+    permission: "manage_blackouts",
+    note: "A scope that holds no connection the caller can see is not found.",
+  },
   request: { body: jsonBody(BlackoutScheduleRequestSchema) },
   responses: { 201: jsonResponse(BlackoutScheduleSchema, "Created") },
   errors: [400, 404],

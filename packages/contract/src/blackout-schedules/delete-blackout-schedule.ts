@@ -10,7 +10,10 @@ export const deleteBlackoutSchedule = defineOperation({
   summary: "Delete a schedule",
   description: "Windows it already opened stay.",
   tag: "blackouts",
-  access: { permission: "manage_blackouts" },
+  access: {
+    permission: "manage_blackouts",
+    note: "A schedule whose scope holds no connection the caller can see is not found.",
+  },
   request: { params: BlackoutScheduleIdParamsSchema },
   responses: { 200: jsonResponse(StatusResponseSchema, "Deleted") },
   errors: [400, 404],

@@ -13,7 +13,10 @@ export const updateBlackoutSchedule = defineOperation({
   summary: "Update a schedule",
   description: "Replaces the whole schedule.",
   tag: "blackouts",
-  access: { permission: "manage_blackouts" },
+  access: {
+    permission: "manage_blackouts",
+    note: "A schedule whose scope holds no connection the caller can see, or a new scope the caller cannot see, is not found.",
+  },
   request: { params: BlackoutScheduleIdParamsSchema, body: jsonBody(BlackoutScheduleRequestSchema) },
   responses: { 200: jsonResponse(BlackoutScheduleSchema, "Updated") },
   errors: [400, 404],

@@ -9,7 +9,10 @@ export const createBlackout = defineOperation({
   summary: "Create a blackout",
   description: "Past and future windows are allowed.",
   tag: "blackouts",
-  access: { permission: "manage_blackouts" },
+  access: {
+    permission: "manage_blackouts",
+    note: "A scope that holds no connection the caller can see is not found.",
+  },
   request: { body: jsonBody(BlackoutCreateRequestSchema) },
   responses: { 201: jsonResponse(BlackoutSchema, "Created") },
   errors: [400, 404],

@@ -9,7 +9,10 @@ export const deleteBlackout = defineOperation({
   operationId: "deleteBlackout",
   summary: "Delete a blackout",
   tag: "blackouts",
-  access: { permission: "manage_blackouts" },
+  access: {
+    permission: "manage_blackouts",
+    note: "A window whose scope holds no connection the caller can see is not found.",
+  },
   request: { params: BlackoutIdParamsSchema },
   responses: { 200: jsonResponse(StatusResponseSchema, "Deleted") },
   errors: [400, 404],

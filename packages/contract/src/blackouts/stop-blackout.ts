@@ -9,7 +9,10 @@ export const stopBlackout = defineOperation({
   summary: "Stop an active blackout early",
   description: "Ends the window now (a future window is ended before it starts).",
   tag: "blackouts",
-  access: { permission: "manage_blackouts" },
+  access: {
+    permission: "manage_blackouts",
+    note: "A window whose scope holds no connection the caller can see is not found.",
+  },
   request: { params: BlackoutIdParamsSchema },
   responses: { 200: jsonResponse(BlackoutSchema, "Stopped") },
   errors: [400, 404],

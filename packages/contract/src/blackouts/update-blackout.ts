@@ -9,7 +9,10 @@ export const updateBlackout = defineOperation({
   summary: "Update a blackout",
   description: "Changes the reason or the end.",
   tag: "blackouts",
-  access: { permission: "manage_blackouts" },
+  access: {
+    permission: "manage_blackouts",
+    note: "A window whose scope holds no connection the caller can see is not found.",
+  },
   request: { params: BlackoutIdParamsSchema, body: jsonBody(BlackoutUpdateRequestSchema) },
   responses: { 200: jsonResponse(BlackoutSchema, "Updated") },
   errors: [400, 404],

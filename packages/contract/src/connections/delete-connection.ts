@@ -11,6 +11,7 @@ export const deleteConnection = defineOperation({
     connectionOwner: { param: "id" },
     message:
       "Permission denied: you must be the owner or have the manage_connections permission to delete this connection",
+    note: "A token whose scope allows less than read_write on the connection may not delete it, and an owner needs read_write on it.",
   },
   request: { params: ConnectionPathSchema },
   responses: { 204: { description: "Done; no body" } },

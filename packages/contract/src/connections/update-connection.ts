@@ -12,7 +12,7 @@ export const updateConnection = defineOperation({
     connectionOwner: { param: "id" },
     message:
       "Permission denied: you must be the owner or have the manage_connections permission to update this connection",
-    note: "Making a connection shared needs the `manage_connections` permission.",
+    note: "A token whose scope allows less than read_write on the connection may not change it, and an owner needs read_write on it. Making a connection shared (which grants it to everyone) needs the `manage_connections` permission and read_write on the connection.",
   },
   request: { params: ConnectionPathSchema, body: jsonBody(ConnectionUpdateSchema) },
   responses: { 200: jsonResponse(ConnectionSchema, "The updated connection") },

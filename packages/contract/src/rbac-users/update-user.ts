@@ -11,7 +11,7 @@ export const updateUser = defineOperation({
   tag: "rbac",
   access: {
     permission: "manage_users",
-    note: "Superuser accounts, and who is a superuser, are changed only by superusers.",
+    note: "Superuser accounts, and who is a superuser, are changed only by superusers. Setting a user's password takes over the account, so it needs holding everything that user holds (403 otherwise).",
   },
   request: { params: UserIdParamSchema, body: jsonBody(UserUpdateRequestSchema) },
   responses: { 200: jsonResponse(MessageSchema, "User updated") },

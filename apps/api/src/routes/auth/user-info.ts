@@ -12,12 +12,13 @@ export const userInfoHandler = implement(userInfo, async (c) => {
       200,
     );
   }
-  const privileges = await access.privileges();
+  const [privileges, isSuperuser] = await Promise.all([access.privileges(), access.isSuperuser()]);
   return c.json(
     {
       authenticated: true,
       username: caller.username,
-      is_superuser: caller.isSuperuser,
+      // As the credential is treated: a superuser's token narrowed by a scope is not a superuser.
+      is_superuser: isSuperuser,
       admin_permissions: [...privileges.permissions],
     },
     200,

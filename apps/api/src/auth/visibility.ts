@@ -1,0 +1,128 @@
+import { type Db, schema } from "@dbmon/datastore";
+import { type AnyColumn, type SQL, sql } from "drizzle-orm";
+import { NotFound } from "../errors.js";
+import type { RequestAccess } from "./access.js";
+
+const { clusters, connections } = schema;
+
+/** `column` is one of `ids`, passed as one array parameter however many ids there are. */
+export function oneOf(column: AnyColumn | SQL, ids: Iterable<number>): SQL {
+  return sql`${column} = any(${sql.param([...ids])}::int[])`;
+}
+
+export type ScopeKind = "server" | "cluster" | "group";
+
+/**
+ * Where a scoped row (a blackout, a schedule, a per-scope setting) applies: the estate, a cluster
+ * group, a cluster or a server, with the one id its kind needs. As columns of a table for list
+ * queries, or as values for one scope.
+ */
+export interface ScopeOf<T> {
+  scope: T;
+  groupId: T;
+  clusterId: T;
+  connectionId: T;
+}
+
+export type ScopedColumns = ScopeOf<AnyColumn>;
+
+export type ScopeRef = {
+  scope: "estate" | ScopeKind;
+  groupId: number | null;
+  clusterId: number | null;
+  connectionId: number | null;
+};
+
+/** The scope of one kind and id, as a `ScopeRef`. */
+export function scopeRef(kind: ScopeKind, id: number): ScopeRef {
+  return {
+    scope: kind,
+    groupId: kind === "group" ? id : null,
+    clusterId: kind === "cluster" ? id : null,
+    connectionId: kind === "server" ? id : null,
+  };
+}
+
+/**
+ * What a caller sees, as SQL conditions that queries compose: one lookup of the caller's access,
+ * then filtering and paging in the datastore, whatever the number of rows.
+ *
+ * The rule for scoped rows, whether they are listed, read, changed, deleted or created: a caller
+ * sees the estate, and a server, cluster or group that holds a connection it can see. Unscoped
+ * superusers see every scope. `scoped` is that rule for the rows of a table, `requireScope` for
+ * one scope; both are the same SQL.
+ */
+export class Visibility {
+  private constructor(
+    /** Unscoped superusers see every row (a scoped superuser token does not). */
+    private readonly superuser: boolean,
+    /** Whether every connection is visible (nothing to filter on connection columns). */
+    private readonly allConnections: boolean,
+    private readonly connectionIds: readonly number[],
+  ) {}
+
+  static async of(access: RequestAccess): Promise<Visibility> {
+    if (await access.isSuperuser()) {
+      return new Visibility(true, true, []);
+    }
+    const visible = await access.visibleConnections();
+    return new Visibility(false, visible.all, visible.ids);
+  }
+
+  /** Rows whose connection column names a visible connection; undefined when nothing is hidden. */
+  connection(column: AnyColumn): SQL | undefined {
+    return this.superuser || this.allConnections ? undefined : this.among(column);
+  }
+
+  /**
+   * Rows scoped to the estate, or to a server, cluster or group that holds a visible connection;
+   * undefined for superusers.
+   */
+  scoped(row: ScopeOf<AnyColumn | SQL>): SQL | undefined {
+    if (this.superuser) {
+      return undefined;
+    }
+    return sql`(${row.scope} = 'estate'
+      or (${row.scope} = 'server' and ${this.among(row.connectionId)})
+      or (${row.scope} = 'cluster' and exists (
+        select 1 from ${connections} where ${connections.clusterId} = ${row.clusterId}
+          and ${this.among(connections.id)}))
+      or (${row.scope} = 'group' and exists (
+        select 1 from ${connections} join ${clusters} on ${clusters.id} = ${connections.clusterId}
+        where ${clusters.groupId} = ${row.groupId} and ${this.among(connections.id)})))`;
+  }
+
+  /** Whether the caller sees the scope (the estate, and every scope for superusers, without a query). */
+  async seesScope(db: Db, target: ScopeRef): Promise<boolean> {
+    const condition = target.scope === "estate" ? undefined : this.scoped(valuesOf(target));
+    if (condition === undefined) {
+      return true;
+    }
+    const [row] = await db.execute<{ visible: boolean }>(sql`select ${condition} as visible`);
+    return row?.visible === true;
+  }
+
+  /**
+   * Anything scoped, read or written: a scope the caller cannot see is not found (with `notFound`
+   * as the message), as if it did not exist.
+   */
+  async requireScope(db: Db, target: ScopeRef, notFound: string): Promise<void> {
+    if (!(await this.seesScope(db, target))) {
+      throw new NotFound(notFound);
+    }
+  }
+
+  private among(column: AnyColumn | SQL): SQL {
+    return oneOf(column, this.connectionIds);
+  }
+}
+
+/** A scope's values, typed for SQL, in place of a row's columns. */
+function valuesOf(target: ScopeRef): ScopeOf<SQL> {
+  return {
+    scope: sql`${target.scope}::text`,
+    groupId: sql`${target.groupId}::int`,
+    clusterId: sql`${target.clusterId}::int`,
+    connectionId: sql`${target.connectionId}::int`,
+  };
+}
