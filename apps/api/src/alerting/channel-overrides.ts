@@ -1,10 +1,12 @@
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
-import { type ScopeKind, scopeRef, Visibility } from "../auth/visibility.js";
+import { requireSettingsScope, type ScopeKind } from "../auth/visibility.js";
 import type { NotificationChannelService } from "./channels.js";
 
 const { notificationChannels, notificationChannelOverrides: overrides } = schema;
+
+const SCOPE_NOT_FOUND = "Channel override scope not found";
 
 /** Per-scope switches of notification channels (server > cluster > group > estate default). */
 export class ChannelOverrideService {
@@ -15,7 +17,7 @@ export class ChannelOverrideService {
 
   /** Every enabled channel with the scope's override, if any; a scope the caller cannot see is not found. */
   async list(access: RequestAccess, scope: ScopeKind, scopeId: number) {
-    await this.requireScope(access, scope, scopeId);
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, SCOPE_NOT_FOUND);
     const rows = await this.datastore.db
       .select({ channel: notificationChannels, override: overrides })
       .from(notificationChannels)
@@ -41,7 +43,7 @@ export class ChannelOverrideService {
     channelId: number,
     enabled: boolean,
   ): Promise<void> {
-    await this.requireScope(access, scope, scopeId);
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, SCOPE_NOT_FOUND);
     await this.channels.requireChannel(channelId);
     await this.datastore.db
       .insert(overrides)
@@ -54,19 +56,10 @@ export class ChannelOverrideService {
 
   /** Removes a scope's switch (having none is fine); a scope the caller cannot see is not found. */
   async remove(access: RequestAccess, scope: ScopeKind, scopeId: number, channelId: number): Promise<void> {
-    await this.requireScope(access, scope, scopeId);
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, SCOPE_NOT_FOUND);
     await this.datastore.db
       .delete(overrides)
       .where(and(eq(overrides.channelId, channelId), this.at(scope, scopeId)));
-  }
-
-  private async requireScope(access: RequestAccess, scope: ScopeKind, scopeId: number): Promise<void> {
-    const visibility = await Visibility.of(access);
-    await visibility.requireScope(
-      this.datastore.db,
-      scopeRef(scope, scopeId),
-      "Channel override scope not found",
-    );
   }
 
   private at(scope: ScopeKind, scopeId: number) {

@@ -1,11 +1,13 @@
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
-import { type ScopeKind, scopeRef, Visibility } from "../auth/visibility.js";
+import { requireSettingsScope, type ScopeKind } from "../auth/visibility.js";
 import { NotFound } from "../errors.js";
 import { type AlertRuleService, presentRule, ruleDefaults } from "./rules.js";
 
 const { alertThresholds, alertRules, connections, clusters, clusterGroups } = schema;
+
+const SCOPE_NOT_FOUND = "Alert override scope not found";
 
 export interface OverrideInput {
   operator: string;
@@ -24,7 +26,7 @@ export class AlertOverrideService {
 
   /** Every rule with the scope's override, if any; a scope the caller cannot see is not found. */
   async list(access: RequestAccess, scope: ScopeKind, scopeId: number) {
-    await this.requireScope(access, scope, scopeId);
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, SCOPE_NOT_FOUND);
     const rows = await this.datastore.db
       .select({ rule: alertRules, override: alertThresholds })
       .from(alertRules)
@@ -50,7 +52,7 @@ export class AlertOverrideService {
     ruleId: number,
     input: OverrideInput,
   ): Promise<void> {
-    await this.requireScope(access, scope, scopeId);
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, SCOPE_NOT_FOUND);
     await this.rules.require(ruleId);
     const values = {
       operator: input.operator,
@@ -75,7 +77,7 @@ export class AlertOverrideService {
 
   /** Removes the scope's override of a rule (having none is fine); a scope the caller cannot see is not found. */
   async remove(access: RequestAccess, scope: ScopeKind, scopeId: number, ruleId: number): Promise<void> {
-    await this.requireScope(access, scope, scopeId);
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, SCOPE_NOT_FOUND);
     await this.datastore.db
       .delete(alertThresholds)
       .where(and(eq(alertThresholds.ruleId, ruleId), this.at(scope, scopeId)));
@@ -135,15 +137,6 @@ export class AlertOverrideService {
         group: detail("group", placement.groupId),
       },
     };
-  }
-
-  private async requireScope(access: RequestAccess, scope: ScopeKind, scopeId: number): Promise<void> {
-    const visibility = await Visibility.of(access);
-    await visibility.requireScope(
-      this.datastore.db,
-      scopeRef(scope, scopeId),
-      "Alert override scope not found",
-    );
   }
 
   /** The scope's override of the whole server (not of one database). */

@@ -3,7 +3,7 @@ import { type AnyColumn, type SQL, sql } from "drizzle-orm";
 import { NotFound } from "../errors.js";
 import type { RequestAccess } from "./access.js";
 
-const { clusters, connections } = schema;
+const { clusterGroups, clusters, connections } = schema;
 
 /** `column` is one of `ids`, passed as one array parameter however many ids there are. */
 export function oneOf(column: AnyColumn | SQL, ids: Iterable<number>): SQL {
@@ -92,19 +92,26 @@ export class Visibility {
         where ${clusters.groupId} = ${row.groupId} and ${this.among(connections.id)})))`;
   }
 
-  /** Whether the caller sees the scope (the estate, and every scope for superusers, without a query). */
+  /**
+   * Whether the scope exists and the caller sees it (the estate always, without a query). A scope
+   * that does not exist is seen by nobody, superusers included: every scoped thing answers a
+   * missing scope as it answers a hidden one.
+   */
   async seesScope(db: Db, target: ScopeRef): Promise<boolean> {
-    const condition = target.scope === "estate" ? undefined : this.scoped(valuesOf(target));
-    if (condition === undefined) {
+    if (target.scope === "estate") {
       return true;
     }
-    const [row] = await db.execute<{ visible: boolean }>(sql`select ${condition} as visible`);
+    const condition = this.scoped(valuesOf(target)) ?? sql`true`;
+    const [row] = await db.execute<{ visible: boolean }>(
+      sql`select ${scopeExists(target)} and ${condition} as visible`,
+    );
     return row?.visible === true;
   }
 
   /**
-   * Anything scoped, read or written: a scope the caller cannot see is not found (with `notFound`
-   * as the message), as if it did not exist.
+   * Anything scoped, read or written (blackouts, schedules, and the per-scope settings: alert,
+   * channel and probe overrides): a scope the caller cannot see, or that does not exist, is not
+   * found (with `notFound` as the message).
    */
   async requireScope(db: Db, target: ScopeRef, notFound: string): Promise<void> {
     if (!(await this.seesScope(db, target))) {
@@ -115,6 +122,32 @@ export class Visibility {
   private among(column: AnyColumn | SQL): SQL {
     return oneOf(column, this.connectionIds);
   }
+}
+
+/**
+ * The one check of the per-scope settings (alert, channel and probe overrides), for every verb: the
+ * scope must exist and the caller must see it, otherwise it is not found with `notFound`.
+ */
+export async function requireSettingsScope(
+  db: Db,
+  access: RequestAccess,
+  scope: ScopeKind,
+  scopeId: number,
+  notFound: string,
+): Promise<void> {
+  const visibility = await Visibility.of(access);
+  await visibility.requireScope(db, scopeRef(scope, scopeId), notFound);
+}
+
+/** Whether the server, cluster or group a scope names exists. */
+function scopeExists(target: ScopeRef): SQL {
+  if (target.scope === "server") {
+    return sql`exists (select 1 from ${connections} where ${connections.id} = ${target.connectionId})`;
+  }
+  if (target.scope === "cluster") {
+    return sql`exists (select 1 from ${clusters} where ${clusters.id} = ${target.clusterId})`;
+  }
+  return sql`exists (select 1 from ${clusterGroups} where ${clusterGroups.id} = ${target.groupId})`;
 }
 
 /** A scope's values, typed for SQL, in place of a row's columns. */

@@ -2,14 +2,13 @@ import type { ProbeConfigSchema, ProbeOverrideSchema } from "@dbmon/contract";
 import { connectionPlacements, type Datastore, resolveProbeConfig } from "@dbmon/datastore";
 import type { z } from "@hono/zod-openapi";
 import type { RequestAccess } from "../auth/access.js";
+import { requireSettingsScope, type ScopeKind } from "../auth/visibility.js";
 import { NotFound } from "../errors.js";
 
 /** A probe setting as the API shows it: `connection_id` for server-scope rows, timestamps as text. */
 export type ProbeConfigView = z.output<typeof ProbeConfigSchema>;
 /** A probe's global default side by side with one scope's override. */
 export type ProbeOverrideView = z.output<typeof ProbeOverrideSchema>;
-
-export type OverrideScope = "server" | "cluster" | "group";
 
 /** The fields of a setting to change; absent ones stay. */
 export interface ProbeSettingsChange {
@@ -111,10 +110,10 @@ export class ProbeSettings {
   /** Every probe with its global default and the scope's override, if any. */
   async listOverrides(
     access: RequestAccess,
-    scope: OverrideScope,
+    scope: ScopeKind,
     scopeId: number,
   ): Promise<ProbeOverrideView[]> {
-    await this.requireVisibleScope(access, scope, scopeId);
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, SCOPE_NOT_FOUND);
     return this.datastore.sql<ProbeOverrideView[]>`
       select g.name, g.description, g.is_enabled as default_enabled,
         g.collection_interval_seconds as default_interval_seconds, g.retention_days as default_retention_days,
@@ -129,12 +128,12 @@ export class ProbeSettings {
   /** Creates or replaces the scope's override of a probe. */
   async saveOverride(
     access: RequestAccess,
-    scope: OverrideScope,
+    scope: ScopeKind,
     scopeId: number,
     probeName: string,
     settings: ProbeOverrideSettings,
   ): Promise<void> {
-    await this.requireVisibleScope(access, scope, scopeId);
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, SCOPE_NOT_FOUND);
     await this.requireKnownProbe(probeName);
     await this.datastore.sql`
       insert into probe_configs (name, description, collection_interval_seconds, retention_days, is_enabled,
@@ -153,70 +152,14 @@ export class ProbeSettings {
   /** Removes the scope's override of a probe (having none is fine): the scope inherits again. */
   async deleteOverride(
     access: RequestAccess,
-    scope: OverrideScope,
+    scope: ScopeKind,
     scopeId: number,
     probeName: string,
   ): Promise<void> {
-    await this.requireVisibleScope(access, scope, scopeId);
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, SCOPE_NOT_FOUND);
     await this.requireKnownProbe(probeName);
     await this.datastore.sql`
       delete from probe_configs where name = ${probeName} and scope = ${scope} and scope_id = ${scopeId}`;
-  }
-
-  /**
-   * Not found unless the scope exists and, for callers other than superusers, holds a connection
-   * they can see: the connection itself (server), a connection of the cluster, or of a cluster of
-   * the group. Clusters and cluster groups are the clusters feature's tables: without them only
-   * server scopes can be checked, and cluster or group scopes are visible to superusers only.
-   */
-  private async requireVisibleScope(
-    access: RequestAccess,
-    scope: OverrideScope,
-    scopeId: number,
-  ): Promise<void> {
-    const { sql } = this.datastore;
-    const superuser = await access.isSuperuser();
-    const visible = superuser ? undefined : await access.visibleConnections();
-    const visibleIds = visible && !visible.all ? visible.ids : null;
-    const [tables] = await sql<{ clusters: boolean; groups: boolean }[]>`
-      select to_regclass('public.clusters') is not null as clusters,
-        to_regclass('public.cluster_groups') is not null as groups`;
-    let found: boolean;
-    if (scope === "server") {
-      const [row] = await sql`select 1 from connections where id = ${scopeId}
-        and (${visibleIds === null} or id = any(${visibleIds ?? []}::int[]))`;
-      found = row !== undefined;
-    } else if (superuser) {
-      const table =
-        scope === "cluster"
-          ? tables?.clusters
-            ? "clusters"
-            : null
-          : tables?.groups
-            ? "cluster_groups"
-            : null;
-      found =
-        table === null
-          ? true
-          : (await sql.unsafe(`select 1 from ${table} where id = $1`, [scopeId])).length > 0;
-    } else if (scope === "cluster") {
-      const [row] = await sql`select 1 from connections where cluster_id = ${scopeId}
-        and (${visibleIds === null} or id = any(${visibleIds ?? []}::int[])) limit 1`;
-      found = row !== undefined;
-    } else {
-      found =
-        tables?.clusters === true &&
-        (
-          await sql.unsafe(
-            `select 1 from connections c join clusters cl on cl.id = c.cluster_id
-             where cl.group_id = $1 and ($2::boolean or c.id = any($3::int[])) limit 1`,
-            [scopeId, visibleIds === null, visibleIds ?? []],
-          )
-        ).length > 0;
-    }
-    if (!found) {
-      throw new NotFound(SCOPE_NOT_FOUND);
-    }
   }
 
   /** Not found unless the probe is in the catalogue (has a global default). */
