@@ -6,12 +6,13 @@ import { type Datastore, openDatastore } from "@dbmon/datastore";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import { type CreatedAdmin, ensureFirstAdmin } from "./auth/bootstrap.js";
+import { systemClock } from "./clock.js";
 import type { Config } from "./config.js";
 import { registerSelfConnection } from "./connections/self-monitoring.js";
 import { createServices } from "./create-services.js";
 import { answerClientErrorsAsJson } from "./http/client-errors.js";
 import type { Logger } from "./logger.js";
-import { type Services, systemClock } from "./services.js";
+import type { Services } from "./services.js";
 
 export interface RunningService {
   /** Base URL the API listens on. */

@@ -11,6 +11,7 @@ import type { RequestAccess } from "./auth/access.js";
 import type { RbacAdministration } from "./auth/rbac.js";
 import type { AuthService } from "./auth/service.js";
 import type { ChatCompaction } from "./chat/compaction.js";
+import type { Clock } from "./clock.js";
 import type { ClusterService } from "./clusters/service.js";
 import type { Config } from "./config.js";
 import type { ConnectionStore } from "./connections/store.js";
@@ -18,7 +19,7 @@ import type { ConversationStore } from "./conversations/store.js";
 import type { KnowledgeBase } from "./knowledge-base/service.js";
 import type { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
-import type { ToolCatalogue } from "./mcp/catalogue.js";
+import type { Tools } from "./mcp/tool.js";
 import type { MemoryStore } from "./memories/store.js";
 import type { MetricsReader } from "./metrics/service.js";
 import type { OverviewService } from "./overview/service.js";
@@ -28,13 +29,6 @@ import type { ServerInfoDocuments } from "./server-info/documents.js";
 import type { DatastoreReader } from "./sql/datastore-reader.js";
 import type { SqlService } from "./sql/service.js";
 import type { Timeline } from "./timeline/service.js";
-
-/** Supplies the current time; tests inject a controllable one. */
-export interface Clock {
-  now(): Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
 
 /** Everything a handler may use, handed to `createApp` and reached through the Hono context. */
 export interface Services {
@@ -97,7 +91,7 @@ export interface Services {
   /** dbmon's documentation, indexed for full-text search (search_knowledgebase). */
   knowledgeBase: KnowledgeBase;
   /** The MCP tool catalogue, served at /mcp/v1 and through the REST bridge. */
-  mcpTools: ToolCatalogue;
+  mcpTools: Tools;
   /** Each user's stored chat conversations. */
   conversations: ConversationStore;
   /** Compaction of chat histories (POST /chat/compact). */

@@ -1,5 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { allOperations } from "@dbmon/contract";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { comparePaths } from "../src/http/operations.js";
 import { implementations } from "../src/routes/index.js";
@@ -45,3 +48,80 @@ describe("registration order", () => {
     ]);
   });
 });
+
+describe("imports", () => {
+  const sourceDir = fileURLToPath(new URL("../src/", import.meta.url));
+  const files = (readdirSync(sourceDir, { recursive: true }) as string[])
+    .filter((file) => file.endsWith(".ts"))
+    .map((file) => join(sourceDir, file));
+
+  /** Each file's relative imports (types included: a circle of types ties modules together too). */
+  const graph = new Map(
+    files.map((file) => {
+      const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, false);
+      const targets = importedFiles
+        .map(({ fileName }) => fileName)
+        .filter((name) => name.startsWith("."))
+        .map((name) => resolve(dirname(file), name.replace(/\.js$/, ".ts")));
+      return [file, targets.filter((target) => files.includes(target))];
+    }),
+  );
+
+  it("form no circle longer than 3 files in apps/api/src", () => {
+    const circles = stronglyConnected(graph).filter((component) => component.length > 3);
+    expect(circles.map((component) => component.map((file) => relative(sourceDir, file)).sort())).toEqual([]);
+  });
+});
+
+/** Tarjan's strongly connected components of a directed graph (iterative: no deep recursion). */
+function stronglyConnected(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  let next = 0;
+  for (const start of graph.keys()) {
+    if (index.has(start)) {
+      continue;
+    }
+    const work: { node: string; edge: number }[] = [{ node: start, edge: 0 }];
+    index.set(start, next);
+    low.set(start, next++);
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const frame = work[work.length - 1] as { node: string; edge: number };
+      const edges = graph.get(frame.node) ?? [];
+      if (frame.edge < edges.length) {
+        const target = edges[frame.edge++] as string;
+        if (!index.has(target)) {
+          index.set(target, next);
+          low.set(target, next++);
+          stack.push(target);
+          onStack.add(target);
+          work.push({ node: target, edge: 0 });
+        } else if (onStack.has(target)) {
+          low.set(frame.node, Math.min(low.get(frame.node) as number, index.get(target) as number));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) {
+        low.set(parent.node, Math.min(low.get(parent.node) as number, low.get(frame.node) as number));
+      }
+      if (low.get(frame.node) === index.get(frame.node)) {
+        const component: string[] = [];
+        let member: string | undefined;
+        do {
+          member = stack.pop() as string;
+          onStack.delete(member);
+          component.push(member);
+        } while (member !== frame.node);
+        components.push(component);
+      }
+    }
+  }
+  return components;
+}

@@ -9,11 +9,12 @@ import type { z } from "zod";
 import { createApp } from "../src/app.js";
 import type { AdminPermission } from "../src/auth/model.js";
 import type { ConnectionCatalog, ConnectionInfo } from "../src/auth/privileges.js";
+import type { Clock } from "../src/clock.js";
 import { type Config, loadConfig } from "../src/config.js";
 import { createServices } from "../src/create-services.js";
 import type { App } from "../src/http/app-type.js";
 import { createLogger } from "../src/logger.js";
-import type { Clock, Services } from "../src/services.js";
+import type { Services } from "../src/services.js";
 import { undeclaredStatuses } from "./undeclared-statuses.js";
 
 export interface TestApp {

@@ -13,9 +13,9 @@ import {
 } from "@dbmon/datastore";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { z } from "zod";
+import type { Clock } from "../clock.js";
 import { InvalidInput, NotFound, UpstreamFailed } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { Clock } from "../services.js";
 import { iso } from "./time.js";
 
 const { notificationChannels, emailRecipients } = schema;

@@ -1,6 +1,6 @@
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, desc, eq, inArray, lte, notInArray } from "drizzle-orm";
-import type { Clock } from "../services.js";
+import type { Clock } from "../clock.js";
 import type { AccessCache } from "./access-cache.js";
 import { generateToken, hashToken } from "./secrets.js";
 import type { User } from "./users.js";

@@ -1,4 +1,4 @@
-import type { Clock } from "../services.js";
+import type { Clock } from "../clock.js";
 import { GroupAdministration } from "./group-administration.js";
 import type { RegisteredMcpItem, ScopeStore } from "./scopes.js";
 import type { AuthService } from "./service.js";

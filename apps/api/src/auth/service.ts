@@ -1,7 +1,7 @@
 import type { Datastore } from "@dbmon/datastore";
+import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
 import { NotAuthenticated, TooManyRequests } from "../errors.js";
-import type { Clock } from "../services.js";
 import type { AccessCache } from "./access-cache.js";
 import { trustedProxyMatcher } from "./client-address.js";
 import { type Caller, CredentialStore, type IssuedSession } from "./credentials.js";

@@ -1,6 +1,6 @@
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, eq, gt, lt, sql } from "drizzle-orm";
-import type { Clock } from "../services.js";
+import type { Clock } from "../clock.js";
 
 const { loginThrottle } = schema;
 

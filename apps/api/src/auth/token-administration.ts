@@ -1,5 +1,5 @@
+import type { Clock } from "../clock.js";
 import { InvalidInput, NotFound } from "../errors.js";
-import type { Clock } from "../services.js";
 import type { RequestAccess } from "./access.js";
 import type { Caller, CredentialStore, IssuedToken } from "./credentials.js";
 import { parseExpiry } from "./expiry.js";

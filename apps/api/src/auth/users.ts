@@ -1,8 +1,8 @@
 import type { UserCreateRequest, UserUpdateRequest } from "@dbmon/contract";
 import { type Datastore, schema } from "@dbmon/datastore";
 import { asc, eq, sql } from "drizzle-orm";
+import type { Clock } from "../clock.js";
 import { Conflict, InvalidInput, NotFound } from "../errors.js";
-import type { Clock } from "../services.js";
 import { hashPassword, passwordProblem } from "./secrets.js";
 
 const { users, sessions } = schema;

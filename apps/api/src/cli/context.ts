@@ -1,9 +1,9 @@
 import { openDatastore } from "@dbmon/datastore";
 import { AccessCache } from "../auth/access-cache.js";
 import { AuthService } from "../auth/service.js";
+import { systemClock } from "../clock.js";
 import { loadConfig } from "../config.js";
 import { createCommandLogger } from "../logger.js";
-import { systemClock } from "../services.js";
 
 /** A refusal meant for the operator: printed without a stack, exit status 1. */
 export class CommandError extends Error {

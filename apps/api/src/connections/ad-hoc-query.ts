@@ -1,10 +1,10 @@
 import type { RequestAccess } from "../auth/access.js";
 import { Forbidden, InvalidInput } from "../errors.js";
-import type { Services } from "../services.js";
 import type { Statement } from "../sql/classify.js";
 import { SqlSyntaxError } from "../sql/parser.js";
-import { monitoredServer } from "../sql/service.js";
+import { monitoredServer, type SqlService } from "../sql/service.js";
 import { SELF_CONNECTION_QUERY_REFUSED } from "./self-monitoring.js";
+import type { ConnectionStore } from "./store.js";
 
 export interface AdHocQuery {
   query: string;
@@ -19,7 +19,7 @@ export interface AdHocQuery {
  * runs through here too, with its own row limit.
  */
 export async function runAdHocQuery(
-  services: Pick<Services, "connections" | "sql">,
+  services: { connections: ConnectionStore; sql: SqlService },
   access: RequestAccess,
   id: number,
   body: AdHocQuery,

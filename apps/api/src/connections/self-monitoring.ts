@@ -1,8 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { decryptSecret, type EmbeddedServer, schema, scramVerifier } from "@dbmon/datastore";
+import {
+  type Datastore,
+  decryptSecret,
+  type EmbeddedServer,
+  type SecretKey,
+  schema,
+  scramVerifier,
+} from "@dbmon/datastore";
 import { eq } from "drizzle-orm";
 import postgres from "postgres";
-import type { Services } from "../services.js";
+import type { ConnectionStore } from "./store.js";
 
 const SETTING_KEY = "self_connection_id";
 export const SELF_CONNECTION_NAME = "local";
@@ -20,7 +27,7 @@ export const SELF_CONNECTION_SHARING_REFUSED = "dbmon's own datastore connection
  * role are refreshed on every start; the connection id and the (encrypted) password stay.
  */
 export async function registerSelfConnection(
-  services: Pick<Services, "datastore" | "connections" | "secretKey">,
+  services: { datastore: Datastore; connections: ConnectionStore; secretKey: SecretKey },
   embedded: EmbeddedServer,
 ): Promise<number> {
   const { db } = services.datastore;

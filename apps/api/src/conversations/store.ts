@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Caller } from "../auth/credentials.js";
+import type { Clock } from "../clock.js";
 import { NotFound } from "../errors.js";
-import type { Clock } from "../services.js";
 
 const { conversations } = schema;
 

@@ -19,10 +19,10 @@ import {
 } from "@dbmon/llm";
 import type { RequestAccess } from "../auth/access.js";
 import type { LoginThrottle } from "../auth/throttle.js";
+import type { Clock } from "../clock.js";
 import { InvalidInput, OperationFailed, TooManyRequests, Unavailable } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { OpenStreamLimit } from "../open-stream-limit.js";
-import type { Clock } from "../services.js";
 import { ShortLivedCache } from "../short-lived-cache.js";
 import { buildSystemPrompt, type PinnedMemorySource } from "./system-prompt.js";
 

@@ -3,7 +3,14 @@ import type { RequestAccess } from "../auth/access.js";
 import { messages } from "../auth/access.js";
 import { DomainError, OperationFailed } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { failure, type Tool, type ToolContext, type ToolResult } from "./tool.js";
+import {
+  failure,
+  type Tool,
+  type ToolContext,
+  type ToolDescriptor,
+  type ToolResult,
+  type Tools,
+} from "./tool.js";
 import { alertingTools } from "./tools/alerting.js";
 import { datastoreTools } from "./tools/datastore.js";
 import { knowledgeBaseTools } from "./tools/knowledge-base.js";
@@ -27,13 +34,6 @@ export const allTools: readonly Tool[] = [
   ...resourceTools,
 ];
 
-export interface ToolDescriptor {
-  name: string;
-  description: string;
-  compactDescription: string;
-  inputSchema: { type: "object"; properties: Record<string, unknown>; required?: string[] };
-}
-
 export const TOOL_EXECUTION_FAILED = "Tool execution failed";
 
 /**
@@ -42,7 +42,7 @@ export const TOOL_EXECUTION_FAILED = "Tool execution failed";
  * privileges and the token's scope on every call (superusers' tokens included), then the tool's own
  * connection check for tools bound to a connection.
  */
-export class ToolCatalogue {
+export class ToolCatalogue implements Tools {
   private readonly descriptors: ReadonlyMap<string, ToolDescriptor>;
 
   constructor(

@@ -33,6 +33,22 @@ export interface Tool<S extends z.ZodRawShape = z.ZodRawShape> {
   run(context: ToolContext, args: z.output<z.ZodObject<S>>): Promise<ToolResult>;
 }
 
+export interface ToolDescriptor {
+  name: string;
+  description: string;
+  compactDescription: string;
+  inputSchema: { type: "object"; properties: Record<string, unknown>; required?: string[] };
+}
+
+/**
+ * The catalogue as the services hold it: listing and calling tools. (Its class, in catalogue.ts,
+ * imports every tool, which the services' type must not.)
+ */
+export interface Tools {
+  list(access: RequestAccess): Promise<ToolDescriptor[]>;
+  call(context: ToolContext, name: string, args: unknown): Promise<ToolResult>;
+}
+
 /** Keeps each tool's argument type tied to its own schema. */
 export function defineTool<S extends z.ZodRawShape>(tool: Tool<S>): Tool {
   return tool as unknown as Tool;

@@ -3,10 +3,10 @@ import type { Embedder } from "@dbmon/llm";
 import { and, desc, eq, or, type SQL, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import type { Caller } from "../auth/credentials.js";
+import type { Clock } from "../clock.js";
 import { Forbidden, InvalidInput, NotFound } from "../errors.js";
 import type { PinnedMemorySource } from "../llm/system-prompt.js";
 import type { Logger } from "../logger.js";
-import type { Clock } from "../services.js";
 import { ShortLivedCache } from "../short-lived-cache.js";
 
 const { chatMemories, users } = schema;

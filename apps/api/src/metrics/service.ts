@@ -10,8 +10,8 @@ import type {
 import type { Datastore } from "@dbmon/datastore";
 import type { z } from "@hono/zod-openapi";
 import type { RequestAccess } from "../auth/access.js";
+import type { Clock } from "../clock.js";
 import { InvalidInput } from "../errors.js";
-import type { Clock } from "../services.js";
 import {
   catalogueProbe,
   dimensionColumns,

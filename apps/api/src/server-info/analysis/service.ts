@@ -1,7 +1,7 @@
 import { type Datastore, readServerInfo } from "@dbmon/datastore";
 import type { LlmClient } from "@dbmon/llm";
+import type { Clock } from "../../clock.js";
 import type { Logger } from "../../logger.js";
-import type { Clock } from "../../services.js";
 import { type DatabaseAnalysis, getDatabaseAnalysis } from "./cache.js";
 
 /** The AI description of each database of a connection (GET …/ai-analysis). */
