@@ -22,9 +22,49 @@ function session(url: string): Sql {
   return postgres(url, { max: 1, onnotice: () => {}, idle_timeout: 5 });
 }
 
-/** Creates the sentinel objects in the database `sql` is connected to. */
-export async function createSentinel(sql: Sql): Promise<void> {
-  await sql.unsafe(SENTINEL_DDL);
+/**
+ * Drops what the fuzzer's writes create (every relation, routine and schema named fuzz_…, every
+ * large object) and the sentinel, as a superuser.
+ */
+const CLEANUP = `
+  do $$
+  declare
+    found record;
+  begin
+    for found in
+      select oid::regclass as name, case relkind when 'v' then 'view' when 'm' then 'materialized view'
+                                                 when 'S' then 'sequence' else 'table' end as kind
+        from pg_class
+       where relnamespace = 'public'::regnamespace and relname like 'fuzz\\_%' and relkind in ('r', 'p', 'v', 'm', 'S')
+    loop
+      execute format('drop %s if exists %s cascade', found.kind, found.name);
+    end loop;
+    for found in
+      select oid::regprocedure as name from pg_proc
+       where pronamespace = 'public'::regnamespace and proname like 'fuzz\\_%'
+    loop
+      execute format('drop routine if exists %s cascade', found.name);
+    end loop;
+    for found in select nspname from pg_namespace where nspname like 'fuzz\\_%' loop
+      execute format('drop schema %I cascade', found.nspname);
+    end loop;
+    perform lo_unlink(oid) from pg_largeobject_metadata;
+  end
+  $$;
+`;
+
+/**
+ * Creates the sentinel objects in the database `sql` (a superuser's session) is connected to,
+ * owned by `owner` when given, after dropping what earlier writes left.
+ */
+export async function createSentinel(sql: Sql, owner?: string): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx.unsafe(CLEANUP);
+    if (owner !== undefined) {
+      await tx.unsafe(`set local role "${owner}"`);
+    }
+    await tx.unsafe(SENTINEL_DDL);
+  });
 }
 
 /**
@@ -138,16 +178,8 @@ export async function createMonitoredDatabase(serverUrl: string): Promise<Monito
   } finally {
     await admin.end();
   }
-  const ownerUrl = new URL(databaseUrl(serverUrl, name));
-  ownerUrl.username = role;
-  ownerUrl.password = password;
-  const owner = session(ownerUrl.toString());
-  try {
-    await createSentinel(owner);
-  } finally {
-    await owner.end();
-  }
   const inspector = session(databaseUrl(serverUrl, name));
+  await createSentinel(inspector, role);
   return {
     name,
     role,

@@ -48,7 +48,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const MONITORED_ID = 4242;
 /** Callers are made anew every this many requests: the fuzzer may demote, disable or delete them. */
 const GENERATION = 400;
-/** How long a write found is given to finish its aftermath before the witness is taken again. */
+/** How long a write found is given to finish its aftermath before the sentinel is made anew. */
 const WRITE_SETTLE_MS = 500;
 /** An answer slower than this is reported (a statement that hangs until the 30 s deadline). */
 const SLOW_MS = 5_000;
@@ -504,6 +504,10 @@ describe("fuzzing every operation, MCP tool and SQL path", () => {
 
   const witness = (target: "monitored" | "datastore") =>
     target === "monitored" ? writeWitness(monitored.inspector, monitored.role) : writeWitness(datastoreSql);
+  const restoreSentinel = (target: "monitored" | "datastore") =>
+    target === "monitored"
+      ? createSentinel(monitored.inspector, monitored.role)
+      : createSentinel(datastoreSql);
   const fingerprint = (target: "monitored" | "datastore") =>
     target === "monitored"
       ? catalogFingerprint(monitored.inspector, monitored.role)
@@ -723,8 +727,9 @@ describe("fuzzing every operation, MCP tool and SQL path", () => {
               `write on the ${target} database (${changed.join(", ")}): ${described} → ${answer.status} ${clip(answer.text, 400)}`,
             );
             // A write may leave work that finishes by itself (a session's temporary objects are
-            // dropped when it ends): the next baseline is taken after it, not blamed on the next request.
+            // dropped when it ends); then the sentinel is made anew, so later writes show too.
             await new Promise((settled) => setTimeout(settled, WRITE_SETTLE_MS));
+            await restoreSentinel(target);
             baseline[target] = await witness(target);
           }
         }
