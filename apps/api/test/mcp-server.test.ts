@@ -243,6 +243,25 @@ describe("the MCP server at /mcp/v1", () => {
     const wrong = await post({ jsonrpc: "1.0", id: 5, method: "ping" });
     expect(wrong.status).toBe(400);
     expect(await wrong.json()).toMatchObject({ error: expect.stringMatching(/^Invalid request body/) });
+    // Malformed params are the caller's mistake (-32602, one line), never an internal error with
+    // the validation's dump (-32603), in a batch or alone.
+    const malformed = await post([
+      { jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "list_probes", arguments: "select 1" } },
+      { jsonrpc: "2.0", id: 7, method: "tools/call", params: { arguments: {} } },
+      { jsonrpc: "2.0", id: 8, method: "initialize", params: { name: "nope" } },
+      { jsonrpc: "2.0", id: 9, method: "resources/read", params: { uri: 42 } },
+      { jsonrpc: "2.0", id: 10, method: "ping" },
+    ]);
+    const answers = (await malformed.json()) as { id: number; error?: { code: number; message: string } }[];
+    expect(answers.map((answer) => [answer.id, answer.error?.code])).toEqual([
+      [6, ErrorCode.InvalidParams],
+      [7, ErrorCode.InvalidParams],
+      [8, ErrorCode.InvalidParams],
+      [9, ErrorCode.InvalidParams],
+      [10, undefined],
+    ]);
+    expect(answers[3]?.error?.message).toMatch(/^Invalid params of resources\/read at params\.uri: /);
+    expect(answers[2]?.error?.message).toMatch(/^Invalid params of initialize at params\.protocolVersion: /);
   });
 
   it("takes the Bearer header only: a session cookie is answered 401, whatever the method", async () => {

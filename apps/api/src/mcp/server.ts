@@ -1,13 +1,21 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
+  type InitializeRequest,
+  InitializeRequestSchema,
+  type InitializeResult,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
+  type Result,
+  type ServerNotification,
+  type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import type { RequestAccess } from "../auth/access.js";
 import { DomainError } from "../errors.js";
 import type { Services } from "../services.js";
@@ -27,7 +35,13 @@ export function createMcpServer(services: Services, access: RequestAccess): Serv
     { capabilities: { tools: {}, resources: {}, prompts: {} } },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  const onRequest = requestHandlerOn(server);
+  // The SDK's own initialize handler, behind the same validation (its method is private in the
+  // SDK's types; the SDK version is pinned and mcp-server.test.ts initializes through it).
+  const sdk = server as unknown as { _oninitialize(request: InitializeRequest): Promise<InitializeResult> };
+  onRequest(InitializeRequestSchema, (request) => sdk._oninitialize(request));
+
+  onRequest(ListToolsRequestSchema, async () => ({
     tools: (await services.mcpTools.list(access)).map(({ name, description, inputSchema }) => ({
       name,
       description,
@@ -35,7 +49,7 @@ export function createMcpServer(services: Services, access: RequestAccess): Serv
     })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+  onRequest(CallToolRequestSchema, (request, extra) =>
     answered(services, () =>
       services.mcpTools.call(
         { access, services, signal: extra.signal },
@@ -45,7 +59,7 @@ export function createMcpServer(services: Services, access: RequestAccess): Serv
     ),
   );
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+  onRequest(ListResourcesRequestSchema, async () => ({
     resources: resources.map(({ uri, name, description, mimeType }) => ({
       uri,
       name,
@@ -54,18 +68,48 @@ export function createMcpServer(services: Services, access: RequestAccess): Serv
     })),
   }));
 
-  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+  onRequest(ReadResourceRequestSchema, (request, extra) =>
     answered(services, async () => ({
       contents: [await readResource({ access, services, signal: extra.signal }, request.params.uri)],
     })),
   );
 
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [] }));
-  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+  onRequest(ListPromptsRequestSchema, async () => ({ prompts: [] }));
+  onRequest(GetPromptRequestSchema, async (request) => {
     throw new JsonRpcError(ErrorCode.InvalidParams, `Prompt not found: ${request.params.name}`);
   });
 
   return server;
+}
+
+/**
+ * Registers a request handler that validates its own request: the SDK parses a request against the
+ * handler's schema before calling it and answers a failure as an internal error (-32603) with the
+ * validation's dump, where a malformed request is the caller's mistake (invalid params, -32602).
+ * So the SDK is given a schema that takes any params of the method, and the real one runs here.
+ */
+function requestHandlerOn(server: Server) {
+  return <S extends z.ZodObject<{ method: z.ZodLiteral<string> }>, R extends Result>(
+    schema: S,
+    handler: (
+      request: z.output<S>,
+      extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+    ) => Promise<R>,
+  ): void => {
+    const method = schema.shape.method.value;
+    server.setRequestHandler(z.object({ method: z.literal(method) }).loose(), (request, extra) => {
+      const parsed = schema.safeParse(request);
+      if (!parsed.success) {
+        const [issue] = parsed.error.issues;
+        const where = issue?.path.length ? ` at ${issue.path.join(".")}` : "";
+        throw new JsonRpcError(
+          ErrorCode.InvalidParams,
+          `Invalid params of ${method}${where}: ${issue?.message ?? "malformed"}`,
+        );
+      }
+      return handler(parsed.data, extra);
+    });
+  };
 }
 
 /**
