@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
+import { ChatStreamSchema } from "@dbmon/contract";
 import { loadLlmConfig } from "@dbmon/llm";
 import {
   type FakeProvider,
@@ -10,6 +11,7 @@ import {
 } from "@dbmon/llm/testing";
 import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { contractEvents } from "./event-streams.js";
 import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
 
 let fake: FakeProvider;
@@ -73,20 +75,10 @@ interface SseEvent {
   data: Record<string, unknown>;
 }
 
+/** The stream's events, each checked against the contract's chat stream events. */
 function parseSse(text: string): SseEvent[] {
   bodies.push(text);
-  return text
-    .split("\n\n")
-    .filter((frame) => frame.trim() !== "")
-    .map((frame) => {
-      const lines = frame.split("\n");
-      const event = lines.find((line) => line.startsWith("event: "))?.slice(7) ?? "message";
-      const data = lines
-        .filter((line) => line.startsWith("data: "))
-        .map((line) => line.slice(6))
-        .join("\n");
-      return { event, data: JSON.parse(data) as Record<string, unknown> };
-    });
+  return contractEvents(text, ChatStreamSchema) as SseEvent[];
 }
 
 const stream = (body: unknown, token = user.token) =>

@@ -513,3 +513,87 @@ describe("MCP tools over the REST bridge", () => {
     expect(result.isError).toBe(true);
   });
 });
+
+describe("get_alert_history on a busy fleet", () => {
+  let t: TestApp;
+  let root: TestUser;
+  let busyId: number;
+  let ruleId: number;
+  const BUSY = 2_500;
+
+  const history = async (args: Record<string, unknown>) => {
+    const result = await callBridgeTool(t, root.token, "get_alert_history", args);
+    expect(result.isError).toBeUndefined();
+    const [count, header, ...rows] = result.content
+      .map((c) => c.text)
+      .join("\n")
+      .split("\n");
+    const columns = (header ?? "").split("\t");
+    const idColumn = columns.indexOf("id");
+    return {
+      count: Number(/^(\d+) alert\(s\)$/.exec(count ?? "")?.[1]),
+      ids: rows.map((row) => Number(row.split("\t")[idColumn])),
+    };
+  };
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    root = await createUser(t, "root", { superuser: true });
+    busyId = await registerTestServer(t, root.token, "busy");
+    const quietId = await registerTestServer(t, root.token, "quiet");
+    const [rule] = await t.datastore.sql<{ id: number }[]>`
+      insert into alert_rules (name, description, category, metric_name, default_operator, default_threshold, default_severity)
+      values ('Busy backends', 'x', 'connections', 'busy.backends', '>', 10, 'warning') returning id`;
+    ruleId = rule?.id as number;
+    // The busy server's alerts of the rule, one per table (one open alert per rule and object), one a
+    // minute into the past (all within the default 7 days), a third of them cleared; then alerts the filters must leave out: another metric on the busy
+    // server, and the rule's metric on the quiet one.
+    await t.datastore.sql`
+      insert into alerts (alert_type, rule_id, connection_id, object_name, severity, title, status, metric_name, metric_value, triggered_at, cleared_at)
+      select 'threshold', ${ruleId}, ${busyId}, 'table_' || i, 'warning', 'Busy backends ' || i,
+             case when i % 3 = 0 then 'cleared' else 'active' end, 'busy.backends', i,
+             now() - i * interval '1 minute',
+             case when i % 3 = 0 then now() - i * interval '1 minute' + interval '30 seconds' end
+      from generate_series(1, ${BUSY}) as i`;
+    await t.datastore.sql`
+      insert into alerts (alert_type, connection_id, severity, title, status, metric_name, triggered_at)
+      select 'threshold', ${busyId}, 'info', 'Other ' || i, 'active', 'other.metric', now() - i * interval '1 minute'
+      from generate_series(1, 700) as i`;
+    await t.datastore.sql`
+      insert into alerts (alert_type, rule_id, connection_id, object_name, severity, title, status, metric_name, triggered_at)
+      select 'threshold', ${ruleId}, ${quietId}, 'table_' || i, 'warning', 'Quiet ' || i, 'active', 'busy.backends', now() - i * interval '1 minute'
+      from generate_series(1, 300) as i`;
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    ["metric_name", () => ({ connection_id: busyId, metric_name: "busy.backends" })],
+    ["rule_id", () => ({ connection_id: busyId, rule_id: ruleId })],
+  ])(
+    "pages through all 2,500 alerts filtered by %s in SQL: every alert once, the true total",
+    async (_, filter) => {
+      const seen: number[] = [];
+      for (let offset = 0; ; offset += 100) {
+        const page = await history({ ...filter(), limit: 100, offset });
+        expect(page.count).toBe(BUSY);
+        if (page.ids.length === 0) {
+          break;
+        }
+        seen.push(...page.ids);
+      }
+      expect(seen).toHaveLength(BUSY);
+      expect(new Set(seen).size).toBe(BUSY);
+      // Newest first across the pages.
+      expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    },
+  );
+
+  it("combines the SQL filters with status and the time window", async () => {
+    const cleared = Math.floor(BUSY / 3);
+    expect(
+      (await history({ metric_name: "busy.backends", connection_id: busyId, status: "cleared" })).count,
+    ).toBe(cleared);
+    // The rule's alerts on both servers, fired in the last 24 hours (1,440 minutes) each.
+    expect((await history({ rule_id: ruleId, time_start: "24h" })).count).toBe(1439 + 300);
+  });
+});

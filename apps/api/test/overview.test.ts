@@ -1,10 +1,11 @@
-import { getOverview } from "@dbmon/contract";
+import { getOverview, OverviewStreamSchema } from "@dbmon/contract";
 import { waitFor } from "@dbmon/datastore/testing";
 import { configFor, type FakeProvider, startFakeProvider } from "@dbmon/llm/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Config } from "../src/config.js";
 import { type Overview, OverviewSubscription } from "../src/overview/hub.js";
 import { compareSnapshots, type OverviewSnapshot } from "../src/overview/snapshot.js";
+import { contractEvent } from "./event-streams.js";
 import { addConnection, prepareMetrics } from "./monitoring-support.js";
 import {
   buildTestApp,
@@ -73,13 +74,10 @@ async function openStream(t: TestApp, query: string, token: string) {
         if (frame === ":keepalive") {
           continue;
         }
-        const fields = Object.fromEntries(
-          frame
-            .split("\n")
-            .map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]),
-        );
-        expect(fields.event).toBe("overview");
-        return { id: fields.id as string, body: JSON.parse(fields.data as string) as OverviewBody };
+        // Checked against the contract's overview stream events.
+        const { event, data, id } = contractEvent(frame, OverviewStreamSchema);
+        expect(event).toBe("overview");
+        return { id: id as string, body: data as OverviewBody };
       }
     },
     close: () => reader.cancel(),

@@ -117,7 +117,7 @@ for (const operation of allOperations) {
   const input = flat ? `FlatInput<${op}>` : `WrappedInput<${op}>`;
   if (stream) {
     group.types.push(
-      `${doc(operation, "    ")}\n    ${name}(...args: Args<${input}, StreamOptions>): Promise<EventStream<EventOf<"${id}">>>;`,
+      `${doc(operation, "    ")}\n    ${name}(...args: Args<${input}, StreamOptions>): Promise<EventStream<StreamEventOf<${op}>>>;`,
     );
   } else {
     group.types.push(
@@ -155,7 +155,7 @@ writeFileSync(
   target("resources.ts"),
   `${header}import type * as C from "@dbmon/contract";
 import type { CallOptions, Result, ResultStyle } from "../client.js";
-import type { EventOf } from "../events.js";
+import type { StreamEventOf } from "../events.js";
 import type { EventStream, StreamOptions } from "../stream.js";
 import type { Args, Endpoint, FlatInput, ItemOf, WrappedInput } from "../types.js";
 import * as E from "./endpoints.js";

@@ -13,7 +13,7 @@ export {
 } from "./client.js";
 export { createDbmon, type Dbmon } from "./dbmon.js";
 export * from "./errors.js";
-export type { ChatStreamEvent, EventOf, Overview, OverviewStreamEvent, StreamEvents } from "./events.js";
+export type { ChatStreamEvent, Overview, OverviewStreamEvent, StreamEventOf } from "./events.js";
 export * from "./generated/endpoints.js";
 export type { Resources } from "./generated/resources.js";
 export type { EventStream, SseEvent, StreamOptions } from "./stream.js";

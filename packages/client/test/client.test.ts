@@ -1,8 +1,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type {
+  chatStreamEvents,
   health,
   listAlerts,
+  OverviewSchema,
+  TokenUsageSchema,
   testNotificationChannel,
   updateConnection,
   updateNotificationChannel,
@@ -21,7 +24,9 @@ import {
   getHealth,
   type InputOf,
   NotFoundError,
+  type OverviewStreamEvent,
   type ResponseOf,
+  type SseEvent,
   UnauthorizedError,
 } from "../src/index.js";
 import { contractValidator } from "../src/validate.js";
@@ -78,6 +83,24 @@ describe("types", () => {
     expectTypeOf(fields.utilities.getHealth).returns.resolves.toHaveProperty("error");
     expectTypeOf<Awaited<ReturnType<typeof dbmon.llm.chatStream>>>().toEqualTypeOf<
       import("../src/index.js").EventStream<ChatStreamEvent>
+    >();
+  });
+
+  it("types each stream's events from the contract's event schemas", () => {
+    type Data<Schema> = Schema extends { _zod: { output: infer O } } ? O : never;
+    expectTypeOf<ChatStreamEvent["event"]>().toEqualTypeOf<"delta" | "tool_use" | "done" | "error">();
+    expectTypeOf<Extract<ChatStreamEvent, { event: "delta" }>["data"]>().toEqualTypeOf<
+      Data<(typeof chatStreamEvents)["delta"]>
+    >();
+    expectTypeOf<Extract<ChatStreamEvent, { event: "done" }>["data"]>().toEqualTypeOf<{
+      stop_reason: string;
+      token_usage?: Data<typeof TokenUsageSchema> | undefined;
+    }>();
+    expectTypeOf<Extract<ChatStreamEvent, { event: "error" }>["data"]>().toEqualTypeOf<{ error: string }>();
+    expectTypeOf<OverviewStreamEvent>().toEqualTypeOf<SseEvent<"overview", Data<typeof OverviewSchema>>>();
+    const dbmon = createDbmon({ baseUrl: "http://x" });
+    expectTypeOf<Awaited<ReturnType<typeof dbmon.overview.stream>>>().toEqualTypeOf<
+      import("../src/index.js").EventStream<OverviewStreamEvent>
     >();
   });
 });

@@ -12,6 +12,7 @@ export * from "./common.js";
 export * from "./connections/index.js";
 export * from "./conversations/index.js";
 export * from "./document.js";
+export * from "./event-stream.js";
 export * from "./llm/index.js";
 export * from "./mcp/index.js";
 export * from "./memories/index.js";

@@ -13,6 +13,29 @@ export type AlertListQuery = z.output<typeof AlertListQuerySchema>;
 
 type Severity = "info" | "warning" | "critical";
 
+/**
+ * Which alerts to list; every field narrows, an absent one does not. Status, severity and type
+ * are compared as given: a value that is none of the known ones matches no alert.
+ */
+export interface AlertFilter {
+  connectionIds?: readonly number[] | undefined;
+  status?: string | undefined;
+  /** Only alerts not cleared yet. */
+  excludeCleared?: boolean | undefined;
+  severity?: string | undefined;
+  alertType?: string | undefined;
+  ruleId?: number | undefined;
+  metricName?: string | undefined;
+  triggeredFrom?: Date | undefined;
+  triggeredUntil?: Date | undefined;
+}
+
+/** One page of a list: at most `limit` rows after skipping `offset`. */
+export interface AlertPage {
+  limit: number;
+  offset: number;
+}
+
 /** The most recent acknowledgement of each alert. */
 function latestAcknowledgement(db: Datastore["db"]) {
   return db
@@ -33,23 +56,47 @@ function latestAcknowledgement(db: Datastore["db"]) {
 export class AlertService {
   constructor(private readonly datastore: Datastore) {}
 
-  /** Alerts on visible connections matching the query, newest first, one page and the total. */
+  /** GET /alerts: the wire query read as a filter and a page, the alerts presented. */
   async list(access: RequestAccess, query: AlertListQuery) {
-    const visibility = await Visibility.of(access);
-    const requested = requestedConnections(query);
-    const start = parseRfc3339(query.start_time);
-    const end = parseRfc3339(query.end_time);
-    const where = and(
-      requested ? inArray(alerts.connectionId, requested) : undefined,
-      visibility.connection(alerts.connectionId),
-      query.status ? eq(alerts.status, query.status) : undefined,
-      query.exclude_cleared ? isNull(alerts.clearedAt) : undefined,
-      query.severity ? eq(alerts.severity, query.severity) : undefined,
-      query.alert_type ? eq(alerts.alertType, query.alert_type) : undefined,
-      start ? gte(alerts.triggeredAt, start) : undefined,
-      end ? lte(alerts.triggeredAt, end) : undefined,
+    const found = await this.find(
+      access,
+      {
+        connectionIds: requestedConnections(query),
+        // An empty parameter (`?status=`) filters nothing, as it always has.
+        status: query.status || undefined,
+        excludeCleared: query.exclude_cleared,
+        severity: query.severity || undefined,
+        alertType: query.alert_type || undefined,
+        triggeredFrom: parseRfc3339(query.start_time),
+        triggeredUntil: parseRfc3339(query.end_time),
+      },
+      page(query.limit, query.offset),
     );
-    const { limit, offset } = page(query.limit, query.offset);
+    return { alerts: found.alerts.map(presentAlert), total: found.total };
+  }
+
+  /**
+   * Alerts on visible connections matching the filter, newest first: one page, filtered and paged
+   * in SQL, and the total of all that match.
+   */
+  async find(
+    access: RequestAccess,
+    filter: AlertFilter,
+    { limit, offset }: AlertPage,
+  ): Promise<{ alerts: ListedAlert[]; total: number }> {
+    const visibility = await Visibility.of(access);
+    const where = and(
+      filter.connectionIds ? inArray(alerts.connectionId, [...filter.connectionIds]) : undefined,
+      visibility.connection(alerts.connectionId),
+      filter.status !== undefined ? eq(alerts.status, filter.status) : undefined,
+      filter.excludeCleared ? isNull(alerts.clearedAt) : undefined,
+      filter.severity !== undefined ? eq(alerts.severity, filter.severity) : undefined,
+      filter.alertType !== undefined ? eq(alerts.alertType, filter.alertType) : undefined,
+      filter.ruleId !== undefined ? eq(alerts.ruleId, filter.ruleId) : undefined,
+      filter.metricName !== undefined ? eq(alerts.metricName, filter.metricName) : undefined,
+      filter.triggeredFrom ? gte(alerts.triggeredAt, filter.triggeredFrom) : undefined,
+      filter.triggeredUntil ? lte(alerts.triggeredAt, filter.triggeredUntil) : undefined,
+    );
     const db = this.datastore.db;
     const ack = latestAcknowledgement(db);
     const [rows, [total]] = await Promise.all([
@@ -73,7 +120,7 @@ export class AlertService {
         .offset(offset),
       db.select({ n: count() }).from(alerts).where(where),
     ]);
-    return { alerts: rows.map(presentAlert), total: total?.n ?? 0 };
+    return { alerts: rows, total: total?.n ?? 0 };
   }
 
   /** Active alerts on visible connections, by connection, cluster and severity. */
@@ -204,7 +251,8 @@ function requestedConnections(query: AlertListQuery): number[] | undefined {
 
 type AlertRow = typeof alerts.$inferSelect;
 
-interface ListedAlert {
+/** An alert as listed: its row, its rule's unit, its server's name and its latest acknowledgement. */
+export interface ListedAlert {
   alert: AlertRow;
   metricUnit: string | null;
   serverName: string | null;
@@ -214,7 +262,8 @@ interface ListedAlert {
   falsePositive: boolean | null;
 }
 
-function presentAlert(row: ListedAlert) {
+/** An alert as the wire (GET /alerts, the MCP tools) shows it. */
+export function presentAlert(row: ListedAlert) {
   const { alert } = row;
   const triggeredAt = iso(alert.triggeredAt);
   return {

@@ -1,9 +1,28 @@
+import type { EventData, EventSchemas } from "@dbmon/contract";
 import type { Context } from "hono";
 
 /** One server-sent event; `data` is a single line (JSON). */
 export interface ServerSentEvent {
   event: string;
   data: string;
+  id?: string;
+}
+
+/**
+ * An event of a stream the contract defines (`events`, its event name → data schema): the name
+ * must be one of the stream's and the data must fit that event's schema, so no builder can send
+ * an event the contract does not describe.
+ */
+export function contractEvent<E extends EventSchemas, Name extends keyof E & string>(
+  events: E,
+  event: Name,
+  data: EventData<E, Name>,
+  id?: string,
+): ServerSentEvent {
+  if (!Object.hasOwn(events, event)) {
+    throw new Error(`${event} is not an event of this stream`);
+  }
+  return { event, data: JSON.stringify(data), ...(id === undefined ? {} : { id }) };
 }
 
 const NOT_YET = Symbol("not yet");
@@ -23,8 +42,8 @@ async function afterNextPoll(): Promise<void> {
   await nextTurn();
 }
 
-function frame({ event, data }: ServerSentEvent): string {
-  return `event: ${event}\ndata: ${data}\n\n`;
+function frame({ event, data, id }: ServerSentEvent): string {
+  return `event: ${event}\ndata: ${data}\n${id === undefined ? "" : `id: ${id}\n`}\n`;
 }
 
 /**

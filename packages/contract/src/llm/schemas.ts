@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { TimestampSchema } from "../common.js";
+import { ErrorSchema, TimestampSchema } from "../common.js";
+import { eventStreamSchema } from "../event-stream.js";
 
 export const TextBlockSchema = z.object({ type: z.literal("text"), text: z.string() }).openapi("TextBlock");
 
@@ -193,10 +194,25 @@ export const RerankResponseSchema = z
   })
   .openapi("RerankResponse");
 
-/** The SSE stream of POST /api/v1/llm/chat/stream, described for the document. */
-export const ChatStreamSchema = z.string().openapi({
-  description:
-    "Server-sent events: `delta` {text}, `tool_use` {id, name, input}, then `done` {stop_reason, token_usage?} " +
-    "or `error` {error}.",
-  example: 'event: delta\ndata: {"text":"Hello"}\n\nevent: done\ndata: {"stop_reason":"end_turn"}\n\n',
-});
+/** The events of POST /api/v1/llm/chat/stream: deltas and tool calls as the provider streams, then `done` or `error`. */
+export const chatStreamEvents = {
+  delta: z.object({ text: z.string() }).openapi("ChatStreamDelta", { description: "The next piece of text" }),
+  tool_use: z
+    .object({ id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) })
+    .openapi("ChatStreamToolUse", { description: "A tool call of the model, complete" }),
+  done: z
+    .object({
+      stop_reason: z.string().openapi({ example: "end_turn" }),
+      token_usage: TokenUsageSchema.optional().openapi({ description: "Only when `debug` is set" }),
+    })
+    .openapi("ChatStreamDone", { description: "The answer is complete; the last event" }),
+  // The answer failed after it started; the last event.
+  error: ErrorSchema,
+} as const;
+
+/** One event of the chat stream, for the document and the client's types. */
+export const ChatStreamSchema = eventStreamSchema(
+  "ChatStreamEvent",
+  "One event of the chat stream: `delta` {text}, `tool_use` {id, name, input}, then `done` {stop_reason, token_usage?} or `error` {error}.",
+  chatStreamEvents,
+);

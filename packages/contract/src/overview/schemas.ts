@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { lenientBoolQuery } from "../common.js";
+import { eventStreamSchema } from "../event-stream.js";
 
 const severity = z.enum(["info", "warning", "critical"]);
 
@@ -66,6 +67,16 @@ export const OverviewSchema = z
       .openapi({ description: "Present when a server restart prompted it" }),
   })
   .openapi("Overview");
+
+/** The events of GET /api/v1/overview/stream: each new overview. */
+export const overviewStreamEvents = { overview: OverviewSchema } as const;
+
+/** One event of the overview stream, for the document and the client's types. */
+export const OverviewStreamSchema = eventStreamSchema(
+  "OverviewStreamEvent",
+  "One event of the overview stream: `overview`, the object GET /api/v1/overview returns (its `id:` line is the overview's generated_at).",
+  overviewStreamEvents,
+);
 
 export const OverviewPendingSchema = z
   .object({

@@ -1,6 +1,5 @@
-import { z } from "@hono/zod-openapi";
 import { defineOperation } from "../operation.js";
-import { OverviewQuerySchema } from "./schemas.js";
+import { OverviewQuerySchema, OverviewStreamSchema } from "./schemas.js";
 
 export const streamOverview = defineOperation({
   method: "get",
@@ -19,7 +18,7 @@ export const streamOverview = defineOperation({
   responses: {
     200: {
       description: "The event stream",
-      content: { "text/event-stream": { schema: z.string().openapi({ description: "Server-Sent Events" }) } },
+      content: { "text/event-stream": { schema: OverviewStreamSchema } },
     },
   },
   errors: [400, 404, 429, 503],

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { presentAlert } from "../../alerting/alerts.js";
 import { offsetArgument, rowIdArgument, timeArgument } from "../arguments.js";
 import { boundConnection } from "../connection.js";
 import { pointInTime } from "../time.js";
@@ -46,28 +47,18 @@ export const getAlertHistory = defineTool({
   async run(context, args) {
     await checkConnection(context, args.connection_id);
     const now = context.services.clock.now();
-    // Filters the alert listing lacks are applied here, over a wider page.
-    const filtered = args.rule_id !== undefined || args.metric_name !== undefined;
-    const { alerts, total } = await context.services.alerts.list(context.access, {
-      connection_id: args.connection_id,
-      connection_ids: undefined,
-      status: args.status === "all" ? undefined : args.status,
-      exclude_cleared: undefined,
-      severity: undefined,
-      alert_type: undefined,
-      start_time:
-        args.status === "active" ? undefined : pointInTime(args.time_start, now, "time_start").toISOString(),
-      end_time: undefined,
-      limit: filtered ? 1000 : args.limit,
-      offset: filtered ? 0 : args.offset,
-    });
-    const matching = alerts.filter(
-      (alert) =>
-        (args.rule_id === undefined || alert.rule_id === args.rule_id) &&
-        (args.metric_name === undefined || alert.metric_name === args.metric_name),
+    const { alerts, total } = await context.services.alerts.find(
+      context.access,
+      {
+        connectionIds: args.connection_id === undefined ? undefined : [args.connection_id],
+        status: args.status === "all" ? undefined : args.status,
+        ruleId: args.rule_id,
+        metricName: args.metric_name,
+        triggeredFrom: args.status === "active" ? undefined : pointInTime(args.time_start, now, "time_start"),
+      },
+      { limit: args.limit, offset: args.offset },
     );
-    const page = filtered ? matching.slice(args.offset, args.offset + args.limit) : matching;
-    const rows = page.map((alert) => ({
+    const rows = alerts.map(presentAlert).map((alert) => ({
       id: alert.id,
       connection_id: alert.connection_id,
       server_name: alert.server_name,
@@ -84,8 +75,7 @@ export const getAlertHistory = defineTool({
       acknowledged_by: alert.acknowledged_by,
       ack_message: alert.ack_message,
     }));
-    const count = filtered ? matching.length : total;
-    return text(`${count} alert(s)\n${tsvOfObjects(rows, "No alerts")}`);
+    return text(`${total} alert(s)\n${tsvOfObjects(rows, "No alerts")}`);
   },
 });
 

@@ -1,7 +1,7 @@
-import { streamLlmChat } from "@dbmon/contract";
+import { chatStreamEvents, streamLlmChat } from "@dbmon/contract";
 import type { ChatStreamEvent } from "@dbmon/llm";
 import { DomainError } from "../../errors.js";
-import { eventStream, type ServerSentEvent } from "../../http/event-stream.js";
+import { contractEvent, eventStream, type ServerSentEvent } from "../../http/event-stream.js";
 import { implement } from "../../http/operations.js";
 import { CHAT_FAILED, presentUsage } from "../../llm/proxy.js";
 
@@ -22,29 +22,34 @@ export const streamLlmChatHandler = implement(streamLlmChat, async (c) => {
         if (upstream.signal.aborted) {
           break;
         }
-        yield { event: event.type, data: JSON.stringify(payload(event, input.debug, client.provider)) };
+        yield clientEvent(event, input.debug, client.provider);
       }
     } catch (error) {
       if (!upstream.signal.aborted) {
         // The proxy's refusals say what happened (a time limit, say) in words safe to show.
         const message = error instanceof DomainError ? error.message : CHAT_FAILED;
-        yield { event: "error", data: JSON.stringify({ error: message }) };
+        yield contractEvent(chatStreamEvents, "error", { error: message });
       }
     }
   }
   return eventStream(c, served(), () => upstream.abort());
 });
 
-function payload(event: ChatStreamEvent, debug: boolean | undefined, provider: string) {
+/** The event the client is sent for one event of the provider's stream. */
+function clientEvent(event: ChatStreamEvent, debug: boolean | undefined, provider: string): ServerSentEvent {
   switch (event.type) {
     case "delta":
-      return { text: event.text };
+      return contractEvent(chatStreamEvents, "delta", { text: event.text });
     case "tool_use":
-      return { id: event.id, name: event.name, input: event.input };
+      return contractEvent(chatStreamEvents, "tool_use", {
+        id: event.id,
+        name: event.name,
+        input: event.input,
+      });
     case "done":
-      return {
+      return contractEvent(chatStreamEvents, "done", {
         stop_reason: event.stopReason,
         ...(debug ? { token_usage: presentUsage(provider, event.usage) } : {}),
-      };
+      });
   }
 }

@@ -1,5 +1,6 @@
-import { streamOverview } from "@dbmon/contract";
+import { overviewStreamEvents, streamOverview } from "@dbmon/contract";
 import { streamSSE } from "hono/streaming";
+import { contractEvent } from "../../http/event-stream.js";
 import { implement } from "../../http/operations.js";
 
 export const streamOverviewHandler = implement(streamOverview, async (c) => {
@@ -18,7 +19,7 @@ export const streamOverviewHandler = implement(streamOverview, async (c) => {
         if (next === "idle") {
           await stream.write(":keepalive\n\n");
         } else {
-          await stream.writeSSE({ id: next.generated_at, event: "overview", data: JSON.stringify(next) });
+          await stream.writeSSE(contractEvent(overviewStreamEvents, "overview", next, next.generated_at));
         }
       }
     } finally {
