@@ -20,6 +20,7 @@ const errorDescriptions = {
   405: "Method not allowed",
   409: "Conflict with the current state of the resource",
   413: "Request body too large",
+  415: "Unsupported media type",
   429: "Too many requests",
   500: "Internal server error",
   502: "Upstream provider error",

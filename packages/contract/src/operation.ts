@@ -13,7 +13,8 @@ export type OperationConfig = Omit<RouteConfig, "security" | "tags"> & {
   access: Access;
   /**
    * Error statuses particular to the operation. Those that follow from its shape are added: 400
-   * (any input: path, query or body), 404 (a path parameter), 401 (any token-protected operation),
+   * (any input: path, query or body), 404 (a path parameter, or a connection the access rule looks
+   * up), 401 (any token-protected operation),
    * 403 (any with a requirement) and 500.
    */
   errors?: readonly ErrorStatus[];
@@ -37,7 +38,8 @@ export function defineOperation<const C extends OperationConfig>(config: C): Ope
   if (request?.params || request?.query || request?.body) {
     implied.push(400);
   }
-  if (route.path.includes("{")) {
+  // A path parameter names something that may not exist; so does a connection the guard looks up.
+  if (route.path.includes("{") || (access !== "public" && (access.connection || access.connectionOwner))) {
     implied.push(404);
   }
   if (access !== "public") {

@@ -27,5 +27,5 @@ export const mcpJsonRpc = defineOperation({
     ),
     202: { description: "Notifications only: accepted, no body" },
   },
-  errors: [400, 413],
+  errors: [400, 413, 415],
 });

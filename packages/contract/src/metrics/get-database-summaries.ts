@@ -11,5 +11,5 @@ export const getDatabaseSummaries = defineOperation({
   access: metricsAccess,
   request: { query: summaryQuery("24h") },
   responses: { 200: jsonResponse(DatabaseSummariesSchema, "Databases") },
-  errors: [400, 403],
+  errors: [400, 403, 404],
 });

@@ -13,5 +13,5 @@ export const getPerformanceSummary = defineOperation({
   access: metricsAccess,
   request: { query: summaryQuery("1h") },
   responses: { 200: jsonResponse(PerformanceSummarySchema, "Summary") },
-  errors: [400, 403],
+  errors: [400, 403, 404],
 });

@@ -27,5 +27,5 @@ export const listProbeConfigs = defineOperation({
     }),
   },
   responses: { 200: jsonResponse(z.array(ProbeConfigSchema), "Probe configurations") },
-  errors: [400, 403],
+  errors: [400, 403, 404],
 });
