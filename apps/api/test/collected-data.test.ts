@@ -1,0 +1,170 @@
+import { randomBytes } from "node:crypto";
+import { findProbe, type ProbeDefinition, type RunningCollector, startCollector } from "@dbmon/collector";
+import { execStatements } from "@dbmon/datastore/testing";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { monitorTestServer } from "./monitoring-support.js";
+import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+
+/**
+ * Issue 25's bugs, on data the real collector gathered from the test server itself: a database
+ * created, used and dropped while the collector watches.
+ */
+
+/** The probes these tests read, each second instead of every few minutes. */
+const PROBES = [
+  "pg_stat_database",
+  "pg_database",
+  "pg_stat_checkpointer",
+  "pg_settings",
+  "pg_server_info",
+  "pg_sys_os_info",
+];
+
+const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+describe("issue 25's bugs on collected data", { timeout: 90_000 }, () => {
+  let t: TestApp;
+  let root: TestUser;
+  let id: number;
+  /** The app's clock: the real time unless a test moves it. */
+  let now: (() => Date) | undefined;
+  let collector: RunningCollector | undefined;
+  /** A database of the monitored server that exists for a few collections, then is dropped. */
+  const dropped = `dbmon_dropped_${randomBytes(4).toString("hex")}`;
+  /** Epoch seconds of the last collection that saw it and of the first one after it was dropped. */
+  let lastWith: number;
+  let firstWithout: number;
+
+  const collections = async (probe: string) =>
+    t.datastore.sql.unsafe<{ at: number; names: string[] }[]>(
+      `select extract(epoch from collected_at)::float8 as at, array_agg(database_name::text) as names
+       from metrics.${probe} where connection_id = $1 group by collected_at order by collected_at`,
+      [id],
+    );
+
+  /** Waits (collecting) until `done` answers something. */
+  async function until<T>(what: string, done: () => Promise<T | undefined>): Promise<T> {
+    const deadline = Date.now() + 45_000;
+    for (;;) {
+      const value = await done().catch(() => undefined);
+      if (value !== undefined) {
+        return value;
+      }
+      if (Date.now() > deadline) {
+        const seen = await collections("pg_stat_database");
+        throw new Error(
+          `not collected within 45 s: ${what}; pg_stat_database: ${JSON.stringify(seen.slice(-6))}`,
+        );
+      }
+      await pause(250);
+    }
+  }
+
+  beforeAll(async () => {
+    t = await buildTestApp({ clock: { now: () => now?.() ?? new Date() } });
+    root = await createUser(t, "root", { superuser: true });
+    id = await monitorTestServer(t, "root");
+    for (const name of PROBES) {
+      await t.datastore
+        .sql`insert into probe_configs (name, collection_interval_seconds, retention_days, scope, scope_id)
+        values (${name}, 1, 7, 'global', 0)`;
+    }
+    const server = new URL(t.database.url);
+    server.pathname = "/postgres";
+    await execStatements(server.toString(), `create database ${dropped}`);
+    const inDropped = new URL(server);
+    inDropped.pathname = `/${dropped}`;
+    // Thousands of commits in the database about to go: more than the others make in a second.
+    const session = postgres(inDropped.toString(), { max: 4, onnotice: () => {} });
+    try {
+      await Promise.all(Array.from({ length: 4000 }, () => session`select 1`));
+    } finally {
+      await session.end({ timeout: 1 });
+    }
+    collector = await startCollector({
+      datastore: t.datastore,
+      logger: t.services.logger,
+      secretKey: t.services.secretKey,
+      leaseSeconds: 6,
+      probes: PROBES.map((name) => findProbe(name) as ProbeDefinition),
+    });
+    // Two collections with it (a rate before the drop), then one without it.
+    await until("two collections of the database", async () => {
+      const seen = (await collections("pg_stat_database")).filter((c) => c.names.includes(dropped));
+      return seen.length >= 2 ? true : undefined;
+    });
+    await execStatements(server.toString(), `drop database ${dropped} with (force)`);
+    [lastWith, firstWithout] = await until("a collection after the drop", async () => {
+      const all = await collections("pg_stat_database");
+      const last = all.findLastIndex((c) => c.names.includes(dropped));
+      const after = all[last + 1];
+      const [sizes] = await t.datastore.sql<{ at: number | null }[]>`
+        select extract(epoch from max(collected_at))::float8 as at from metrics.pg_database where connection_id = ${id}`;
+      return after && (sizes?.at ?? 0) >= after.at
+        ? ([all[last]?.at as number, after.at] as const)
+        : undefined;
+    });
+    await collector.stop();
+    collector = undefined;
+  }, 120_000);
+
+  afterAll(async () => {
+    await collector?.stop();
+    await t?.close();
+  });
+
+  const get = async <T>(path: string): Promise<T> => {
+    const res = await requestJson(t.app, path, { token: root.token });
+    expect(res.status, path).toBe(200);
+    return (await res.json()) as T;
+  };
+
+  it("differences commits per database: a database dropped between two collections leaves a rate", async () => {
+    const rows = await t.datastore.sql<{ database_name: string; at: number; commits: number }[]>`
+      select database_name, extract(epoch from collected_at)::float8 as at, xact_commit::float8 as commits
+      from metrics.pg_stat_database
+      where connection_id = ${id} and collected_at >= to_timestamp(${lastWith})
+      order by collected_at`;
+    const times = [...new Set(rows.map((row) => row.at))];
+    const commitsAt = (at: number) =>
+      new Map(rows.filter((r) => r.at === at).map((r) => [r.database_name, r.commits]));
+    expect(commitsAt(lastWith).has(dropped)).toBe(true);
+    expect(commitsAt(firstWithout).has(dropped)).toBe(false);
+    // Commits per second of each interval from the drop on (the collector may have run once more
+    // before it stopped), per database present at both ends, as the collector stored them.
+    const rates = times.slice(1).map((at, index) => {
+      const previous = commitsAt(times[index] as number);
+      const commits = [...commitsAt(at)].reduce(
+        (sum, [name, value]) => sum + value - (previous.get(name) ?? value),
+        0,
+      );
+      return commits / (at - (times[index] as number));
+    });
+    // The window starts just before the first collection without it: the drop's interval and later.
+    now = () => new Date((firstWithout - 0.001) * 1000 + 3600_000);
+    try {
+      const summary = await get<{
+        connections: { transactions: { commits_per_sec: number | null; time_series: unknown[] } }[];
+      }>(`/api/v1/metrics/performance-summary?connection_id=${id}&time_range=1h`);
+      const transactions = summary.connections[0]?.transactions;
+      expect(transactions?.time_series).toHaveLength(1);
+      const mean = rates.reduce((a, b) => a + b, 0) / rates.length;
+      expect(transactions?.commits_per_sec).toBe(Math.round(mean * 10) / 10);
+    } finally {
+      now = undefined;
+    }
+  });
+
+  it("lists the databases of the latest collection only, not one dropped since", async () => {
+    const { databases } = await get<{ databases: { database_name: string; size_bytes: number | null }[] }>(
+      `/api/v1/metrics/database-summaries?connection_id=${id}&time_range=1h`,
+    );
+    const names = databases.map((database) => database.database_name);
+    expect(names).not.toContain(dropped);
+    expect(names).toContain(t.database.name);
+    expect(
+      databases.find((database) => database.database_name === t.database.name)?.size_bytes,
+    ).toBeGreaterThan(0);
+  });
+});
