@@ -1,10 +1,21 @@
 import { randomBytes } from "node:crypto";
+import { silentAlerterLogger, startAlerter } from "@dbmon/alerter";
 import { findProbe, type ProbeDefinition, type RunningCollector, startCollector } from "@dbmon/collector";
 import { execStatements } from "@dbmon/datastore/testing";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monitorTestServer } from "./monitoring-support.js";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  callBridgeTool,
+  createUser,
+  requestJson,
+  serveTestApp,
+  type TestApp,
+  type TestUser,
+} from "./support.js";
 
 /**
  * Issue 25's bugs, on data the real collector gathered from the test server itself: a database
@@ -25,6 +36,8 @@ const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 describe("issue 25's bugs on collected data", { timeout: 90_000 }, () => {
   let t: TestApp;
+  let served: Awaited<ReturnType<typeof serveTestApp>>;
+  let mcp: Client;
   let root: TestUser;
   let id: number;
   /** The app's clock: the real time unless a test moves it. */
@@ -107,12 +120,24 @@ describe("issue 25's bugs on collected data", { timeout: 90_000 }, () => {
     });
     await collector.stop();
     collector = undefined;
+    served = await serveTestApp(t);
+    mcp = new Client({ name: "dbmon-test", version: "1.0.0" });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${served.url}/mcp/v1`), {
+        requestInit: { headers: { Authorization: `Bearer ${root.token}` } },
+      }),
+    );
   }, 120_000);
 
   afterAll(async () => {
     await collector?.stop();
+    await mcp?.close();
+    await served?.close();
     await t?.close();
   });
+
+  const textOf = (result: { content?: unknown }) =>
+    (result.content as { type: string; text: string }[]).map((part) => part.text).join("\n");
 
   const get = async <T>(path: string): Promise<T> => {
     const res = await requestJson(t.app, path, { token: root.token });
@@ -166,5 +191,93 @@ describe("issue 25's bugs on collected data", { timeout: 90_000 }, () => {
     expect(
       databases.find((database) => database.database_name === t.database.name)?.size_bytes,
     ).toBeGreaterThan(0);
+  });
+
+  it("ignores tool arguments a tool does not declare, over /mcp/v1 and the REST bridge, and logs them", async () => {
+    const args = {
+      connection_id: id,
+      metric_name: "pg_stat_database.xact_commit",
+      reasoning: "models add keys of their own",
+    };
+    const results = [
+      await mcp.callTool({ name: "get_metric_baselines", arguments: args }),
+      await callBridgeTool(t, root.token, "get_metric_baselines", args),
+    ];
+    for (const result of results) {
+      expect(result.isError, textOf(result)).toBeFalsy();
+      // The collected commits' statistics.
+      expect(textOf(result)).toMatch(/^metric\tmean\t/);
+      expect(textOf(result)).toContain("pg_stat_database.xact_commit\t");
+    }
+    expect(
+      t.logs.filter((line) => line.msg === "MCP tool arguments not declared by the tool ignored"),
+    ).toEqual([
+      expect.objectContaining({ level: 20, tool: "get_metric_baselines", keys: ["reasoning"] }),
+      expect.objectContaining({ level: 20, tool: "get_metric_baselines", keys: ["reasoning"] }),
+    ]);
+    // Declared arguments are still checked.
+    const wrong = await callBridgeTool(t, root.token, "get_metric_baselines", {
+      ...args,
+      connection_id: "3",
+    });
+    expect(wrong.isError).toBe(true);
+  });
+
+  it("reads a resource of the connection its URI names, without a selected connection", async () => {
+    const unselected = await mcp.readResource({ uri: "pg://system_info" }).catch((error: Error) => error);
+    expect(String(unselected)).toContain("add ?connection_id=N to the resource URI");
+    const { contents } = await mcp.readResource({ uri: `pg://system_info?connection_id=${id}` });
+    expect(contents).toHaveLength(1);
+    expect(contents[0]?.uri).toBe(`pg://system_info?connection_id=${id}`);
+    const document = JSON.parse(String(contents[0]?.text)) as {
+      connection: { id: number; database: string };
+      server: { postgresql?: { version?: string } } | string;
+    };
+    expect(document.connection).toMatchObject({ id, database: t.database.name });
+    // What the collector gathered, not "Nothing collected".
+    expect(typeof document.server).toBe("object");
+    // The read_resource tool takes it as an argument.
+    const viaTool = await callBridgeTool(t, root.token, "read_resource", {
+      uri: "pg://system_info",
+      connection_id: id,
+    });
+    expect(viaTool.isError).toBeFalsy();
+    expect(JSON.parse(textOf(viaTool))).toEqual(document);
+    for (const uri of [`pg://system_info?connection_id=0`, `pg://system_info?connection=${id}`]) {
+      await expect(mcp.readResource({ uri })).rejects.toThrow(/connection_id/);
+    }
+  });
+
+  it("lists every stored baseline of a connection when get_metric_baselines names no metric", async () => {
+    const alerter = startAlerter({
+      datastore: t.datastore,
+      logger: silentAlerterLogger,
+      secretKey: t.services.secretKey,
+      timers: false,
+      // An hour on: baselines hold complete hours only, and the collections are of this one.
+      clock: { now: () => new Date(Date.now() + 3600_000) },
+    });
+    try {
+      await alerter.calculateBaselines({ full: true });
+    } finally {
+      await alerter.stop();
+    }
+    const stored = await t.datastore.sql<{ metric_name: string }[]>`
+      select distinct metric_name from metric_baselines where connection_id = ${id} and period = 'all'
+      order by 1`;
+    expect(stored.length).toBeGreaterThan(0);
+    for (const result of [
+      await mcp.callTool({ name: "get_metric_baselines", arguments: { connection_id: id } }),
+      await callBridgeTool(t, root.token, "get_metric_baselines", { connection_id: id }),
+    ]) {
+      expect(result.isError, textOf(result)).toBeFalsy();
+      const [header, ...lines] = textOf(result).split("\n");
+      expect(header).toBe(
+        "metric_name\tdatabase_name\tobject_name\tmean\tstddev\tmin\tmax\tsample_count\tlast_sample_at",
+      );
+      expect([...new Set(lines.map((line) => line.split("\t")[0]))]).toEqual(
+        stored.map((row) => row.metric_name),
+      );
+    }
   });
 });

@@ -89,6 +89,20 @@ export interface LatestSnapshotQuery {
 }
 
 export type Baseline = z.output<typeof BaselineSchema>;
+
+/** One series' baseline as the alerter stored it. */
+export interface StoredBaseline {
+  metric_name: string;
+  database_name: string | null;
+  object_name: string | null;
+  mean: number;
+  stddev: number;
+  min: number;
+  max: number;
+  sample_count: number;
+  /** RFC 3339, UTC. */
+  last_sample_at: string;
+}
 export type PerformanceSummary = z.output<typeof PerformanceSummarySchema>;
 export type DatabaseSummaries = z.output<typeof DatabaseSummariesSchema>;
 export type TopQuery = z.output<typeof TopQuerySchema>;
@@ -186,6 +200,31 @@ export class MetricsReader {
         },
       ];
     });
+  }
+
+  /**
+   * The anomaly baselines the alerter keeps for a connection (period "all": every collected hour of
+   * its window), one per series, by metric; at most `limit` of them, with how many there are.
+   */
+  async storedBaselines(
+    access: RequestAccess,
+    connectionId: number,
+    limit: number,
+  ): Promise<{ baselines: StoredBaseline[]; total: number }> {
+    await requireReadable(access, [connectionId]);
+    const rows = await this.deps.datastore.sql<(StoredBaseline & { total: number })[]>`
+      select metric_name, nullif(database_name, '') as database_name, nullif(object_name, '') as object_name,
+        mean, stddev, min, max, sample_count,
+        to_char(last_sample_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as last_sample_at,
+        count(*) over ()::int as total
+      from metric_baselines
+      where connection_id = ${connectionId} and period = 'all'
+      order by metric_name, database_name, object_name
+      limit ${limit}`;
+    return {
+      baselines: rows.map(({ total: _, ...baseline }) => baseline),
+      total: rows[0]?.total ?? 0,
+    };
   }
 
   /** Transaction ID age, cache hit ratio, transaction rates and checkpoint times per connection. */
