@@ -30,6 +30,7 @@ const PROBES = [
   "pg_settings",
   "pg_server_info",
   "pg_sys_os_info",
+  "pg_stat_activity",
 ];
 
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -107,6 +108,21 @@ describe("issue 25's bugs on collected data", { timeout: 90_000 }, () => {
       const seen = (await collections("pg_stat_database")).filter((c) => c.names.includes(dropped));
       return seen.length >= 2 ? true : undefined;
     });
+    // A query running until the collector stops: its duration so far has many decimals.
+    const sleeper = postgres(t.database.url, { max: 1, onnotice: () => {} });
+    const sleeping = sleeper`select pg_sleep(60) as dbmon_issue_25`.execute();
+    sleeping.catch(() => {});
+    await until("a running query", async () => {
+      const [activity] = await t.datastore.sql<{ found: boolean }[]>`
+        select to_regclass('metrics.pg_stat_activity') is not null as found`;
+      return activity?.found &&
+        (
+          await t.datastore.sql`select 1 from metrics.pg_stat_activity
+            where connection_id = ${id} and query like '%dbmon_issue_25%' and state = 'active' limit 1`
+        ).length
+        ? true
+        : undefined;
+    });
     await execStatements(server.toString(), `drop database ${dropped} with (force)`);
     [lastWith, firstWithout] = await until("a collection after the drop", async () => {
       const all = await collections("pg_stat_database");
@@ -120,6 +136,8 @@ describe("issue 25's bugs on collected data", { timeout: 90_000 }, () => {
     });
     await collector.stop();
     collector = undefined;
+    sleeping.cancel();
+    await sleeper.end({ timeout: 1 });
     served = await serveTestApp(t);
     mcp = new Client({ name: "dbmon-test", version: "1.0.0" });
     await mcp.connect(
@@ -279,5 +297,35 @@ describe("issue 25's bugs on collected data", { timeout: 90_000 }, () => {
         stored.map((row) => row.metric_name),
       );
     }
+  });
+
+  it("rounds a fired alert's measured value in the timeline, as people read it", async () => {
+    // The longest running query, as collected, fires its rule with the threshold at 0.
+    await t.datastore.sql`update alert_rules set default_threshold = 0 where name = 'long_running_queries'`;
+    const alerter = startAlerter({
+      datastore: t.datastore,
+      logger: silentAlerterLogger,
+      secretKey: t.services.secretKey,
+      timers: false,
+      anomaly: false,
+    });
+    try {
+      await alerter.evaluate();
+    } finally {
+      await alerter.stop();
+    }
+    const [alert] = await t.datastore.sql<{ id: number; metric_value: number }[]>`
+      select id::int as id, metric_value from alerts
+      where connection_id = ${id} and metric_name = 'pg_stat_activity.max_query_duration_seconds'`;
+    expect(alert).toBeDefined();
+    const value = alert?.metric_value as number;
+    const rounded = value >= 1 ? Math.round(value * 100) / 100 : Number(value.toPrecision(3));
+    const start = new Date(Date.now() - 3600_000).toISOString();
+    const end = new Date(Date.now() + 60_000).toISOString();
+    const { events } = await get<{ events: { details: Record<string, unknown> }[] }>(
+      `/api/v1/timeline/events?start_time=${start}&end_time=${end}&event_types=alert_fired&connection_id=${id}`,
+    );
+    const fired = events.find((event) => event.details.alert_id === alert?.id);
+    expect(fired?.details).toMatchObject({ metric_value: rounded, metric_unit: "seconds" });
   });
 });
