@@ -154,8 +154,9 @@ describe("issue 25's bugs on collected data", { timeout: 90_000 }, () => {
     await t?.close();
   });
 
-  const textOf = (result: { content?: unknown }) =>
-    (result.content as { type: string; text: string }[]).map((part) => part.text).join("\n");
+  /** The text of a tool result, from the SDK's client or the REST bridge. */
+  const textOf = (result: unknown) =>
+    (result as { content: { text: string }[] }).content.map((part) => part.text).join("\n");
 
   const get = async <T>(path: string): Promise<T> => {
     const res = await requestJson(t.app, path, { token: root.token });
@@ -247,7 +248,7 @@ describe("issue 25's bugs on collected data", { timeout: 90_000 }, () => {
     const { contents } = await mcp.readResource({ uri: `pg://system_info?connection_id=${id}` });
     expect(contents).toHaveLength(1);
     expect(contents[0]?.uri).toBe(`pg://system_info?connection_id=${id}`);
-    const document = JSON.parse(String(contents[0]?.text)) as {
+    const document = JSON.parse(String((contents[0] as { text?: string } | undefined)?.text)) as {
       connection: { id: number; database: string };
       server: { postgresql?: { version?: string } } | string;
     };

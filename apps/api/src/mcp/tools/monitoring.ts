@@ -171,7 +171,8 @@ export const getMetricBaselines = defineTool({
         total > baselines.length
           ? `\n(${baselines.length} of ${total} baselines; name a metric for the others)`
           : "";
-      return text(`${tsvOfObjects(baselines, `No baselines on connection ${row.id} yet`)}${shown}`);
+      const rows = baselines.map((baseline) => ({ ...baseline }));
+      return text(`${tsvOfObjects(rows, `No baselines on connection ${row.id} yet`)}${shown}`);
     }
     const [probe, column] = args.metric_name.split(".", 2) as [string, string | undefined];
     const baselines = await context.services.metrics.baselines(context.access, {
