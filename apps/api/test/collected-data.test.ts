@@ -151,6 +151,12 @@ describe("issue 25's bugs on collected data", { timeout: 90_000 }, () => {
     await collector?.stop();
     await mcp?.close();
     await served?.close();
+    if (t) {
+      // The test server is shared: the database goes even when the setup failed before dropping it.
+      const server = new URL(t.database.url);
+      server.pathname = "/postgres";
+      await execStatements(server.toString(), `drop database if exists ${dropped} with (force)`);
+    }
     await t?.close();
   });
 
