@@ -91,9 +91,12 @@ describe("memories", () => {
       category: "policy",
       content: "Maintenance window is Sunday 02:00 UTC; autovacuum runs are expected then",
       pinned: true,
+      // Always present, as the reference lists it: empty when no embedding model was used.
+      model_name: "",
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
+    expect(body.memories.every((m) => m.model_name === "")).toBe(true);
     const bobs = await typedClient(t, bob.token).call(listMemories, { query: { category: "server" } });
     expect(bobs.memories.map((m) => m.id)).toEqual([ids.bobSecret]);
     const limited = await typedClient(t, alice.token).call(listMemories, { query: { limit: 1 } });

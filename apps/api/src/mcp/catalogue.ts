@@ -74,10 +74,16 @@ export class ToolCatalogue implements Tools {
     if (!(await this.mayUse(context.access, tool))) {
       return failure(messages.mcp(name));
     }
-    const parsed = z
-      .object(tool.input)
-      .strict()
-      .safeParse(args ?? {});
+    // Keys the tool does not declare are dropped, not refused (D18): models add keys, and a refusal
+    // makes them retry the same call until their iteration limit.
+    const parsed = z.object(tool.input).safeParse(args ?? {});
+    const ignored = undeclaredKeys(tool, args);
+    if (ignored.length > 0) {
+      this.deps.logger.debug(
+        { tool: name, keys: ignored },
+        "MCP tool arguments not declared by the tool ignored",
+      );
+    }
     if (!parsed.success) {
       const problems = parsed.error.issues.map(
         (issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`,
@@ -101,6 +107,21 @@ export class ToolCatalogue implements Tools {
   private async mayUse(access: RequestAccess, tool: Tool): Promise<boolean> {
     return tool.privilege === null || access.mayUseMcp(tool.privilege);
   }
+}
+
+/** At most this many undeclared keys are logged, each cut to this many characters (the input is the caller's). */
+const LOGGED_KEYS = 20;
+const LOGGED_KEY_LENGTH = 64;
+
+/** The argument keys a tool does not declare, as logged. */
+function undeclaredKeys(tool: Tool, args: unknown): string[] {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    return [];
+  }
+  return Object.keys(args)
+    .filter((key) => !Object.hasOwn(tool.input, key))
+    .slice(0, LOGGED_KEYS)
+    .map((key) => key.slice(0, LOGGED_KEY_LENGTH));
 }
 
 function describe(tool: Tool): ToolDescriptor {

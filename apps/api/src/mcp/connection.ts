@@ -11,12 +11,14 @@ export interface BoundConnection {
 
 /**
  * The connection a tool acts on: `connection_id`, or the connection the caller's credential
- * selected (PUT /connections/current). The caller needs at least `level` access to it.
+ * selected (POST /connections/current). The caller needs at least `level` access to it.
+ * `naming` says how the caller names a connection, for the message when none is selected.
  */
 export async function boundConnection(
   context: ToolContext,
   args: { connection_id?: number | undefined; database_name?: string | undefined },
   level: AccessLevel = "read",
+  naming = "pass connection_id",
 ): Promise<BoundConnection> {
   const { access, services } = context;
   let connectionId = args.connection_id;
@@ -24,7 +26,9 @@ export async function boundConnection(
   if (connectionId === undefined) {
     const current = await services.connections.current(access).catch((error: unknown) => {
       if (error instanceof NotFound) {
-        throw new NotFound("No connection selected: pass connection_id, or select a connection first");
+        throw new NotFound(
+          `No connection selected: ${naming}, or select a connection first (POST /api/v1/connections/current)`,
+        );
       }
       throw error;
     });

@@ -327,7 +327,7 @@ function present(row: MemoryRow) {
     category: row.category,
     content: row.content,
     pinned: row.pinned,
-    ...(row.modelName ? { model_name: row.modelName } : {}),
+    model_name: row.modelName ?? "",
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

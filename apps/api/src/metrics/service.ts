@@ -32,7 +32,13 @@ import {
   summaryWindow,
 } from "./request.js";
 import { type Aggregation, querySeries, type Series } from "./series.js";
-import { bucketAverages, databaseTotals, hitRatio, transactionRates } from "./snapshots.js";
+import {
+  bucketAverages,
+  collectionTotals,
+  databaseSamples,
+  hitRatio,
+  transactionRates,
+} from "./snapshots.js";
 
 type TimeRange = (typeof TIME_RANGES)[number];
 
@@ -83,6 +89,20 @@ export interface LatestSnapshotQuery {
 }
 
 export type Baseline = z.output<typeof BaselineSchema>;
+
+/** One series' baseline as the alerter stored it. */
+export interface StoredBaseline {
+  metric_name: string;
+  database_name: string | null;
+  object_name: string | null;
+  mean: number;
+  stddev: number;
+  min: number;
+  max: number;
+  sample_count: number;
+  /** RFC 3339, UTC. */
+  last_sample_at: string;
+}
 export type PerformanceSummary = z.output<typeof PerformanceSummarySchema>;
 export type DatabaseSummaries = z.output<typeof DatabaseSummariesSchema>;
 export type TopQuery = z.output<typeof TopQuerySchema>;
@@ -182,6 +202,31 @@ export class MetricsReader {
     });
   }
 
+  /**
+   * The anomaly baselines the alerter keeps for a connection (period "all": every collected hour of
+   * its window), one per series, by metric; at most `limit` of them, with how many there are.
+   */
+  async storedBaselines(
+    access: RequestAccess,
+    connectionId: number,
+    limit: number,
+  ): Promise<{ baselines: StoredBaseline[]; total: number }> {
+    await requireReadable(access, [connectionId]);
+    const rows = await this.deps.datastore.sql<(StoredBaseline & { total: number })[]>`
+      select metric_name, nullif(database_name, '') as database_name, nullif(object_name, '') as object_name,
+        mean, stddev, min, max, sample_count,
+        to_char(last_sample_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as last_sample_at,
+        count(*) over ()::int as total
+      from metric_baselines
+      where connection_id = ${connectionId} and period = 'all'
+      order by metric_name, database_name, object_name
+      limit ${limit}`;
+    return {
+      baselines: rows.map(({ total: _, ...baseline }) => baseline),
+      total: rows[0]?.total ?? 0,
+    };
+  }
+
   /** Transaction ID age, cache hit ratio, transaction rates and checkpoint times per connection. */
   async performanceSummary(access: RequestAccess, query: SummaryQuery): Promise<PerformanceSummary> {
     const ids = requestedConnections(query);
@@ -192,9 +237,9 @@ export class MetricsReader {
     const [tables] = await sql<{ database: boolean; checkpointer: boolean }[]>`
       select to_regclass('metrics.pg_database') is not null as database,
         to_regclass('metrics.pg_stat_checkpointer') is not null as checkpointer`;
-    const [names, totals, ages, checkpoints] = await Promise.all([
+    const [names, samples, ages, checkpoints] = await Promise.all([
       sql<{ id: number; name: string }[]>`select id, name from connections where id = any(${ids}::int[])`,
-      databaseTotals(sql, ids, start - width, false),
+      databaseSamples(sql, ids, start - width),
       tables?.database
         ? sql<{ connection_id: number; database_name: string; age: number }[]>`
             select d.connection_id, d.datname as database_name, d.age_datfrozenxid::float8 as age
@@ -212,10 +257,11 @@ export class MetricsReader {
         : [],
     ]);
     const connections = ids.map((id) => {
-      const mine = totals.filter((row) => row.connection_id === id);
+      const perDatabase = samples.filter((row) => row.connection_id === id);
+      const mine = collectionTotals(perDatabase);
       const latest = mine.at(-1);
       const inRange = mine.filter((row) => row.at >= start);
-      const rates = transactionRates(mine).filter((rate) => rate.at >= start);
+      const rates = transactionRates(perDatabase).filter((rate) => rate.at >= start);
       const rateBuckets = bucketAverages(
         rates,
         (rate) => rate.at,
@@ -319,8 +365,8 @@ export class MetricsReader {
     const [tables] = await sql<{ database: boolean; tables: boolean }[]>`
       select to_regclass('metrics.pg_database') is not null as database,
         to_regclass('metrics.pg_stat_all_tables') is not null as tables`;
-    const [totals, sizes, dead] = await Promise.all([
-      databaseTotals(sql, [connectionId], start, true),
+    const [samples, sizes, dead] = await Promise.all([
+      databaseSamples(sql, [connectionId], start),
       tables?.database
         ? sql<{ datname: string; size: number | null; pretty: string | null }[]>`
             select d.datname, d.database_size_bytes::float8 as size, pg_size_pretty(d.database_size_bytes) as pretty
@@ -340,9 +386,11 @@ export class MetricsReader {
             group by t.database_name`
         : [],
     ]);
-    const names = [...new Set(totals.map((row) => row.database_name as string))];
+    // The databases of the latest collection: one dropped since is no longer listed.
+    const latestAt = Math.max(...samples.map((row) => row.at));
+    const names = samples.filter((row) => row.at === latestAt).map((row) => row.database_name);
     const databases = names.map((name) => {
-      const mine = totals.filter((row) => row.database_name === name);
+      const mine = samples.filter((row) => row.database_name === name);
       const latest = mine.at(-1);
       const size = sizes.find((row) => row.datname === name);
       const rates = transactionRates(mine.slice(-2));

@@ -1,9 +1,9 @@
 import type { Sql } from "@dbmon/datastore";
 
-/** Per-collection sums of pg_stat_database over the databases of a connection. */
-export interface DatabaseTotals {
+/** One collection of pg_stat_database for one database of a connection. */
+export interface DatabaseSample {
   connection_id: number;
-  database_name: string | null;
+  database_name: string;
   at: number;
   blks_hit: number;
   blks_read: number;
@@ -12,55 +12,102 @@ export interface DatabaseTotals {
   numbackends: number;
 }
 
+/** The sums of one collection over the databases of a connection. */
+export type CollectionTotals = Omit<DatabaseSample, "database_name">;
+
 /**
- * pg_stat_database totals per collection since `fromEpoch`, per connection (and per database when
- * `perDatabase`), oldest first. Empty when nothing was collected yet.
+ * pg_stat_database samples per database and collection since `fromEpoch`, ordered by connection,
+ * database and time. Empty when nothing was collected yet.
  */
-export async function databaseTotals(
+export async function databaseSamples(
   sql: Sql,
   connectionIds: readonly number[],
   fromEpoch: number,
-  perDatabase: boolean,
-): Promise<DatabaseTotals[]> {
+): Promise<DatabaseSample[]> {
   const [exists] = await sql<
     { ok: boolean }[]
   >`select to_regclass('metrics.pg_stat_database') is not null as ok`;
   if (!exists?.ok) {
     return [];
   }
-  const database = perDatabase ? "database_name" : "null::text";
-  return sql.unsafe<DatabaseTotals[]>(
-    `select connection_id, ${database} as database_name, extract(epoch from collected_at)::float8 as at,
-       sum(blks_hit)::float8 as blks_hit, sum(blks_read)::float8 as blks_read,
-       sum(xact_commit)::float8 as xact_commit, sum(xact_rollback)::float8 as xact_rollback,
-       sum(numbackends)::float8 as numbackends
-     from metrics.pg_stat_database
-     where connection_id = any($1::int[]) and collected_at >= to_timestamp($2)
-     group by 1, 2, collected_at
-     order by 1, 2, collected_at`,
-    [connectionIds as number[], fromEpoch],
-  );
+  return sql<DatabaseSample[]>`
+    select connection_id, database_name, extract(epoch from collected_at)::float8 as at,
+      sum(blks_hit)::float8 as blks_hit, sum(blks_read)::float8 as blks_read,
+      sum(xact_commit)::float8 as xact_commit, sum(xact_rollback)::float8 as xact_rollback,
+      sum(numbackends)::float8 as numbackends
+    from metrics.pg_stat_database
+    where connection_id = any(${connectionIds as number[]}::int[]) and collected_at >= to_timestamp(${fromEpoch})
+      and database_name is not null
+    group by 1, 2, collected_at
+    order by 1, 2, collected_at`;
 }
 
-export function hitRatio(totals: Pick<DatabaseTotals, "blks_hit" | "blks_read">): number | null {
+/** The samples summed per connection and collection, oldest first (for ratios of cumulative counters). */
+export function collectionTotals(samples: readonly DatabaseSample[]): CollectionTotals[] {
+  const totals = new Map<string, CollectionTotals>();
+  for (const { database_name: _, ...sample } of samples) {
+    const key = `${sample.connection_id}/${sample.at}`;
+    const total = totals.get(key);
+    if (total) {
+      total.blks_hit += sample.blks_hit;
+      total.blks_read += sample.blks_read;
+      total.xact_commit += sample.xact_commit;
+      total.xact_rollback += sample.xact_rollback;
+      total.numbackends += sample.numbackends;
+    } else {
+      totals.set(key, { ...sample });
+    }
+  }
+  return [...totals.values()].sort((a, b) => a.connection_id - b.connection_id || a.at - b.at);
+}
+
+export function hitRatio(totals: Pick<DatabaseSample, "blks_hit" | "blks_read">): number | null {
   const all = totals.blks_hit + totals.blks_read;
   return all > 0 ? (totals.blks_hit / all) * 100 : null;
 }
 
-/** Rates between consecutive collections; a counter going down (a reset) gives no rate. */
-export function transactionRates(totals: readonly DatabaseTotals[]) {
-  const rates: { at: number; commitsPerSec: number; rollbacks: number; commits: number }[] = [];
-  for (let index = 1; index < totals.length; index += 1) {
-    const previous = totals[index - 1] as DatabaseTotals;
-    const current = totals[index] as DatabaseTotals;
+export interface TransactionRate {
+  at: number;
+  commitsPerSec: number;
+  commits: number;
+  rollbacks: number;
+}
+
+/**
+ * Transaction rates between consecutive collections. Counters are differenced per database before
+ * the databases are added up: summed first, a database dropped (or created) between two collections
+ * would make the difference meaningless, usually negative. A database whose counters went down (a
+ * statistics reset) gives no rate for that interval; the others still count.
+ */
+export function transactionRates(samples: readonly DatabaseSample[]): TransactionRate[] {
+  const byCollection = new Map<number, TransactionRate>();
+  for (let index = 1; index < samples.length; index += 1) {
+    const previous = samples[index - 1] as DatabaseSample;
+    const current = samples[index] as DatabaseSample;
+    if (
+      previous.connection_id !== current.connection_id ||
+      previous.database_name !== current.database_name
+    ) {
+      continue;
+    }
     const seconds = current.at - previous.at;
     const commits = current.xact_commit - previous.xact_commit;
     const rollbacks = current.xact_rollback - previous.xact_rollback;
-    if (seconds > 0 && commits >= 0 && rollbacks >= 0) {
-      rates.push({ at: current.at, commitsPerSec: commits / seconds, rollbacks, commits });
+    if (seconds <= 0 || commits < 0 || rollbacks < 0) {
+      continue;
     }
+    const rate = byCollection.get(current.at) ?? {
+      at: current.at,
+      commitsPerSec: 0,
+      commits: 0,
+      rollbacks: 0,
+    };
+    rate.commitsPerSec += commits / seconds;
+    rate.commits += commits;
+    rate.rollbacks += rollbacks;
+    byCollection.set(current.at, rate);
   }
-  return rates;
+  return [...byCollection.values()].sort((a, b) => a.at - b.at);
 }
 
 /** Groups values into buckets of `width` seconds from `start` and averages each bucket. */

@@ -13,7 +13,9 @@ export const MemorySchema = z
     category: z.string(),
     content: z.string(),
     pinned: z.boolean().openapi({ description: "Pinned memories are part of every chat's system prompt" }),
-    model_name: z.string().optional().openapi({ description: "The embedding model, when one was used" }),
+    model_name: z.string().openapi({
+      description: "The embedding model the memory was stored with; empty when it was stored without one",
+    }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   })

@@ -142,18 +142,38 @@ export const queryMetrics = defineTool({
   },
 });
 
+/** Stored baselines listed when no metric is named: enough for a model, far below a response limit. */
+const STORED_BASELINES_SHOWN = 200;
+
 export const getMetricBaselines = defineTool({
   name: "get_metric_baselines",
   privilege: "get_metric_baselines",
   description:
-    'Baseline statistics of a probe\'s metrics on a connection over the last 7 days (mean, standard deviation, min, max, percentiles, sample count), as TSV. `metric_name` is a probe ("pg_stat_database") or one of its columns ("pg_stat_database.xact_commit"). Use it to judge whether a current value is unusual.',
-  compactDescription: "7-day baselines of a probe's metrics.",
+    'Baseline statistics of a connection\'s metrics, as TSV. With `metric_name`, a probe ("pg_stat_database") or one of its columns ("pg_stat_database.xact_commit"): mean, standard deviation, min, max, percentiles and sample count over the last 7 days. Without it: every baseline the anomaly detector keeps for the connection (mean, standard deviation, min, max, sample count per series). Use it to judge whether a current value is unusual.',
+  compactDescription: "Baselines of a connection's metrics (7 days, or the anomaly detector's).",
   input: {
     connection_id: rowIdArgument.optional().describe("Defaults to the selected connection"),
-    metric_name: z.string().min(1).describe('A probe, or "<probe>.<column>"'),
+    metric_name: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('A probe, or "<probe>.<column>"; every stored baseline of the connection when absent'),
   },
   async run(context, args) {
     const { row } = await boundConnection(context, args);
+    if (args.metric_name === undefined) {
+      const { baselines, total } = await context.services.metrics.storedBaselines(
+        context.access,
+        row.id,
+        STORED_BASELINES_SHOWN,
+      );
+      const shown =
+        total > baselines.length
+          ? `\n(${baselines.length} of ${total} baselines; name a metric for the others)`
+          : "";
+      const rows = baselines.map((baseline) => ({ ...baseline }));
+      return text(`${tsvOfObjects(rows, `No baselines on connection ${row.id} yet`)}${shown}`);
+    }
     const [probe, column] = args.metric_name.split(".", 2) as [string, string | undefined];
     const baselines = await context.services.metrics.baselines(context.access, {
       connection_id: row.id,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { rowIdArgument } from "../arguments.js";
 import { readResource, resources } from "../resources.js";
 import { defineTool, failure, text, tsv } from "../tool.js";
 
@@ -6,10 +7,13 @@ export const readResourceTool = defineTool({
   name: "read_resource",
   privilege: "read_resource",
   description:
-    "Read one of dbmon's MCP resources by URI, or list them with `list: true`: pg://system_info (PostgreSQL version, OS and architecture of the selected connection) and pg://connection_info (the selected connection). For clients that cannot read MCP resources directly.",
+    "Read one of dbmon's MCP resources by URI, or list them with `list: true`: pg://system_info (PostgreSQL version, OS and architecture of a connection) and pg://connection_info (a connection's details), of `connection_id` or else the selected connection. For clients that cannot read MCP resources directly.",
   compactDescription: "Read or list MCP resources.",
   input: {
     uri: z.string().min(1).optional().describe("Resource URI, such as pg://system_info"),
+    connection_id: rowIdArgument
+      .optional()
+      .describe("The connection to read about; defaults to the selected connection"),
     list: z.boolean().default(false).describe("List the resources instead"),
   },
   async run(context, args) {
@@ -24,7 +28,7 @@ export const readResourceTool = defineTool({
         ),
       );
     }
-    const content = await readResource(context, args.uri);
+    const content = await readResource(context, args.uri, args.connection_id);
     return content.text.startsWith("Access denied:") ? failure(content.text) : text(content.text);
   },
 });
