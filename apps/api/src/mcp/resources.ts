@@ -21,6 +21,17 @@ const NAMING = "add ?connection_id=N to the resource URI";
 const bound = (context: ToolContext, connectionId: number | undefined): Promise<BoundConnection> =>
   boundConnection(context, { connection_id: connectionId }, "read", NAMING);
 
+/** What both resources say of the connection they describe. */
+function describeConnection({ row, databaseName }: BoundConnection) {
+  return {
+    id: row.id,
+    name: row.name,
+    host: row.host,
+    port: row.port,
+    database: databaseName ?? row.databaseName,
+  };
+}
+
 export const resources: readonly McpResource[] = [
   {
     uri: "pg://system_info",
@@ -29,16 +40,10 @@ export const resources: readonly McpResource[] = [
       "PostgreSQL version, operating system, architecture and connection details of a connection (pg://system_info?connection_id=N, else the selected connection), as dbmon last collected them",
     mimeType: "application/json",
     async read(context, connectionId) {
-      const { row, databaseName } = await bound(context, connectionId);
-      const info = await context.services.serverInfo.read(row.id);
+      const connection = await bound(context, connectionId);
+      const info = await context.services.serverInfo.read(connection.row.id);
       return {
-        connection: {
-          id: row.id,
-          name: row.name,
-          host: row.host,
-          port: row.port,
-          database: databaseName ?? row.databaseName,
-        },
+        connection: describeConnection(connection),
         server: info ?? "Nothing collected from this connection yet",
       };
     },
@@ -50,14 +55,7 @@ export const resources: readonly McpResource[] = [
       "A connection's id, name, host, port and database (pg://connection_info?connection_id=N, else the selected connection)",
     mimeType: "application/json",
     async read(context, connectionId) {
-      const { row, databaseName } = await bound(context, connectionId);
-      return {
-        id: row.id,
-        name: row.name,
-        host: row.host,
-        port: row.port,
-        database: databaseName ?? row.databaseName,
-      };
+      return describeConnection(await bound(context, connectionId));
     },
   },
 ];
