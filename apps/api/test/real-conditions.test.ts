@@ -562,15 +562,26 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
     it("an unused replication slot that holds WAL back", async () => {
       const retention = ["replication_slot_retention_warn", "replication_slot_retention_high"];
       const since = await quiet(P, "replication_slot_inactive", ...retention);
-      // 16 and 32 MiB instead of 1 and 10 GiB: gigabytes of WAL would fill the test machine's disk.
-      await override("replication_slot_retention_warn", P, ">=", 16 * MIB);
-      await override("replication_slot_retention_high", P, ">=", 32 * MIB);
       try {
         await exec(primary.url, "select pg_create_physical_replication_slot('dbmon_held', true)");
         // Four segment switches after writes: at least three whole 16 MiB segments behind the slot.
         for (let i = 0; i < 4; i++) {
           await exec(app, "insert into wal_filler values (1)", "select pg_switch_wal()");
         }
+        // 16 and 32 MiB instead of 1 and 10 GiB: gigabytes of WAL would fill the test machine's disk.
+        // Lowered only once a collection saw all the WAL, so the rule cannot fire on a sample taken
+        // midway (a slow machine's collector did, between the third and fourth switch).
+        await pollUntil(
+          async () => {
+            const [held] = await h.datastore.sql<{ bytes: number | null }[]>`
+              select max(retained_bytes)::float8 as bytes from metrics.pg_replication_slots
+              where connection_id = ${P} and slot_name = 'dbmon_held'`;
+            return (held?.bytes ?? 0) >= 48 * MIB ? true : undefined;
+          },
+          async () => "no collection saw the slot's retained WAL",
+        );
+        await override("replication_slot_retention_warn", P, ">=", 16 * MIB);
+        await override("replication_slot_retention_high", P, ">=", 32 * MIB);
         const alerts = await raised(P, since, ["replication_slot_inactive", ...retention]);
         expect(alerts.replication_slot_inactive?.map((alert) => alert.object_name)).toEqual(["dbmon_held"]);
         expect(alerts.replication_slot_retention_high?.[0]?.metric_value).toBeGreaterThanOrEqual(48 * MIB);
