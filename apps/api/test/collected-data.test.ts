@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { silentAlerterLogger, startAlerter } from "@dbmon/alerter";
 import { findProbe, type ProbeDefinition, type RunningCollector, startCollector } from "@dbmon/collector";
 import { execStatements } from "@dbmon/datastore/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -15,6 +14,7 @@ import {
   serveTestApp,
   type TestApp,
   type TestUser,
+  withAlerter,
 } from "./support.js";
 
 /**
@@ -274,19 +274,10 @@ describe("issue 25's bugs on collected data", { timeout: 90_000 }, () => {
   });
 
   it("lists every stored baseline of a connection when get_metric_baselines names no metric", async () => {
-    const alerter = startAlerter({
-      datastore: t.datastore,
-      logger: silentAlerterLogger,
-      secretKey: t.services.secretKey,
-      timers: false,
+    await withAlerter(t, (alerter) => alerter.calculateBaselines({ full: true }), {
       // An hour on: baselines hold complete hours only, and the collections are of this one.
       clock: { now: () => new Date(Date.now() + 3600_000) },
     });
-    try {
-      await alerter.calculateBaselines({ full: true });
-    } finally {
-      await alerter.stop();
-    }
     const stored = await t.datastore.sql<{ metric_name: string }[]>`
       select distinct metric_name from metric_baselines where connection_id = ${id} and period = 'all'
       order by 1`;
@@ -309,18 +300,7 @@ describe("issue 25's bugs on collected data", { timeout: 90_000 }, () => {
   it("rounds a fired alert's measured value in the timeline, as people read it", async () => {
     // The longest running query, as collected, fires its rule with the threshold at 0.
     await t.datastore.sql`update alert_rules set default_threshold = 0 where name = 'long_running_queries'`;
-    const alerter = startAlerter({
-      datastore: t.datastore,
-      logger: silentAlerterLogger,
-      secretKey: t.services.secretKey,
-      timers: false,
-      anomaly: false,
-    });
-    try {
-      await alerter.evaluate();
-    } finally {
-      await alerter.stop();
-    }
+    await withAlerter(t, (alerter) => alerter.evaluate(), { anomaly: false });
     const [alert] = await t.datastore.sql<{ id: number; metric_value: number }[]>`
       select id::int as id, metric_value from alerts
       where connection_id = ${id} and metric_name = 'pg_stat_activity.max_query_duration_seconds'`;

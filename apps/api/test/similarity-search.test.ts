@@ -123,12 +123,15 @@ describe("similarity_search on a monitored server", () => {
   });
 
   it("says when pgvector is missing from the monitored database", async () => {
+    const url = new URL(t.database.url);
     const vectorAvailable = await runStatements({
       connection: {
-        host: "127.0.0.1",
-        port: Number(new URL(t.database.url).port),
+        host: url.hostname,
+        port: Number(url.port),
         database: t.database.name,
-        username: "postgres",
+        // The test server's own credentials: trust on CI's, a password on the embedded one.
+        username: decodeURIComponent(url.username),
+        password: decodeURIComponent(url.password),
       },
       statements: await parseSql("select count(*) from pg_available_extensions where name = 'vector'"),
       mode: "read_only",

@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type AlerterOptions, type RunningAlerter, silentAlerterLogger, startAlerter } from "@dbmon/alerter";
 import { type Args, type CallOptions, createClient, type InputOf, type ResponseOf } from "@dbmon/client";
 import type { Operation } from "@dbmon/contract";
 import { type Datastore, openDatastore } from "@dbmon/datastore";
@@ -265,4 +266,27 @@ export async function callBridgeTool(
     throw new Error(`${name}: ${res.status} ${await res.text()}`);
   }
   return (await res.json()) as BridgeToolResult;
+}
+
+/**
+ * Runs `work` with an alerter on the app's datastore (no timers: the test calls evaluate() or
+ * calculateBaselines() itself), then stops it.
+ */
+export async function withAlerter<T>(
+  t: TestApp,
+  work: (alerter: RunningAlerter) => Promise<T>,
+  options: Partial<AlerterOptions> = {},
+): Promise<T> {
+  const alerter = startAlerter({
+    datastore: t.datastore,
+    logger: silentAlerterLogger,
+    secretKey: t.services.secretKey,
+    timers: false,
+    ...options,
+  });
+  try {
+    return await work(alerter);
+  } finally {
+    await alerter.stop();
+  }
 }

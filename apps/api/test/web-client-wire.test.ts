@@ -1,8 +1,14 @@
 import { readFile } from "node:fs/promises";
-import { silentAlerterLogger, startAlerter } from "@dbmon/alerter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectUntil, monitorTestServer } from "./monitoring-support.js";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  requestJson,
+  type TestApp,
+  type TestUser,
+  withAlerter,
+} from "./support.js";
 
 /**
  * What the reference web client reads from dashboards and dialogs, on data the collector gathered
@@ -86,21 +92,17 @@ describe("the reference web client's fields on real collected data", () => {
   });
 
   it("describes a fired alert in the timeline as the event detail panel reads it", async () => {
-    const alerter = startAlerter({
-      datastore: t.datastore,
-      logger: silentAlerterLogger,
-      secretKey: t.services.secretKey,
-      timers: false,
-      anomaly: false,
-    });
-    try {
-      // Make a built-in rule fire on the collected max_connections.
-      await alerter.evaluate();
-      await t.datastore.sql`update alert_rules set default_threshold = 1 where name = 'high_max_connections'`;
-      await alerter.evaluate();
-    } finally {
-      await alerter.stop();
-    }
+    await withAlerter(
+      t,
+      async (alerter) => {
+        // Make a built-in rule fire on the collected max_connections.
+        await alerter.evaluate();
+        await t.datastore
+          .sql`update alert_rules set default_threshold = 1 where name = 'high_max_connections'`;
+        await alerter.evaluate();
+      },
+      { anomaly: false },
+    );
     const [alert] = await t.datastore.sql<{ id: number; description: string; metric_value: number }[]>`
       select id::int as id, description, metric_value from alerts
       where connection_id = ${id} and metric_name = 'pg_settings.max_connections'`;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { runAdHocQuery } from "../../connections/ad-hoc-query.js";
 import { SELF_CONNECTION_QUERY_REFUSED } from "../../connections/self-monitoring.js";
 import { Forbidden } from "../../errors.js";
-import { SqlSyntaxError } from "../../sql/parser.js";
+import { SqlSyntaxError, type Statement } from "../../sql/parser.js";
 import type { StatementResult } from "../../sql/run.js";
 import { monitoredServer } from "../../sql/service.js";
 import { rowIdArgument } from "../arguments.js";
@@ -48,13 +48,13 @@ function present(result: StatementResult, offset = 0, limit = result.rows.length
 export async function runRead(
   context: ToolContext,
   bound: BoundConnection,
-  sql: string,
+  sql: string | Statement[],
   maxRows?: number,
 ): Promise<StatementResult[]> {
   if (bound.row.isLocal) {
     throw new Forbidden(SELF_CONNECTION_QUERY_REFUSED);
   }
-  const statements = await context.services.sql.parse(sql);
+  const statements = typeof sql === "string" ? await context.services.sql.parse(sql) : sql;
   const caller = await context.access.requireCaller();
   const run = await context.services.sql.run(
     { userId: caller.userId, server: monitoredServer(bound.row) },
@@ -263,9 +263,9 @@ export const countRows = defineTool({
   async run(context, args) {
     const sql = `select count(*) as count from ${quoteIdent(args.schema)}.${quoteIdent(args.table)}${args.where ? ` where ${args.where}` : ""}`;
     // The condition must not end the statement or start another: the whole text is one statement.
-    await context.services.sql.parseOne(sql);
+    const statement = await context.services.sql.parseOne(sql);
     const bound = await boundConnection(context, args);
-    const results = await runRead(context, bound, sql);
+    const results = await runRead(context, bound, [statement]);
     const error = firstError(results);
     if (error) {
       return error;
