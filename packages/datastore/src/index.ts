@@ -52,6 +52,7 @@ export {
   resolveProbeConfig,
   seedProbeConfigs,
 } from "./queries/probe-configs.js";
+export { readableNumberSql } from "./queries/readable-number.js";
 export {
   type CollectedDatabase,
   type CollectedDisk,
