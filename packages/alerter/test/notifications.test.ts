@@ -219,7 +219,7 @@ describe("notifications", () => {
 
   it("refuses private and metadata hosts unless allowed", async () => {
     const { deliver, loadChannels } = await import("../src/index.js");
-    const { createOutboundHostPolicy } = await import("@dbmon/datastore");
+    const { createOutboundHostPolicy } = await import("@dbmon/monitoring");
     const [row] = await h.datastore.sql<{ id: number }[]>`
       insert into notification_channels (channel_type, name, webhook_url_encrypted)
       values ('mattermost', 'mm', ${encryptSecret(h.secretKey, receiver.url)}) returning id`;

@@ -1,15 +1,7 @@
 import { createHash } from "node:crypto";
 import { HostRefusedError, readSslFile, SslFileError, serverTarget } from "@dbmon/collector";
-import {
-  type Datastore,
-  encryptSecret,
-  type HostPolicy,
-  isAllowedPort,
-  monitoredServerSession,
-  ReceiveBudget,
-  type SecretKey,
-  schema,
-} from "@dbmon/datastore";
+import { type Datastore, encryptSecret, type SecretKey, schema } from "@dbmon/datastore";
+import { type HostPolicy, isAllowedPort, monitoredServerSession, ReceiveBudget } from "@dbmon/monitoring";
 import { asc, eq } from "drizzle-orm";
 import postgres from "postgres";
 import type { PresentedCredential, RequestAccess } from "../auth/access.js";

@@ -1,4 +1,5 @@
-import { type HostPolicy, readableNumberSql, type SecretKey, type Sql } from "@dbmon/datastore";
+import { readableNumberSql, type SecretKey, type Sql } from "@dbmon/datastore";
+import type { HostPolicy } from "@dbmon/monitoring";
 import { type Channel, loadChannels } from "./channel.js";
 import { type AlertFacts, alertMessage, type NotificationType } from "./messages.js";
 import { ChannelConfigError, type Delivery, deliver } from "./transport.js";
