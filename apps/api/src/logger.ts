@@ -58,7 +58,7 @@ export function createServiceLogger(level: string, format: LogFormat): Logger {
  * `alerter`): warnings and worse unless asked for more, on stderr, so that stdout carries only the
  * command's output (one JSON document with `--json`). Written synchronously: commands exit at once.
  */
-export function createCommandLogger(level: string, format: LogFormat = "auto"): Logger {
+export function createCommandLogger(level: string, format: LogFormat): Logger {
   return createLogger(
     level === "info" ? "warn" : level,
     isPrettyLog(format, 2) ? prettyDestination(2) : pino.destination({ fd: 2, sync: true }),
@@ -66,7 +66,7 @@ export function createCommandLogger(level: string, format: LogFormat = "auto"): 
 }
 
 /** Whether lines for `fd` are written for a person: asked for, or `auto` and `fd` is a terminal. */
-export function isPrettyLog(format: LogFormat, fd: 1 | 2): boolean {
+function isPrettyLog(format: LogFormat, fd: 1 | 2): boolean {
   return format === "pretty" || (format === "auto" && isatty(fd));
 }
 

@@ -187,6 +187,11 @@ describe("dbmon command line", () => {
       // Ctrl-C: SIGINT to the whole group. The embedded server, in a group of its own, stays up
       // until dbmon released its leases and stops it.
       process.kill(-(child.pid as number), "SIGINT");
+      // Under `pnpm start` the same Ctrl-C comes again, passed on by pnpm: it must not cut the shutdown.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      if (child.exitCode === null) {
+        process.kill(child.pid as number, "SIGINT");
+      }
       const result = await done;
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('"msg":"embedded datastore stopped"');
