@@ -72,6 +72,8 @@ describe("the first run: a taken port and the log format", { timeout: 60_000 }, 
     DBMON_COLLECTOR: "false",
     // Otherwise the first start prints the generated password between the log lines.
     DBMON_ADMIN_PASSWORD: "first-run-admin-password-1",
+    // Else a key file would be written to ./.dbmon of the working directory.
+    DBMON_SECRET: "first-run-test-secret-0123",
   });
 
   it("names DBMON_PORT in one line, without a stack, and exits non-zero; logs are JSON lines off a terminal", async () => {
