@@ -40,6 +40,49 @@ const ALL_TOOLS = [
 
 type ToolResult = BridgeToolResult;
 
+/**
+ * A paged listing tool's answer, one section a listing (get_blackouts adds the schedules): the true
+ * total each states (`12 alert(s)`) and its rows, keyed by column.
+ */
+async function listing(t: TestApp, token: string, tool: string, args: Record<string, unknown>) {
+  const result = await callBridgeTool(t, token, tool, args);
+  expect(result.isError).toBeUndefined();
+  const sections = result.content
+    .map((c) => c.text)
+    .join("\n")
+    .split("\n\n");
+  return sections.map((section) => {
+    const [count, header, ...lines] = section.split("\n");
+    const columns = (header ?? "").split("\t");
+    return {
+      count: Number(/^(\d+) \w+\(s\)$/.exec(count ?? "")?.[1]),
+      rows: lines.map((line) => Object.fromEntries(line.split("\t").map((value, i) => [columns[i], value]))),
+    };
+  });
+}
+
+/** Every row of a listing tool, page by page (`limit` a page), each page stating the same total. */
+async function allPages(
+  t: TestApp,
+  token: string,
+  tool: string,
+  args: Record<string, unknown>,
+  limit: number,
+): Promise<{ totals: Set<number>; sections: Record<string, string>[][]; pages: number }> {
+  const totals = new Set<number>();
+  const sections: Record<string, string>[][] = [];
+  for (let offset = 0, pages = 0; ; offset += limit, pages += 1) {
+    const page = await listing(t, token, tool, { ...args, limit, offset });
+    page.forEach((section, i) => {
+      totals.add(section.count);
+      sections[i] = [...(sections[i] ?? []), ...section.rows];
+    });
+    if (page.every((section) => section.rows.length === 0)) {
+      return { totals, sections, pages };
+    }
+  }
+}
+
 describe("MCP tools over the REST bridge", () => {
   let t: TestApp;
   let root: TestUser;
@@ -412,13 +455,13 @@ describe("MCP tools over the REST bridge", () => {
       "0 alert(s)\nNo alerts",
     );
     expect(textOf(await call(granted.token, "get_alert_rules", { connection_id: connectionId }))).toMatch(
-      /^id\tname\tcategory/,
+      /^\d+ rule\(s\)\nid\tname\tcategory/,
     );
     expect(textOf(await call(granted.token, "get_alert_rules", { connection_id: hiddenId }))).toMatch(
       /^Access denied/,
     );
     expect(textOf(await call(granted.token, "get_blackouts", { include_schedules: true }))).toBe(
-      "0 blackout(s)\nNo blackouts\n\nSchedules\nNo schedules",
+      "0 blackout(s)\nNo blackouts\n\n0 schedule(s)\nNo schedules",
     );
     const timeline = await call(granted.token, "get_timeline_events", { start_time: "7d" });
     expect(timeline.isError).toBeUndefined();
@@ -522,18 +565,8 @@ describe("get_alert_history on a busy fleet", () => {
   const BUSY = 2_500;
 
   const history = async (args: Record<string, unknown>) => {
-    const result = await callBridgeTool(t, root.token, "get_alert_history", args);
-    expect(result.isError).toBeUndefined();
-    const [count, header, ...rows] = result.content
-      .map((c) => c.text)
-      .join("\n")
-      .split("\n");
-    const columns = (header ?? "").split("\t");
-    const idColumn = columns.indexOf("id");
-    return {
-      count: Number(/^(\d+) alert\(s\)$/.exec(count ?? "")?.[1]),
-      ids: rows.map((row) => Number(row.split("\t")[idColumn])),
-    };
+    const [page] = await listing(t, root.token, "get_alert_history", args);
+    return { count: page?.count, ids: (page?.rows ?? []).map((row) => Number(row.id)) };
   };
 
   beforeAll(async () => {
@@ -595,5 +628,133 @@ describe("get_alert_history on a busy fleet", () => {
     ).toBe(cleared);
     // The rule's alerts on both servers, fired in the last 24 hours (1,440 minutes) each.
     expect((await history({ rule_id: ruleId, time_start: "24h" })).count).toBe(1439 + 300);
+  });
+});
+
+describe("get_blackouts and get_alert_rules on a busy fleet", () => {
+  let t: TestApp;
+  let root: TestUser;
+  let busyId: number;
+  const WINDOWS = 1_200;
+  const SCHEDULES = 130;
+  const RULES = 650;
+  /** Rules of the category before the test's own: all, and those enabled by default. */
+  let earlierLockRules: { all: number; enabled: number };
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    root = await createUser(t, "root", { superuser: true });
+    busyId = await registerTestServer(t, root.token, "busy");
+    const quietId = await registerTestServer(t, root.token, "quiet");
+    // The busy server's windows, one starting every hour into the past, each lasting 90 minutes (so
+    // the newest one is active now); the quiet server's and the estate's must be left out by the filter.
+    await t.datastore.sql`
+      insert into blackouts (scope, connection_id, reason, start_time, end_time, created_by)
+      select 'server', ${busyId}, 'Busy ' || i, now() - i * interval '1 hour' + interval '30 minutes',
+             now() - i * interval '1 hour' + interval '2 hours', 'root'
+      from generate_series(1, ${WINDOWS}) as i`;
+    await t.datastore.sql`
+      insert into blackouts (scope, connection_id, reason, start_time, end_time, created_by)
+      select 'server', ${quietId}, 'Quiet ' || i, now(), now() + interval '1 hour', 'root'
+      from generate_series(1, 70) as i`;
+    await t.datastore.sql`
+      insert into blackouts (scope, reason, start_time, end_time, created_by)
+      select 'estate', 'Estate ' || i, now(), now() + interval '1 hour', 'root' from generate_series(1, 40) as i`;
+    await t.datastore.sql`
+      insert into blackout_schedules (scope, connection_id, name, cron_expression, duration_minutes, reason, created_by)
+      select 'server', ${busyId}, 'Nightly ' || lpad(i::text, 4, '0'), '0 3 * * *', 60, 'x', 'root'
+      from generate_series(1, ${SCHEDULES}) as i`;
+    const [earlier] = await t.datastore.sql<{ all: number; enabled: number }[]>`
+      select count(*)::int as "all", (count(*) filter (where default_enabled))::int as enabled
+      from alert_rules where category = 'locks'`;
+    earlierLockRules = earlier ?? { all: 0, enabled: 0 };
+    // Rules of one category, every fourth disabled by default; the busy server overrides every fifth:
+    // every tenth disabled there, the others enabled.
+    await t.datastore.sql`
+      insert into alert_rules (name, description, category, metric_name, default_operator, default_threshold, default_severity, default_enabled)
+      select 'Lock rule ' || lpad(i::text, 4, '0'), 'x', 'locks', 'locks.n' || i, '>', i, 'warning', i % 4 <> 0
+      from generate_series(1, ${RULES}) as i`;
+    await t.datastore.sql`
+      insert into alert_thresholds (rule_id, scope, scope_id, operator, threshold, severity, enabled)
+      select id, 'server', ${busyId}, '>=', 1, 'critical', split_part(name, ' ', 3)::int % 10 <> 0
+      from alert_rules where name like 'Lock rule %' and split_part(name, ' ', 3)::int % 5 = 0`;
+  });
+  afterAll(() => t.close());
+
+  it("pages through all of a connection's blackouts and schedules in SQL: every row once, the true totals", async () => {
+    const { totals, sections, pages } = await allPages(
+      t,
+      root.token,
+      "get_blackouts",
+      { connection_id: busyId, include_schedules: true },
+      50,
+    );
+    expect(pages).toBe(WINDOWS / 50);
+    expect([...totals].sort()).toEqual([SCHEDULES, WINDOWS].sort());
+    const [windows = [], schedules = []] = sections;
+    expect(windows).toHaveLength(WINDOWS);
+    expect(new Set(windows.map((row) => row.id)).size).toBe(WINDOWS);
+    expect(new Set(windows.map((row) => row.connection_id))).toEqual(new Set([String(busyId)]));
+    // Newest start first across the pages.
+    const starts = windows.map((row) => row.start_time ?? "");
+    expect(starts).toEqual([...starts].sort().reverse());
+    expect(schedules).toHaveLength(SCHEDULES);
+    expect(schedules.map((row) => row.name)).toEqual(
+      Array.from({ length: SCHEDULES }, (_, i) => `Nightly ${String(i + 1).padStart(4, "0")}`),
+    );
+  });
+
+  it("filters active windows in SQL, with their total", async () => {
+    const [busyActive] = await listing(t, root.token, "get_blackouts", {
+      connection_id: busyId,
+      active_only: true,
+    });
+    expect(busyActive?.count).toBe(1);
+    expect(busyActive?.rows.map((row) => row.reason)).toEqual(["Busy 1"]);
+    const [everywhere] = await listing(t, root.token, "get_blackouts", { active_only: true, limit: 5 });
+    expect(everywhere?.count).toBe(1 + 70 + 40);
+    expect(everywhere?.rows).toHaveLength(5);
+  });
+
+  it("pages through the enabled rules of a category in SQL: every rule once, the true total", async () => {
+    const { totals, sections } = await allPages(t, root.token, "get_alert_rules", { category: "locks" }, 100);
+    const enabledByDefault = earlierLockRules.enabled + RULES - Math.floor(RULES / 4);
+    expect([...totals]).toEqual([enabledByDefault]);
+    const [rules = []] = sections;
+    expect(rules).toHaveLength(enabledByDefault);
+    expect(new Set(rules.map((row) => row.id)).size).toBe(enabledByDefault);
+    expect(new Set(rules.map((row) => `${row.category} ${row.enabled}`))).toEqual(new Set(["locks true"]));
+    const ours = rules.map((row) => row.name ?? "").filter((name) => name.startsWith("Lock rule "));
+    expect(ours).toEqual([...ours].sort());
+  });
+
+  it("pages through the rules in effect on a connection, its overrides applied in SQL", async () => {
+    const { totals, sections } = await allPages(
+      t,
+      root.token,
+      "get_alert_rules",
+      { category: "locks", connection_id: busyId },
+      100,
+    );
+    const numbers = Array.from({ length: RULES }, (_, i) => i + 1);
+    const enabledThere = numbers.filter((i) => (i % 5 === 0 ? i % 10 !== 0 : i % 4 !== 0));
+    expect([...totals]).toEqual([earlierLockRules.enabled + enabledThere.length]);
+    const ours = (sections[0] ?? []).filter((row) => row.name?.startsWith("Lock rule "));
+    expect(ours.map((row) => Number(row.name?.split(" ")[2]))).toEqual(enabledThere);
+    for (const row of ours) {
+      const overridden = Number(row.name?.split(" ")[2]) % 5 === 0;
+      expect([row.overridden, row.operator, row.severity]).toEqual(
+        overridden ? ["true", ">=", "critical"] : ["false", ">", "warning"],
+      );
+    }
+    // Without the filter, the disabled ones are listed too.
+    const [all] = await listing(t, root.token, "get_alert_rules", {
+      category: "locks",
+      connection_id: busyId,
+      enabled_only: false,
+      limit: 1,
+    });
+    expect(all?.count).toBe(earlierLockRules.all + RULES);
+    expect(all?.rows).toHaveLength(1);
   });
 });

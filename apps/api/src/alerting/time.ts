@@ -17,11 +17,3 @@ export function parseRfc3339(text: string | undefined): Date | undefined {
   const date = new Date(text);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
-
-/** limit/offset of a list: default 100, at most 1000. */
-export function page(
-  limit: number | undefined,
-  offset: number | undefined,
-): { limit: number; offset: number } {
-  return { limit: limit && limit > 0 ? Math.min(limit, 1000) : 100, offset: offset ?? 0 };
-}
