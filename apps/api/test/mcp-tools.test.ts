@@ -424,7 +424,9 @@ describe("MCP tools over the REST bridge", () => {
 
   it("reads monitoring data through the same services as the REST API", async () => {
     expect(textOf(await call(granted.token, "list_connections"))).toMatch(
-      new RegExp(`^id\tname\thost\tport\tdatabase_name\tis_monitored\tstatus\n${connectionId}\tprimary\t`),
+      new RegExp(
+        `^1 connection\\(s\\)\nid\tname\thost\tport\tdatabase_name\tis_monitored\tstatus\n${connectionId}\tprimary\t`,
+      ),
     );
     expect(textOf(await call(granted.token, "list_connections"))).not.toContain("hidden");
     expect(textOf(await call(granted.token, "list_probes"))).toMatch(
@@ -631,13 +633,14 @@ describe("get_alert_history on a busy fleet", () => {
   });
 });
 
-describe("get_blackouts and get_alert_rules on a busy fleet", () => {
+describe("get_blackouts, get_alert_rules and list_connections on a busy fleet", () => {
   let t: TestApp;
   let root: TestUser;
   let busyId: number;
   const WINDOWS = 1_200;
   const SCHEDULES = 130;
   const RULES = 650;
+  const UNMONITORED = 260;
   /** Rules of the category before the test's own: all, and those enabled by default. */
   let earlierLockRules: { all: number; enabled: number };
 
@@ -664,6 +667,10 @@ describe("get_blackouts and get_alert_rules on a busy fleet", () => {
       insert into blackout_schedules (scope, connection_id, name, cron_expression, duration_minutes, reason, created_by)
       select 'server', ${busyId}, 'Nightly ' || lpad(i::text, 4, '0'), '0 3 * * *', 60, 'x', 'root'
       from generate_series(1, ${SCHEDULES}) as i`;
+    await t.datastore.sql`
+      insert into connections (name, host, port, database_name, username, owner_username, is_shared, is_monitored)
+      select 'spare ' || lpad(i::text, 4, '0'), '127.0.0.1', 5432, 'postgres', 'postgres', 'root', false, false
+      from generate_series(1, ${UNMONITORED}) as i`;
     const [earlier] = await t.datastore.sql<{ all: number; enabled: number }[]>`
       select count(*)::int as "all", (count(*) filter (where default_enabled))::int as enabled
       from alert_rules where category = 'locks'`;
@@ -756,5 +763,17 @@ describe("get_blackouts and get_alert_rules on a busy fleet", () => {
     });
     expect(all?.count).toBe(earlierLockRules.all + RULES);
     expect(all?.rows).toHaveLength(1);
+  });
+
+  it("pages through the visible connections in SQL: every one once, by name, the true total", async () => {
+    const { totals, sections, pages } = await allPages(t, root.token, "list_connections", {}, 100);
+    expect([...totals]).toEqual([UNMONITORED + 2]);
+    expect(pages).toBe(3);
+    const names = (sections[0] ?? []).map((row) => row.name);
+    expect(names).toEqual([
+      "busy",
+      "quiet",
+      ...Array.from({ length: UNMONITORED }, (_, i) => `spare ${String(i + 1).padStart(4, "0")}`),
+    ]);
   });
 });

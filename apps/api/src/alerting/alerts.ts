@@ -3,7 +3,7 @@ import { and, count, desc, eq, gte, inArray, isNull, lte, sql } from "drizzle-or
 import type { RequestAccess } from "../auth/access.js";
 import { Visibility } from "../auth/visibility.js";
 import { Conflict, Forbidden, NotFound } from "../errors.js";
-import { type Page, withTotal } from "./paging.js";
+import { type Page, withTotal } from "../paging.js";
 import { iso, isoOrNull } from "./time.js";
 
 const { alerts, alertAcknowledgments, alertRules, connections } = schema;

@@ -4,7 +4,7 @@ import type { RequestAccess } from "../auth/access.js";
 import { type ScopeRef, Visibility } from "../auth/visibility.js";
 import { notFound as clusterNotFound } from "../clusters/store.js";
 import { InvalidInput, NotFound } from "../errors.js";
-import { type Page, withTotal } from "./paging.js";
+import { type Page, withTotal } from "../paging.js";
 import { iso, parseRfc3339 } from "./time.js";
 
 const { blackouts, connections } = schema;

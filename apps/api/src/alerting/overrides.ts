@@ -3,7 +3,7 @@ import { and, count, eq, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import { requireSettingsScope, type ScopeKind } from "../auth/visibility.js";
 import { NotFound } from "../errors.js";
-import { type Page, withTotal } from "./paging.js";
+import { type Page, withTotal } from "../paging.js";
 import {
   type AlertRuleRow,
   type AlertRuleService,

@@ -1,7 +1,7 @@
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, asc, count, eq } from "drizzle-orm";
 import { NotFound } from "../errors.js";
-import { type Page, withTotal } from "./paging.js";
+import { type Page, withTotal } from "../paging.js";
 import { iso } from "./time.js";
 
 const { alertRules } = schema;

@@ -4,8 +4,8 @@ import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import { Visibility } from "../auth/visibility.js";
 import { InvalidInput, NotFound } from "../errors.js";
+import { type Page, withTotal } from "../paging.js";
 import { presentScope, type ScopeFilter, type ScopeInput, scopeFilters, validTarget } from "./blackouts.js";
-import { type Page, withTotal } from "./paging.js";
 import { iso } from "./time.js";
 
 const { blackoutSchedules } = schema;

@@ -3,10 +3,10 @@ import { findProbeSpec, probeCatalogue } from "@dbmon/datastore";
 import { z } from "zod";
 import { presentConnection } from "../../connections/store.js";
 import { dimensionColumns, metricColumns } from "../../metrics/catalogue.js";
-import { rowIdArgument, timeArgument } from "../arguments.js";
+import { pageArguments, rowIdArgument, timeArgument } from "../arguments.js";
 import { boundConnection } from "../connection.js";
 import { pointInTime } from "../time.js";
-import { defineTool, failure, text, tsv, tsvOfObjects } from "../tool.js";
+import { defineTool, failure, text, tsv, tsvOfObjects, tsvPage } from "../tool.js";
 
 const RANGE_SECONDS: Record<(typeof TIME_RANGES)[number], number> = {
   "1h": 3600,
@@ -20,12 +20,12 @@ export const listConnections = defineTool({
   name: "list_connections",
   privilege: "list_connections",
   description:
-    "List the monitored PostgreSQL connections you can see: id, name, host, port, database, whether they are monitored, and the last connection error if any, as TSV. Use the ids as `connection_id` of the other tools.",
+    "List the monitored PostgreSQL connections you can see, by name, as TSV after the number of them: id, name, host, port, database, whether they are monitored, and the last connection error if any. Use the ids as `connection_id` of the other tools.",
   compactDescription: "List monitored connections (ids, names, hosts).",
-  input: {},
-  async run(context) {
-    const rows = await context.services.connections.list(context.access);
-    const connections = rows.map((row) => {
+  input: pageArguments(100, 500),
+  async run(context, args) {
+    const { connections, total } = await context.services.connections.find(context.access, args);
+    const rows = connections.map((row) => {
       const view = presentConnection(row);
       return {
         id: view.id,
@@ -37,7 +37,7 @@ export const listConnections = defineTool({
         status: view.connection_error ? `error: ${view.connection_error}` : "ok",
       };
     });
-    return text(tsvOfObjects(connections, "No connections are visible to you"));
+    return text(tsvPage(total, "connection", rows, "No connections are visible to you"));
   },
 });
 

@@ -1,9 +1,9 @@
 import { type AlertListQuerySchema, listAlerts } from "@dbmon/contract";
 import type { z } from "zod";
 import { type AlertFilter, presentAlert } from "../../alerting/alerts.js";
-import { pageOf } from "../../alerting/paging.js";
 import { parseRfc3339 } from "../../alerting/time.js";
 import { implement } from "../../http/operations.js";
+import { pageOf } from "../../paging.js";
 
 type AlertListQuery = z.output<typeof AlertListQuerySchema>;
 

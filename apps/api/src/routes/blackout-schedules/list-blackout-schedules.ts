@@ -1,8 +1,8 @@
 import { listBlackoutSchedules } from "@dbmon/contract";
 import { scopeFilterOf } from "../../alerting/blackouts.js";
-import { pageOf } from "../../alerting/paging.js";
 import { presentSchedule } from "../../alerting/schedules.js";
 import { implement } from "../../http/operations.js";
+import { pageOf } from "../../paging.js";
 
 export const listBlackoutSchedulesHandler = implement(listBlackoutSchedules, async (c) => {
   const query = c.req.valid("query");

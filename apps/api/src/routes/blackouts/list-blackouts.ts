@@ -1,7 +1,7 @@
 import { listBlackouts } from "@dbmon/contract";
 import { presentBlackout, scopeFilterOf } from "../../alerting/blackouts.js";
-import { pageOf } from "../../alerting/paging.js";
 import { implement } from "../../http/operations.js";
+import { pageOf } from "../../paging.js";
 
 export const listBlackoutsHandler = implement(listBlackouts, async (c) => {
   const query = c.req.valid("query");
