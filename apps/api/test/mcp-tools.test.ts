@@ -776,4 +776,28 @@ describe("get_blackouts, get_alert_rules and list_connections on a busy fleet", 
       ...Array.from({ length: UNMONITORED }, (_, i) => `spare ${String(i + 1).padStart(4, "0")}`),
     ]);
   });
+
+  it("pages through a connection's timeline in SQL: the REST listing's events, page by page, the true total", async () => {
+    const end = new Date();
+    const start = new Date(end.getTime() - 7 * 86_400_000);
+    const window = { start_time: start.toISOString(), end_time: end.toISOString() };
+    const rest = await requestJson(
+      t.app,
+      `/api/v1/timeline/events?start_time=${window.start_time}&end_time=${window.end_time}&connection_id=${busyId}&limit=1000`,
+      { token: root.token },
+    );
+    const listed = (await rest.json()) as { events: { id: string }[]; total_count: number };
+    // A window started or ended each hour of the week: more than a page.
+    expect(listed.total_count).toBeGreaterThan(300);
+    expect(listed.events).toHaveLength(listed.total_count);
+    const { totals, sections } = await allPages(
+      t,
+      root.token,
+      "get_timeline_events",
+      { ...window, connection_id: busyId },
+      100,
+    );
+    expect([...totals]).toEqual([listed.total_count]);
+    expect((sections[0] ?? []).map((row) => row.id)).toEqual(listed.events.map((event) => event.id));
+  });
 });

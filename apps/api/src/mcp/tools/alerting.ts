@@ -164,30 +164,33 @@ export const getTimelineEvents = defineTool({
   name: "get_timeline_events",
   privilege: "get_timeline_events",
   description:
-    'Events on the estate\'s timeline, newest first, as TSV: alerts fired and cleared, configuration and setting changes, restarts, blackouts and more, with connection, time, severity, title and summary. Bound it with `start_time` (default "24h") and `end_time`; `event_types` is a comma-separated list. Use it to correlate a problem with what changed.',
+    'Events on the estate\'s timeline, newest first, as TSV after the number of events that match: alerts fired and cleared, configuration and setting changes, restarts, blackouts and more, with connection, time, severity, title and summary. Bound it with `start_time` (default "24h") and `end_time`; `event_types` is a comma-separated list; `limit` and `offset` page through them. Use it to correlate a problem with what changed.',
   compactDescription: "Timeline of events (changes, restarts, alerts).",
   input: {
     connection_id: rowIdArgument.optional(),
     start_time: timeArgument.default("24h").describe('"24h", "7d" or an ISO time'),
     end_time: timeArgument.default("now").describe('"now" or an ISO time'),
     event_types: z.string().optional().describe("Comma-separated event types"),
-    limit: z.number().int().min(1).max(500).default(100),
+    ...pageArguments(100, 500),
   },
   async run(context, args) {
     await checkConnection(context, args.connection_id);
     const now = context.services.clock.now();
-    const page = await context.services.timeline.list(context.access, {
-      start_time: pointInTime(args.start_time, now, "start_time"),
-      end_time: pointInTime(args.end_time, now, "end_time"),
-      connection_id: args.connection_id,
-      event_types: args.event_types
-        ?.split(",")
-        .map((type) => type.trim())
-        .filter(Boolean),
-      limit: args.limit,
-    });
-    const rows = page.events.map(({ details: _, ...event }) => event);
-    return text(tsvPage(page.total_count, "event", rows, "No events"));
+    const { events, total } = await context.services.timeline.list(
+      context.access,
+      {
+        start: pointInTime(args.start_time, now, "start_time"),
+        end: pointInTime(args.end_time, now, "end_time"),
+        connectionIds: args.connection_id === undefined ? undefined : [args.connection_id],
+        eventTypes: args.event_types
+          ?.split(",")
+          .map((type) => type.trim())
+          .filter(Boolean),
+      },
+      { limit: args.limit, offset: args.offset },
+    );
+    const rows = events.map(({ details: _, ...event }) => event);
+    return text(tsvPage(total, "event", rows, "No events"));
   },
 });
 
