@@ -800,4 +800,27 @@ describe("get_blackouts, get_alert_rules and list_connections on a busy fleet", 
     expect([...totals]).toEqual([listed.total_count]);
     expect((sections[0] ?? []).map((row) => row.id)).toEqual(listed.events.map((event) => event.id));
   });
+
+  it("pages through a connection's stored baselines in SQL: every series once, by metric, the true total", async () => {
+    const SERIES = 450;
+    await t.datastore.sql`
+      insert into metric_baselines (connection_id, metric_name, object_name, period, period_value, time_zone, mean,
+        stddev, min, max, sample_count, outlier_count, first_sample_at, last_sample_at, last_calculated)
+      select ${busyId}, 'busy.metric' || lpad((i % 9)::text, 2, '0'), 'table_' || lpad(i::text, 4, '0'), p, v, 'UTC',
+        i, 1, 0, 2 * i, 60, 0, now() - interval '1 day', now(), now()
+      from generate_series(1, ${SERIES}) as i,
+        (values ('all', 0), ('hour_of_day', 3)) as periods(p, v)`;
+    const { totals, sections } = await allPages(
+      t,
+      root.token,
+      "get_metric_baselines",
+      { connection_id: busyId },
+      100,
+    );
+    // The "all" period's series only.
+    expect([...totals]).toEqual([SERIES]);
+    const keys = (sections[0] ?? []).map((row) => `${row.metric_name} ${row.object_name}`);
+    expect(new Set(keys).size).toBe(SERIES);
+    expect(keys).toEqual([...keys].sort());
+  });
 });

@@ -12,6 +12,7 @@ import type { z } from "@hono/zod-openapi";
 import type { RequestAccess } from "../auth/access.js";
 import type { Clock } from "../clock.js";
 import { InvalidInput } from "../errors.js";
+import { type Page, withTotal } from "../paging.js";
 import {
   catalogueProbe,
   dimensionColumns,
@@ -204,27 +205,28 @@ export class MetricsReader {
 
   /**
    * The anomaly baselines the alerter keeps for a connection (period "all": every collected hour of
-   * its window), one per series, by metric; at most `limit` of them, with how many there are.
+   * its window), one per series, by metric: one page, paged in SQL, and the total of them.
    */
   async storedBaselines(
     access: RequestAccess,
     connectionId: number,
-    limit: number,
+    { limit, offset }: Page,
   ): Promise<{ baselines: StoredBaseline[]; total: number }> {
     await requireReadable(access, [connectionId]);
-    const rows = await this.deps.datastore.sql<(StoredBaseline & { total: number })[]>`
-      select metric_name, nullif(database_name, '') as database_name, nullif(object_name, '') as object_name,
-        mean, stddev, min, max, sample_count,
-        to_char(last_sample_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as last_sample_at,
-        count(*) over ()::int as total
-      from metric_baselines
-      where connection_id = ${connectionId} and period = 'all'
-      order by metric_name, database_name, object_name
-      limit ${limit}`;
-    return {
-      baselines: rows.map(({ total: _, ...baseline }) => baseline),
-      total: rows[0]?.total ?? 0,
-    };
+    const { sql } = this.deps.datastore;
+    const { rows, total } = await withTotal(
+      sql<StoredBaseline[]>`
+        select metric_name, nullif(database_name, '') as database_name, nullif(object_name, '') as object_name,
+          mean, stddev, min, max, sample_count,
+          to_char(last_sample_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as last_sample_at
+        from metric_baselines
+        where connection_id = ${connectionId} and period = 'all'
+        order by metric_name, database_name, object_name
+        limit ${limit} offset ${offset}`,
+      sql<{ n: number }[]>`
+        select count(*)::int as n from metric_baselines where connection_id = ${connectionId} and period = 'all'`,
+    );
+    return { baselines: rows, total };
   }
 
   /** Transaction ID age, cache hit ratio, transaction rates and checkpoint times per connection. */

@@ -142,14 +142,11 @@ export const queryMetrics = defineTool({
   },
 });
 
-/** Stored baselines listed when no metric is named: enough for a model, far below a response limit. */
-const STORED_BASELINES_SHOWN = 200;
-
 export const getMetricBaselines = defineTool({
   name: "get_metric_baselines",
   privilege: "get_metric_baselines",
   description:
-    'Baseline statistics of a connection\'s metrics, as TSV. With `metric_name`, a probe ("pg_stat_database") or one of its columns ("pg_stat_database.xact_commit"): mean, standard deviation, min, max, percentiles and sample count over the last 7 days. Without it: every baseline the anomaly detector keeps for the connection (mean, standard deviation, min, max, sample count per series). Use it to judge whether a current value is unusual.',
+    'Baseline statistics of a connection\'s metrics, as TSV. With `metric_name`, a probe ("pg_stat_database") or one of its columns ("pg_stat_database.xact_commit"): mean, standard deviation, min, max, percentiles and sample count over the last 7 days. Without it: the baselines the anomaly detector keeps for the connection (mean, standard deviation, min, max, sample count per series), by metric, after their number; `limit` and `offset` page through them. Use it to judge whether a current value is unusual.',
   compactDescription: "Baselines of a connection's metrics (7 days, or the anomaly detector's).",
   input: {
     connection_id: rowIdArgument.optional().describe("Defaults to the selected connection"),
@@ -157,22 +154,18 @@ export const getMetricBaselines = defineTool({
       .string()
       .min(1)
       .optional()
-      .describe('A probe, or "<probe>.<column>"; every stored baseline of the connection when absent'),
+      .describe('A probe, or "<probe>.<column>"; the stored baselines of the connection when absent'),
+    ...pageArguments(200, 1000),
   },
   async run(context, args) {
     const { row } = await boundConnection(context, args);
     if (args.metric_name === undefined) {
-      const { baselines, total } = await context.services.metrics.storedBaselines(
-        context.access,
-        row.id,
-        STORED_BASELINES_SHOWN,
-      );
-      const shown =
-        total > baselines.length
-          ? `\n(${baselines.length} of ${total} baselines; name a metric for the others)`
-          : "";
+      const { baselines, total } = await context.services.metrics.storedBaselines(context.access, row.id, {
+        limit: args.limit,
+        offset: args.offset,
+      });
       const rows = baselines.map((baseline) => ({ ...baseline }));
-      return text(`${tsvOfObjects(rows, `No baselines on connection ${row.id} yet`)}${shown}`);
+      return text(tsvPage(total, "baseline", rows, `No baselines on connection ${row.id} yet`));
     }
     const [probe, column] = args.metric_name.split(".", 2) as [string, string | undefined];
     const baselines = await context.services.metrics.baselines(context.access, {
