@@ -115,18 +115,18 @@ export const queryMetrics = defineTool({
     const seconds = (now.getTime() - pointInTime(args.time_start, now, "time_start").getTime()) / 1000;
     const range = TIME_RANGES.find((candidate) => RANGE_SECONDS[candidate] >= seconds) ?? "30d";
     const series = await context.services.metrics.series(context.access, {
-      probe_name: args.probe_name,
-      connection_id: row.id,
-      time_range: range,
+      probeName: args.probe_name,
+      connectionIds: [row.id],
+      range,
       buckets: args.buckets,
       aggregation: args.aggregation,
       metrics: args.metrics
         ?.split(",")
         .map((name) => name.trim())
         .filter(Boolean),
-      database_name: args.database_name,
-      schema_name: args.schema_name,
-      table_name: args.table_name,
+      databaseName: args.database_name,
+      schemaName: args.schema_name,
+      tableName: args.table_name,
     });
     if (series.length === 0) {
       return text(`No data for ${args.probe_name} on connection ${row.id} in the last ${range}`);
@@ -169,9 +169,9 @@ export const getMetricBaselines = defineTool({
     }
     const [probe, column] = args.metric_name.split(".", 2) as [string, string | undefined];
     const baselines = await context.services.metrics.baselines(context.access, {
-      connection_id: row.id,
-      probe_name: probe,
-      ...(column ? { metrics: [column] } : {}),
+      connectionId: row.id,
+      probeName: probe,
+      metrics: column ? [column] : undefined,
     });
     return text(tsvOfObjects(baselines, `No baselines for ${args.metric_name} on connection ${row.id} yet`));
   },
