@@ -2,7 +2,9 @@ import { z } from "zod";
 import { presentAlert } from "../../alerting/alerts.js";
 import { presentBlackout } from "../../alerting/blackouts.js";
 import { effectiveRule, type OverriddenRule } from "../../alerting/overrides.js";
+import type { RuleFilter } from "../../alerting/rules.js";
 import { presentSchedule } from "../../alerting/schedules.js";
+import type { Page } from "../../paging.js";
 import { pageArguments, rowIdArgument, timeArgument } from "../arguments.js";
 import { boundConnection } from "../connection.js";
 import { pointInTime } from "../time.js";
@@ -113,22 +115,31 @@ export const getAlertRules = defineTool({
     await checkConnection(context, args.connection_id);
     const filter = { category: args.category, enabled: args.enabled_only ? true : undefined };
     const page = { limit: args.limit, offset: args.offset };
-    if (args.connection_id === undefined) {
-      const { rules, total } = await context.services.alertRules.find(filter, page);
-      const rows = rules.map((rule) => ruleLine({ rule, override: null }));
-      return text(tsvPage(total, "rule", rows, "No alert rules match"));
-    }
-    const { rules, total } = await context.services.alertOverrides.find(
-      context.access,
-      "server",
-      args.connection_id,
-      filter,
-      page,
-    );
-    const rows = rules.map((rule) => ({ ...ruleLine(rule), overridden: rule.override !== null }));
+    const { rows, total } =
+      args.connection_id === undefined
+        ? await defaultRules(context, filter, page)
+        : await rulesOn(context, args.connection_id, filter, page);
     return text(tsvPage(total, "rule", rows, "No alert rules match"));
   },
 });
+
+/** The rules as their defaults make them. */
+async function defaultRules(context: ToolContext, filter: RuleFilter, page: Page) {
+  const { rules, total } = await context.services.alertRules.find(filter, page);
+  return { rows: rules.map((rule) => ruleLine({ rule, override: null })), total };
+}
+
+/** The rules in effect on a connection, with whether its override changed each. */
+async function rulesOn(context: ToolContext, connectionId: number, filter: RuleFilter, page: Page) {
+  const { rules, total } = await context.services.alertOverrides.find(
+    context.access,
+    "server",
+    connectionId,
+    filter,
+    page,
+  );
+  return { rows: rules.map((rule) => ({ ...ruleLine(rule), overridden: rule.override !== null })), total };
+}
 
 export const getBlackouts = defineTool({
   name: "get_blackouts",
