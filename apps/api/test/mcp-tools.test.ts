@@ -301,10 +301,32 @@ describe("MCP tools over the REST bridge", () => {
       schema_name: "public",
       table_name: "mcp_orders",
     });
-    expect(textOf(schema).split("\n").slice(0, 3)).toEqual([
+    expect(textOf(schema).split("\n")).toEqual([
+      "2 column(s)",
       "table_schema\ttable_name\tcolumn_name\tdata_type\tis_nullable\tcolumn_default\tconstraints",
       "public\tmcp_orders\tid\tinteger\tNO\tNULL\tPRIMARY KEY",
       "public\tmcp_orders\tnote\ttext\tYES\tNULL\tNULL",
+    ]);
+    // Paged by the server, the total counted there: the second column alone, then none.
+    const table = { connection_id: connectionId, schema_name: "public", table_name: "mcp_orders", limit: 1 };
+    expect(textOf(await call(granted.token, "get_schema_info", { ...table, offset: 1 })).split("\n")).toEqual(
+      [
+        "2 column(s)",
+        "table_schema\ttable_name\tcolumn_name\tdata_type\tis_nullable\tcolumn_default\tconstraints",
+        "public\tmcp_orders\tnote\ttext\tYES\tNULL\tNULL",
+      ],
+    );
+    expect(textOf(await call(granted.token, "get_schema_info", { ...table, offset: 2 }))).toBe(
+      "2 column(s)\nNo tables found",
+    );
+    expect(
+      textOf(await call(granted.token, "get_schema_info", { ...table, compact: true, limit: 10 })).split(
+        "\n",
+      ),
+    ).toEqual([
+      "1 table(s)",
+      "table_schema\ttable_name\ttable_type\tcolumn_count",
+      "public\tmcp_orders\tBASE TABLE\t2",
     ]);
     // Planned, never run: the rows stay (count_rows below).
     expect(
