@@ -1,12 +1,14 @@
+import { type Paging, pageSize } from "@dbmon/contract";
+
 /** One page of a list: at most `limit` rows after skipping `offset`. */
 export interface Page {
   limit: number;
   offset: number;
 }
 
-/** The page a listing's wire query asks for: `limit` 100 by default, at most 1000; `offset` 0. */
-export function pageOf(limit: number | undefined, offset: number | undefined): Page {
-  return { limit: limit && limit > 0 ? Math.min(limit, 1000) : 100, offset: offset ?? 0 };
+/** The page a listing's wire query asks for, sized as the contract's `paging` says; `offset` 0 by default. */
+export function pageOf(limit: number | undefined, offset: number | undefined, paging: Paging): Page {
+  return { limit: pageSize(limit, paging), offset: offset ?? 0 };
 }
 
 /**

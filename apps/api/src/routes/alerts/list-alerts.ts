@@ -1,4 +1,4 @@
-import { type AlertListQuerySchema, listAlerts } from "@dbmon/contract";
+import { ALERT_PAGING, type AlertListQuerySchema, listAlerts } from "@dbmon/contract";
 import type { z } from "zod";
 import { type AlertFilter, presentAlert } from "../../alerting/alerts.js";
 import { parseRfc3339 } from "../../alerting/time.js";
@@ -38,6 +38,6 @@ export const listAlertsHandler = implement(listAlerts, async (c) => {
   const query = c.req.valid("query");
   const { alerts, total } = await c
     .get("services")
-    .alerts.find(c.get("access"), alertFilterOf(query), pageOf(query.limit, query.offset));
+    .alerts.find(c.get("access"), alertFilterOf(query), pageOf(query.limit, query.offset, ALERT_PAGING));
   return c.json({ alerts: alerts.map(presentAlert), total }, 200);
 });

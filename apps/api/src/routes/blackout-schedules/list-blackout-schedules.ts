@@ -1,4 +1,4 @@
-import { listBlackoutSchedules } from "@dbmon/contract";
+import { BLACKOUT_PAGING, listBlackoutSchedules } from "@dbmon/contract";
 import { scopeFilterOf } from "../../alerting/blackouts.js";
 import { presentSchedule } from "../../alerting/schedules.js";
 import { implement } from "../../http/operations.js";
@@ -11,7 +11,7 @@ export const listBlackoutSchedulesHandler = implement(listBlackoutSchedules, asy
     .blackoutSchedules.find(
       c.get("access"),
       { ...scopeFilterOf(query), enabled: query.enabled },
-      pageOf(query.limit, query.offset),
+      pageOf(query.limit, query.offset, BLACKOUT_PAGING),
     );
   return c.json({ schedules: schedules.map(presentSchedule), total_count: total }, 200);
 });

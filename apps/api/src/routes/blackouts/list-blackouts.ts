@@ -1,4 +1,4 @@
-import { listBlackouts } from "@dbmon/contract";
+import { BLACKOUT_PAGING, listBlackouts } from "@dbmon/contract";
 import { presentBlackout, scopeFilterOf } from "../../alerting/blackouts.js";
 import { implement } from "../../http/operations.js";
 import { pageOf } from "../../paging.js";
@@ -10,7 +10,7 @@ export const listBlackoutsHandler = implement(listBlackouts, async (c) => {
     .blackouts.find(
       c.get("access"),
       { ...scopeFilterOf(query), active: query.active },
-      pageOf(query.limit, query.offset),
+      pageOf(query.limit, query.offset, BLACKOUT_PAGING),
     );
   return c.json({ blackouts: blackouts.map(presentBlackout), total_count: total }, 200);
 });
