@@ -12,7 +12,7 @@ import type {
 } from "../client.js";
 import type { ProviderConfig } from "../config.js";
 import { type ChatDriver, chatClient, stopReasonOf } from "./chat-client.js";
-import { type Failure, guardCall, otherFailure, revealHeaders, toLlmError } from "./errors.js";
+import { type Failure, guardCall, guardStream, otherFailure, revealHeaders } from "./errors.js";
 import { toolResultText } from "./openai-compatible.js";
 
 /**
@@ -93,7 +93,7 @@ export function createOllamaClient(config: ProviderConfig, model: string): LlmCl
     async *stream(request): AsyncGenerator<ChatStreamEvent> {
       let last: ChatResponse | undefined;
       let calledTools = false;
-      try {
+      yield* guardStream(config, classify, request.signal, async function* () {
         const parts = await ollamaFor(config, request.signal).chat({ ...body(request), stream: true });
         for await (const part of parts) {
           if (part.message.content) {
@@ -105,13 +105,7 @@ export function createOllamaClient(config: ProviderConfig, model: string): LlmCl
           }
           last = part;
         }
-      } catch (error) {
-        throw toLlmError(classify(error), config);
-      }
-      // The SDKs end an aborted stream quietly: the caller must not take it for a whole answer.
-      if (request.signal?.aborted) {
-        throw toLlmError({ kind: "aborted" }, config);
-      }
+      });
       yield {
         type: "done",
         stopReason: stopReasonOf(last?.done_reason, calledTools),
