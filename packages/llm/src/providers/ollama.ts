@@ -1,14 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { type ChatResponse, type Message, Ollama } from "ollama";
-import type {
-  ChatAnswer,
-  ChatStreamEvent,
-  CompletionRequest,
-  Embedder,
-  LlmClient,
-  LlmMessage,
-  TextBlock,
-  ToolUseBlock,
+import {
+  type ChatAnswer,
+  type ChatStreamEvent,
+  type CompletionRequest,
+  type Embedder,
+  type LlmClient,
+  type LlmMessage,
+  type TextBlock,
+  type ToolUseBlock,
+  textOf,
 } from "../client.js";
 import type { ProviderConfig } from "../config.js";
 import { type ChatDriver, chatClient, stopReasonOf } from "./chat-client.js";
@@ -130,7 +131,7 @@ function toOllamaMessages(message: LlmMessage): Message[] {
   if (typeof message.content === "string") {
     return [{ role: message.role, content: message.content }];
   }
-  const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+  const text = textOf(message.content);
   if (message.role === "assistant") {
     const calls = message.content.flatMap((block) =>
       block.type === "tool_use" ? [{ function: { name: block.name, arguments: block.input ?? {} } }] : [],

@@ -1,13 +1,14 @@
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import type {
-  ChatAnswer,
-  ChatStreamEvent,
-  CompletionRequest,
-  Embedder,
-  LlmClient,
-  LlmMessage,
-  TextBlock,
-  ToolUseBlock,
+import {
+  type ChatAnswer,
+  type ChatStreamEvent,
+  type CompletionRequest,
+  type Embedder,
+  type LlmClient,
+  type LlmMessage,
+  type TextBlock,
+  type ToolUseBlock,
+  textOf,
 } from "../client.js";
 import type { ChatProviderName, ProviderConfig } from "../config.js";
 import { type ChatDriver, chatClient, stopReasonOf } from "./chat-client.js";
@@ -157,7 +158,7 @@ function toOpenAiMessages(message: LlmMessage): ChatMessage[] {
   if (typeof message.content === "string") {
     return [{ role: message.role, content: message.content }];
   }
-  const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+  const text = textOf(message.content);
   if (message.role === "assistant") {
     const toolCalls = message.content.flatMap((block) =>
       block.type === "tool_use"
