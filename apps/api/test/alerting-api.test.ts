@@ -412,7 +412,12 @@ describe("blackouts", () => {
       created_by: "blackouts",
       is_active: true,
     });
-    const future = await create({ ...typedBase, start_time: at(hour), end_time: at(2 * hour) });
+    // The estate holds connections the manager cannot see: only who sees them all silences it
+    // (scoped-settings.test.ts has the rule).
+    expect((await post({ ...base, start_time: at(hour), end_time: at(2 * hour) })).status).toBe(403);
+    const future = await as(admin).call(createBlackout, {
+      body: { ...typedBase, start_time: at(hour), end_time: at(2 * hour) },
+    });
     expect(future.is_active).toBe(false);
     // Nothing is created on a scope the manager cannot see; a superuser sees them all.
     expect(await (await post({ ...base, scope: "server", connection_id: hiddenId })).json()).toEqual({
@@ -448,7 +453,7 @@ describe("blackouts", () => {
     expect(Math.abs(new Date(stoppedBody.end_time).getTime() - Date.now())).toBeLessThan(10_000);
     const again = await call(`/api/v1/blackouts/${blackout.id}/stop`, blackoutManager, "POST");
     expect(await again.json()).toEqual({ error: "Blackout not found or not currently active" });
-    await as(blackoutManager).call(stopBlackout, { params: { id: future.id } });
+    await as(admin).call(stopBlackout, { params: { id: future.id } });
 
     expect(await as(blackoutManager).call(deleteBlackout, { params: { id: blackout.id } })).toEqual({
       status: "deleted",
@@ -460,12 +465,15 @@ describe("blackouts", () => {
   it("validates and stores schedules", async () => {
     const post = (body: unknown) => call("/api/v1/blackout-schedules", blackoutManager, "POST", body);
     const base = {
-      scope: "estate",
+      scope: "server",
+      connection_id: sharedId,
       name: "weekly",
       cron_expression: "0 2 * * 0",
       duration_minutes: 60,
       reason: "vacuum",
     };
+    // The estate holds connections the manager cannot see (scoped-settings.test.ts has the rule).
+    expect((await post({ ...base, scope: "estate", connection_id: undefined })).status).toBe(403);
     expect(await (await post({ ...base, name: "" })).json()).toEqual({ error: "Name is required" });
     expect(await (await post({ ...base, cron_expression: "" })).json()).toEqual({
       error: "Cron expression is required",
@@ -475,14 +483,14 @@ describe("blackouts", () => {
     });
     expect((await post({ ...base, cron_expression: "61 * * * *" })).status).toBe(400);
     expect((await post({ ...base, timezone: "Mars/Olympus" })).status).toBe(400);
-    const typedBase = { ...base, scope: "estate" } as const;
+    const typedBase = { ...base, scope: "server" } as const;
     const schedule = await as(blackoutManager).call(createBlackoutSchedule, { body: typedBase });
     expect(schedule).toMatchObject({
       ...base,
       timezone: "UTC",
       enabled: true,
       created_by: "blackouts",
-      connection_id: null,
+      connection_id: sharedId,
     });
     const list = await as(plain).call(listBlackoutSchedules, { query: {} });
     expect(list.total_count).toBe(1);

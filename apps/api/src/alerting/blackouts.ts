@@ -1,7 +1,7 @@
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, count, desc, eq, gte, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
-import { type ScopeRef, Visibility } from "../auth/visibility.js";
+import { type ScopeRef, storedScope, Visibility } from "../auth/visibility.js";
 import { notFound as clusterNotFound } from "../clusters/store.js";
 import { InvalidInput, NotFound } from "../errors.js";
 import { type Page, withTotal } from "../paging.js";
@@ -57,7 +57,7 @@ const scopeNotFound = {
 /**
  * The scope and its one id, as the reference words its refusals; the server's connection must
  * exist, and the caller must see the scope (nothing is created on, or moved to, a scope it cannot
- * see: that is not found).
+ * see: that is not found) and every connection in it (a window there silences them all).
  */
 export async function validTarget(
   datastore: Datastore,
@@ -99,6 +99,7 @@ export async function validTarget(
   if (scope !== "estate") {
     await visibility.requireScope(datastore.db, target, scopeNotFound[scope]);
   }
+  await visibility.requireWholeScope(datastore.db, target);
   const databaseName = input.database_name?.trim() ? input.database_name.trim() : null;
   return { ...target, databaseName };
 }
@@ -203,14 +204,14 @@ export class BlackoutService {
     input: { reason?: string | undefined; end_time?: string | undefined },
   ) {
     const visibility = await Visibility.of(access);
-    const existing = await this.read(visibility, id);
+    const existing = await this.changeable(visibility, id, "Blackout not found");
     let end: Date | undefined;
     if (input.end_time !== undefined) {
       end = parseRfc3339(input.end_time);
       if (!end) {
         throw new InvalidInput("Invalid end_time format, expected RFC3339");
       }
-      if (end <= new Date(existing.start_time)) {
+      if (end <= existing.startTime) {
         throw new InvalidInput("end_time must be after start_time");
       }
     }
@@ -226,6 +227,7 @@ export class BlackoutService {
   /** Deletes a window the caller sees. */
   async remove(access: RequestAccess, id: number): Promise<void> {
     const visibility = await Visibility.of(access);
+    await this.changeable(visibility, id, "Blackout not found");
     const deleted = await this.datastore.db
       .delete(blackouts)
       .where(and(eq(blackouts.id, id), visibility.scoped(blackouts)))
@@ -241,6 +243,7 @@ export class BlackoutService {
    */
   async stop(access: RequestAccess, id: number) {
     const visibility = await Visibility.of(access);
+    await this.changeable(visibility, id, "Blackout not found or not currently active");
     const [stopped] = await this.datastore.db
       .update(blackouts)
       .set({ endTime: sql`now()`, startTime: sql`least(${blackouts.startTime}, now())` })
@@ -250,6 +253,22 @@ export class BlackoutService {
       throw new NotFound("Blackout not found or not currently active");
     }
     return presentBlackout({ blackout: stopped, isActive: false });
+  }
+
+  /**
+   * A window the caller sees (else NotFound) and may change: it sees every connection of the
+   * window's scope (else Forbidden, `requireWholeScope`).
+   */
+  private async changeable(visibility: Visibility, id: number, notFound: string) {
+    const [row] = await this.datastore.db
+      .select()
+      .from(blackouts)
+      .where(and(eq(blackouts.id, id), visibility.scoped(blackouts)));
+    if (!row) {
+      throw new NotFound(notFound);
+    }
+    await visibility.requireWholeScope(this.datastore.db, storedScope(row));
+    return row;
   }
 
   /** A window the caller sees, or NotFound. */

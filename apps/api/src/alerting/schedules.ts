@@ -2,7 +2,7 @@ import { type BlackoutScheduleRow, type Datastore, schema } from "@dbmon/datasto
 import { Cron } from "croner";
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
-import { Visibility } from "../auth/visibility.js";
+import { storedScope, Visibility } from "../auth/visibility.js";
 import { InvalidInput, NotFound } from "../errors.js";
 import { type Page, withTotal } from "../paging.js";
 import { presentScope, type ScopeFilter, type ScopeInput, scopeFilters, validTarget } from "./blackouts.js";
@@ -70,7 +70,7 @@ export class BlackoutScheduleService {
   /** Replaces the whole schedule, one the caller sees, by one on a scope the caller sees. */
   async update(access: RequestAccess, id: number, input: ScheduleInput) {
     const visibility = await Visibility.of(access);
-    await this.read(visibility, id);
+    await visibility.requireWholeScope(this.datastore.db, storedScope(await this.read(visibility, id)));
     const columns = await this.validColumns(visibility, input);
     const [row] = await this.datastore.db
       .update(blackoutSchedules)
@@ -86,6 +86,7 @@ export class BlackoutScheduleService {
   /** Deletes a schedule the caller sees; windows it already opened stay. */
   async remove(access: RequestAccess, id: number): Promise<void> {
     const visibility = await Visibility.of(access);
+    await visibility.requireWholeScope(this.datastore.db, storedScope(await this.read(visibility, id)));
     const deleted = await this.datastore.db
       .delete(blackoutSchedules)
       .where(and(eq(blackoutSchedules.id, id), visibility.scoped(blackoutSchedules)))

@@ -1,6 +1,6 @@
 import { type Db, schema } from "@dbmon/datastore";
 import { type AnyColumn, type SQL, sql } from "drizzle-orm";
-import { NotFound } from "../errors.js";
+import { Forbidden, NotFound } from "../errors.js";
 import type { RequestAccess } from "./access.js";
 
 const { clusterGroups, clusters, connections } = schema;
@@ -32,6 +32,21 @@ export type ScopeRef = {
   clusterId: number | null;
   connectionId: number | null;
 };
+
+/** The scope a stored blackout, schedule or setting applies to (its table checks `scope`). */
+export function storedScope(row: {
+  scope: string;
+  groupId: number | null;
+  clusterId: number | null;
+  connectionId: number | null;
+}): ScopeRef {
+  return {
+    scope: row.scope as ScopeRef["scope"],
+    groupId: row.groupId,
+    clusterId: row.clusterId,
+    connectionId: row.connectionId,
+  };
+}
 
 /** The scope of one kind and id, as a `ScopeRef`. */
 export function scopeRef(kind: ScopeKind, id: number): ScopeRef {
@@ -119,6 +134,28 @@ export class Visibility {
     }
   }
 
+  /**
+   * What may be changed on a scope (a blackout or schedule created, changed or removed there, an
+   * override set or removed): only a scope all of whose connections the caller sees. Seeing one
+   * server of a cluster must not let a caller silence, or change the alerting of, servers hidden
+   * from it; the estate counts as every connection. Refused with 403: the scope itself is visible.
+   */
+  async requireWholeScope(db: Db, target: ScopeRef): Promise<void> {
+    if (this.superuser || this.allConnections) {
+      return;
+    }
+    const [row] = await db.execute<{ hidden: boolean }>(
+      sql`select exists (select 1 from ${connections}
+        left join ${clusters} on ${clusters.id} = ${connections.clusterId}
+        where ${scopeMembers(target)} and not ${this.among(connections.id)}) as hidden`,
+    );
+    if (row?.hidden) {
+      throw new Forbidden(
+        `Permission denied: the ${target.scope} holds connections you cannot see, so it cannot be changed`,
+      );
+    }
+  }
+
   private among(column: AnyColumn | SQL): SQL {
     return oneOf(column, this.connectionIds);
   }
@@ -126,17 +163,35 @@ export class Visibility {
 
 /**
  * The one check of the per-scope settings (alert, channel and probe overrides), for every verb: the
- * scope must exist and the caller must see it, otherwise it is not found with `notFound`.
+ * scope must exist and the caller must see it, otherwise it is not found with `notFound`; to change
+ * a setting, the caller must also see every connection of the scope (`requireWholeScope`).
  */
 export async function requireSettingsScope(
   db: Db,
   access: RequestAccess,
-  scope: ScopeKind,
-  scopeId: number,
+  target: { scope: ScopeKind; scopeId: number; purpose: "read" | "change" },
   notFound: string,
 ): Promise<void> {
   const visibility = await Visibility.of(access);
-  await visibility.requireScope(db, scopeRef(scope, scopeId), notFound);
+  const ref = scopeRef(target.scope, target.scopeId);
+  await visibility.requireScope(db, ref, notFound);
+  if (target.purpose === "change") {
+    await visibility.requireWholeScope(db, ref);
+  }
+}
+
+/** The connections a scope covers, as a condition on `connections` joined with its cluster. */
+function scopeMembers(target: ScopeRef): SQL {
+  switch (target.scope) {
+    case "estate":
+      return sql`true`;
+    case "server":
+      return sql`${connections.id} = ${target.connectionId}`;
+    case "cluster":
+      return sql`${connections.clusterId} = ${target.clusterId}`;
+    case "group":
+      return sql`${clusters.groupId} = ${target.groupId}`;
+  }
 }
 
 /** Whether the server, cluster or group a scope names exists. */
