@@ -6,7 +6,7 @@
 // baseline update over what was collected, and the datastore's growth.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -38,6 +38,14 @@ const SERVER_URL = process.env.DBMON_DATABASE_URL ?? "postgres://postgres@127.0.
  * connection, up to 300 s (snapshot probes' first full copies among them), plus half a minute.
  */
 const WARM_UP_SECONDS = Math.round(Math.min(Math.min(300, 0.3 * DATABASES) + 30, SECONDS / 2));
+/**
+ * Active session sampling (probe `activity_sampling`, every second per server) runs during the
+ * warm-up, is turned off (probe configuration) for the first half of the steady state and on again
+ * for the second, so that the collector's cost without and with it comes from the same run, both
+ * after the warm-up, and the sampled half does not inherit the warm-up's garbage.
+ */
+const SAMPLING_ON_SECONDS = Math.round(WARM_UP_SECONDS + (SECONDS - WARM_UP_SECONDS) / 2);
+const ACTIVITY_TABLES = ["activity_samples", "activity_minutes", "activity_ticks"] as const;
 const SAMPLE_SECONDS = 5;
 /** The alerter's default evaluation interval. */
 const EVALUATION_SECONDS = 60;
@@ -141,6 +149,8 @@ interface DatastoreSize {
   other: number;
   /** Rows inserted into the metrics schema so far. */
   metricRows: number;
+  /** The same per metrics table (partitions summed). */
+  metricsTableRows: Map<string, number>;
 }
 
 async function datastoreSize(sql: Sql): Promise<DatastoreSize> {
@@ -160,10 +170,42 @@ async function datastoreSize(sql: Sql): Promise<DatastoreSize> {
   const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
   return {
     metricsTables,
+    metricsTableRows: new Map(
+      tables.filter((table) => table.schema === "metrics").map((table) => [table.name, table.inserted]),
+    ),
     metrics: sum([...metricsTables.values()]),
     other: sum(tables.filter((table) => table.schema !== "metrics").map((table) => table.bytes)),
     metricRows: sum(tables.filter((table) => table.schema === "metrics").map((table) => table.inserted)),
   };
+}
+
+interface ActivityRowSize {
+  table: string;
+  rows: number;
+  /** Average pg_column_size of a whole row (the tuple's data, without page and index overhead). */
+  rowBytes: number;
+  /** pg_total_relation_size of the table's partitions (indexes included) per row. */
+  storedBytes: number;
+}
+
+/** What the activity tables' rows take, measured on what the run stored. */
+async function activityRowSizes(sql: Sql): Promise<ActivityRowSize[]> {
+  const sizes: ActivityRowSize[] = [];
+  for (const table of ACTIVITY_TABLES) {
+    const [row] = await sql.unsafe<{ rows: number; row_bytes: number | null; total: number }[]>(
+      `select count(*)::float8 as rows, avg(pg_column_size(t.*))::float8 as row_bytes,
+         (select sum(pg_total_relation_size(i.inhrelid))::float8 from pg_inherits i
+          where i.inhparent = 'metrics.${table}'::regclass) as total
+       from metrics.${table} t`,
+    );
+    sizes.push({
+      table,
+      rows: row?.rows ?? 0,
+      rowBytes: row?.row_bytes ?? 0,
+      storedBytes: row && row.rows > 0 ? row.total / row.rows : 0,
+    });
+  }
+  return sizes;
 }
 
 /** The datastore URL of a child, its sessions named so that their CPU can be told apart. */
@@ -293,7 +335,12 @@ async function measure(cleanup: Cleanup): Promise<void> {
     }
   });
   cleanup.add("stop the alerter", () => stopChild(alerter));
-  const collector = await startChild("collector", childEnv("collector"));
+  // The collector's memory every 10 s (rss and V8 heap in use), to tell live data from garbage.
+  const memoryFile = join(secretDir, "collector-memory.jsonl");
+  const collector = await startChild("collector", {
+    ...childEnv("collector"),
+    BENCH_COLLECTOR_MEMORY_FILE: memoryFile,
+  });
   cleanup.add("stop the collector", () => stopChild(collector));
   cleanup.checkpoint();
 
@@ -302,6 +349,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
   const alerterSamples: ProcessSample[] = [];
   const sessions: number[] = [];
   let warmedUp: { at: number; size: DatastoreSize; datastoreSeen: typeof datastoreSeen } | undefined;
+  let samplingOn: { at: number; size: DatastoreSize; datastoreSeen: typeof datastoreSeen } | undefined;
   while (Date.now() - started < SECONDS * 1000) {
     cleanup.checkpoint();
     for (const [child, name] of [
@@ -321,6 +369,12 @@ async function measure(cleanup: Cleanup): Promise<void> {
     }
     if (!warmedUp && at - started >= WARM_UP_SECONDS * 1000) {
       warmedUp = { at, size: await datastoreSize(sql), datastoreSeen: new Map(datastoreSeen) };
+      // The trigger on probe_configs tells the collector at once.
+      await sql`update probe_configs set is_enabled = false where name = 'activity_sampling'`;
+    }
+    if (warmedUp && !samplingOn && at - started >= SAMPLING_ON_SECONDS * 1000) {
+      samplingOn = { at, size: await datastoreSize(sql), datastoreSeen: new Map(datastoreSeen) };
+      await sql`update probe_configs set is_enabled = true where name = 'activity_sampling'`;
     }
     await sleep(Math.max(0, at + SAMPLE_SECONDS * 1000 - Date.now()));
   }
@@ -331,6 +385,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
     datastoreSeen.set(pid, session);
   }
   const endSize = await datastoreSize(sql);
+  const activityRows = await activityRowSizes(sql);
   const collected = await sql<{ connections: number; errors: number; error: string | null }[]>`
     select count(distinct r.connection_id)::int as connections,
       (select count(*)::int from connections where connection_error is not null) as errors,
@@ -369,6 +424,42 @@ async function measure(cleanup: Cleanup): Promise<void> {
       : 0;
     return `${whole.toFixed(3)} / ${steady.toFixed(3)}`;
   };
+  // Sampling off: from the warm-up mark to the switch; on: from the switch to the end.
+  const window = (from: number, to: number) =>
+    collectorSamples.filter((sample) => sample.at >= from && sample.at <= to);
+  const sampledRssMb = (samples: ProcessSample[]) =>
+    Math.max(0, ...samples.map((sample) => sample.rssBytes)) / MB;
+  const memory = (await readFile(memoryFile, "utf8").catch(() => ""))
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { s: number; heapUsed: number });
+  const heapMb = (from: number, to: number) =>
+    Math.max(
+      0,
+      ...memory
+        .filter((m) => started + m.s * 1000 >= from && started + m.s * 1000 <= to)
+        .map((m) => m.heapUsed),
+    );
+  const warmMark = { at: warmedUp?.at ?? started, seen: warmedUp?.datastoreSeen ?? datastoreBefore };
+  const onMark = { at: samplingOn?.at ?? end, seen: samplingOn?.datastoreSeen ?? datastoreSeen };
+  const endMark = { at: end, seen: datastoreSeen };
+  const describeCollector = (from: typeof warmMark, to: typeof warmMark) => {
+    const samples = window(from.at, to.at);
+    const seconds = Math.max(1, (to.at - from.at) / 1000);
+    const datastoreWork = datastoreCpuBetween(from.seen, to.seen, "fleet collector") / seconds;
+    return (
+      `${cores(samples[0], samples.at(-1)).toFixed(3)} cores, ${sampledRssMb(samples).toFixed(0)} MB RSS ` +
+      `and ${heapMb(from.at, to.at)} MB V8 heap in use at most (sampled every ${SAMPLE_SECONDS} / 10 s); ` +
+      `its datastore sessions ${datastoreWork.toFixed(3)} cores; ${seconds.toFixed(0)} s`
+    );
+  };
+  const onSeconds = samplingOn ? (end - samplingOn.at) / 1000 : 0;
+  const activityGrowth = ACTIVITY_TABLES.map((table) => ({
+    table,
+    bytes: (endSize.metricsTables.get(table) ?? 0) - (samplingOn?.size.metricsTables.get(table) ?? 0),
+    rows: (endSize.metricsTableRows.get(table) ?? 0) - (samplingOn?.size.metricsTableRows.get(table) ?? 0),
+  }));
+  const perDayOn = (value: number) => (onSeconds > 0 ? (value / onSeconds) * 86400 : 0);
   const largest = [...endSize.metricsTables]
     .map(([table, bytes]) => [table, perDay(bytes - (warmedUp?.size.metricsTables.get(table) ?? 0))] as const)
     .sort((a, b) => b[1] - a[1])
@@ -448,6 +539,28 @@ async function measure(cleanup: Cleanup): Promise<void> {
       "—",
     ],
     ["load on the databases", `${load.requests} requests, ${load.failures} failed`, "—"],
+    [
+      `collector with activity sampling off (${WARM_UP_SECONDS}–${SAMPLING_ON_SECONDS} s)`,
+      describeCollector(warmMark, onMark),
+      "—",
+    ],
+    [
+      `collector with activity sampling every second (${SAMPLING_ON_SECONDS}–${SECONDS} s)`,
+      describeCollector(onMark, endMark),
+      "—",
+    ],
+    ...activityRows.map(({ table, rows, rowBytes, storedBytes }): [string, string, string] => [
+      `${table} at the end: rows, bytes per row (pg_column_size / table and indexes per row)`,
+      `${rows}, ${rowBytes.toFixed(0)} / ${storedBytes.toFixed(0)}`,
+      "measured",
+    ]),
+    ...activityGrowth.map(({ table, bytes, rows }): [string, string, string] => [
+      `${table} while sampling: rows per minute, growth per day (whole fleet / per database)`,
+      `${onSeconds > 0 ? ((rows / onSeconds) * 60).toFixed(0) : 0} rows/min, ` +
+        `${(perDayOn(bytes) / MB).toFixed(1)} MB / ${(perDayOn(bytes) / DATABASES / 1024).toFixed(1)} KB per day` +
+        `${rows > 0 ? `, ${(bytes / rows).toFixed(0)} bytes per row with indexes` : ""}`,
+      "measured",
+    ]),
   ];
   for (const row of rows) {
     console.log(`| ${row.join(" | ")} |`);
