@@ -26,6 +26,24 @@ export {
   type ProbeSpec,
   probeCatalogue,
 } from "./probe-catalogue/index.js";
+export {
+  ACTIVITY_DIMENSIONS,
+  type ActivityDimension,
+  type ActivityLoad,
+  type ActivityLoadRequest,
+  type ActivityTop,
+  type ActivityTopRequest,
+  type ActivityWindow,
+  activityLoad,
+  activityTop,
+  alignedWindow,
+  CPU,
+  type DimensionValue,
+  hostVcpus,
+  type LoadSeries,
+  queryTexts,
+  type TopValue,
+} from "./queries/activity.js";
 export { type BlackoutScheduleRow, enabledBlackoutSchedules } from "./queries/blackout-schedules.js";
 export {
   collectedDatabaseJoin,
