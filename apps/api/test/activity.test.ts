@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addConnection, prepareMetricsOf } from "./monitoring-support.js";
 import {
   buildTestApp,
+  callBridgeTool,
   createUser,
   requestJson,
   type TestApp,
@@ -496,6 +497,117 @@ describe("activity: database load, top values and sessions", () => {
           expect([res.status, await res.json()], path).toEqual([404, { error }]);
         }
       }
+    });
+  });
+
+  describe("MCP tools", () => {
+    const textOf = (result: { content: { text: string }[] }) => result.content.map((c) => c.text).join("\n");
+
+    it("refuse a caller without the MCP privilege", async () => {
+      for (const tool of ["get_database_load", "get_top_queries_by_load", "get_lock_tree"]) {
+        const result = await callBridgeTool(t, viewer.token, tool, { connection_id: a });
+        expect(result).toEqual({
+          content: [
+            { type: "text", text: `Access denied: you do not have permission to use tool '${tool}'` },
+          ],
+          isError: true,
+        });
+      }
+    });
+
+    describe("with the MCP privileges", () => {
+      beforeAll(async () => {
+        const group = await t.services.auth.groups.create("assistants", "");
+        await t.services.auth.groups.addMember(group.id, { userId: viewer.id });
+        const res = await requestJson(t.app, `/api/v1/rbac/groups/${group.id}/privileges/mcp`, {
+          method: "PUT",
+          token: root.token,
+          body: { privileges: ["get_database_load", "get_top_queries_by_load", "get_lock_tree"] },
+        });
+        expect(res.status).toBe(200);
+      });
+
+      it("get_database_load answers the load per bucket by dimension with the CPU line", async () => {
+        const result = await callBridgeTool(t, viewer.token, "get_database_load", {
+          connection_id: a,
+          time_start: `${day}T10:00:00Z`,
+          time_end: `${day}T10:15:00Z`,
+          bucket_seconds: 300,
+        });
+        expect(textOf(result)).toBe(
+          [
+            `Database load of connection ${a} (alpha) by wait_event_type, ${day}T10:00:00.000Z to ${day}T10:15:00.000Z, buckets of 300 s`,
+            "Average active sessions over the window: 1.952",
+            "vCPUs of the host: 4 (load above it means sessions waiting for CPU)",
+            "time\ttotal\tLock\tCPU\tIO",
+            `${day}T10:00:00.000Z\t3\t2\t1\t0`,
+            `${day}T10:05:00.000Z\t1\t0\t0.5\t0.5`,
+            `${day}T10:10:00.000Z\t1\t0\t1\t0`,
+          ].join("\n"),
+        );
+      });
+
+      it("get_top_queries_by_load answers queries with their share, waits and text", async () => {
+        const result = await callBridgeTool(t, viewer.token, "get_top_queries_by_load", {
+          connection_id: a,
+          time_start: `${day}T10:00:00Z`,
+          time_end: `${day}T10:15:00Z`,
+        });
+        expect(textOf(result).split("\n").slice(3)).toEqual([
+          "query_id\tload\tload_percent\twaits\tquery",
+          "11\t1\t51.2\tCPU 0.762, IO 0.238\tselect count(*) from orders",
+          "22\t0.952\t48.8\tLock 0.952\tupdate accounts set balance = balance + $1 where id = $2",
+        ]);
+      });
+
+      it("get_lock_tree answers who blocked whom at the nearest sample", async () => {
+        const result = await callBridgeTool(t, viewer.token, "get_lock_tree", {
+          connection_id: a,
+          at: `${day}T10:10:01.300Z`,
+        });
+        expect(textOf(result)).toBe(
+          [
+            `Sessions of connection ${a} (alpha) sampled at ${day}T10:10:01.000Z (nearest to ${day}T10:10:01.300Z): 4 active`,
+            "depth\tpid\tblocks\tstate\twait\tuser\txact_start\tquery",
+            `0\t100\t2\tidle in transaction\tClient:ClientRead\tapp\t${day}T10:09:00.000Z\tupdate accounts set balance = 0 where id = 1`,
+            `1\t101\t1\tactive\tLock:transactionid\tapp\t${day}T10:09:00.000Z\tupdate accounts set balance = 1 where id = 1`,
+            `2\t102\t0\tactive\tLock:tuple\tapp\t${day}T10:09:00.000Z\tupdate accounts set balance = 2 where id = 1`,
+          ].join("\n"),
+        );
+        const none = await callBridgeTool(t, viewer.token, "get_lock_tree", {
+          connection_id: a,
+          at: `${day}T12:00:00Z`,
+        });
+        expect(textOf(none)).toBe(
+          `No session sample of connection ${a} (alpha) within 5 minutes of ${day}T12:00:00.000Z`,
+        );
+      });
+
+      it("refuse a hidden connection and malformed arguments as tool errors", async () => {
+        for (const tool of ["get_database_load", "get_top_queries_by_load", "get_lock_tree"]) {
+          const hiddenResult = await callBridgeTool(t, viewer.token, tool, { connection_id: hidden });
+          expect(hiddenResult).toEqual({
+            content: [
+              { type: "text", text: `Access denied: you do not have access to connection ${hidden}` },
+            ],
+            isError: true,
+          });
+        }
+        const bucket = await callBridgeTool(t, viewer.token, "get_database_load", {
+          connection_id: a,
+          bucket_seconds: 90,
+        });
+        expect(bucket.isError).toBe(true);
+        const window = await callBridgeTool(t, viewer.token, "get_database_load", {
+          connection_id: a,
+          time_start: "now",
+          time_end: "1h",
+        });
+        expect(window).toEqual({
+          content: [{ type: "text", text: "start_time must be before end_time" }],
+          isError: true,
+        });
+      });
     });
   });
 });
