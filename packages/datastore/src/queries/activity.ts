@@ -304,11 +304,18 @@ export async function activityTop(sql: Sql, request: ActivityTopRequest): Promis
   return { average, values: values.filter(Boolean) };
 }
 
+/** The logical processors of a connection's host, and the host they are counted once for. */
+export interface HostVcpus {
+  vcpus: number;
+  /** The connection's host as registered (its address when it has one). */
+  host: string;
+}
+
 /**
  * The logical processors (vCPUs) of each connection's host, from the latest snapshot of the host
  * probe `pg_sys_cpu_info`; a connection whose host was never collected is absent.
  */
-export async function hostVcpus(sql: Sql, connectionIds: readonly number[]): Promise<Map<number, number>> {
+export async function hostVcpus(sql: Sql, connectionIds: readonly number[]): Promise<Map<number, HostVcpus>> {
   if (connectionIds.length === 0) {
     return new Map();
   }
@@ -319,15 +326,17 @@ export async function hostVcpus(sql: Sql, connectionIds: readonly number[]): Pro
     return new Map();
   }
   // A snapshot probe stores rows only when they change: its latest snapshot is the one probe_runs names.
-  const rows = await sql<{ connection_id: number; vcpus: number }[]>`
-    select c.connection_id, sum(c.logical_processor)::int as vcpus
+  const rows = await sql<{ connection_id: number; vcpus: number; host: string }[]>`
+    select c.connection_id, sum(c.logical_processor)::int as vcpus,
+      min(coalesce(conn.hostaddr, conn.host)) as host
     from probe_runs r
+    join connections conn on conn.id = r.connection_id
     join metrics.pg_sys_cpu_info c
       on c.connection_id = r.connection_id and c.collected_at = r.snapshot_collected_at
     where r.connection_id = any(${connectionIds as number[]}::int[]) and r.probe_name = 'pg_sys_cpu_info'
       and c.logical_processor > 0
     group by 1`;
-  return new Map(rows.map((row) => [row.connection_id, row.vcpus]));
+  return new Map(rows.map((row) => [row.connection_id, { vcpus: row.vcpus, host: row.host }]));
 }
 
 /**
