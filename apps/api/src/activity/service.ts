@@ -119,7 +119,8 @@ export class ActivityService {
       dimension: query.dimension,
       limit: Math.min(query.limit ?? DEFAULT_TOP, MAX_TOP),
     });
-    return presentTop(result, requested, await this.context(scope, query.dimension, window, result.values));
+    const minutes = alignedWindow(requested.start, requested.end, 60);
+    return presentTop(result, minutes, await this.context(scope, query.dimension, window, result.values));
   }
 
   /** Each server's raw sample nearest the moment, with its lock tree. */

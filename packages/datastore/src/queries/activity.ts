@@ -237,12 +237,16 @@ export interface ActivityTop {
   values: TopValue[];
 }
 
-/** The values of a dimension with the most load over a window, each split by wait event type. */
+/**
+ * The values of a dimension with the most load over a window (its whole minutes: from the minute
+ * that holds its start to the minute that holds its end), each split by wait event type.
+ */
 export async function activityTop(sql: Sql, request: ActivityTopRequest): Promise<ActivityTop> {
   if (request.connectionIds.length === 0) {
     return { average: null, values: [] };
   }
   const { key, detail } = DIMENSION_SQL[request.dimension];
+  const window = alignedWindow(request.start, request.end, 60);
   const rows = await sql.unsafe<
     {
       rank: number | null;
@@ -279,12 +283,7 @@ export async function activityTop(sql: Sql, request: ActivityTopRequest): Promis
      union all
      select null, null, null, null, 0, (select sum(load) from per_wait)
      where exists (select 1 from window_ticks)`,
-    [
-      request.connectionIds as number[],
-      request.start.toISOString(),
-      request.end.toISOString(),
-      request.limit,
-    ],
+    [request.connectionIds as number[], window.start.toISOString(), window.end.toISOString(), request.limit],
   );
   const values: TopValue[] = [];
   let average: number | null = null;
