@@ -50,6 +50,14 @@ const DIMENSION_SQL: Record<ActivityDimension, { key: string; detail: string }> 
   server: { key: "m.connection_id::text", detail: "null::text" },
 };
 
+/**
+ * Two rows name the same value of a dimension. Null keys and details are compared as '': no
+ * dimension has both a null and an empty value (empty ones are made null, but the application name,
+ * which is never null). An equality, unlike `is not distinct from`, lets the planner hash the join.
+ */
+const sameValue = (a: string, b: string) =>
+  `coalesce(${a}.key, '') = coalesce(${b}.key, '') and coalesce(${a}.detail, '') = coalesce(${b}.detail, '')`;
+
 /** The window and the connections a load is computed over. */
 export interface ActivityWindow {
   connectionIds: readonly number[];
@@ -168,7 +176,7 @@ export async function activityLoad(sql: Sql, request: ActivityLoadRequest): Prom
        group by 1, 2, 3
      ), shown as (
        select l.bucket, case when r.rank <= $5 then r.rank end as rank, l.load
-       from loads l join ranked r on r.key is not distinct from l.key and r.detail is not distinct from l.detail
+       from loads l join ranked r on ${sameValue("r", "l")}
      )
      select 'sampled' as kind, extract(epoch from bucket)::float8 as bucket, null::int as rank,
        null::text as key, null::text as detail, 0::float8 as load
@@ -278,7 +286,7 @@ export async function activityTop(sql: Sql, request: ActivityTopRequest): Promis
        from per_wait group by 1, 2
      )
      select r.rank::int as rank, r.key, r.detail, p.wait, p.load, null::float8 as total
-     from ranked r join per_wait p on p.key is not distinct from r.key and p.detail is not distinct from r.detail
+     from ranked r join per_wait p on ${sameValue("p", "r")}
      where r.rank <= $4
      union all
      select null, null, null, null, 0, (select sum(load) from per_wait)
