@@ -422,6 +422,24 @@ describe("activity: database load, top values and sessions", () => {
         ["bravo", 0],
         ["hidden", 1],
       ]);
+      // A limit below the sessions keeps each server's sample time and count.
+      const cut = await typedClient(t, root.token).call(getGroupActivitySessions, {
+        params: { id: defaultGroup },
+        query: { at: `${day}T10:10:01Z`, limit: 2 },
+      });
+      expect(cut.truncated).toBe(true);
+      expect(
+        cut.servers.map((server) => [
+          server.name,
+          server.sampled_at,
+          server.session_count,
+          server.sessions.length,
+        ]),
+      ).toEqual([
+        ["alpha", `${day}T10:10:01.000Z`, 4, 1],
+        ["bravo", null, 0, 0],
+        ["hidden", `${day}T10:10:01.000Z`, 1, 1],
+      ]);
     });
   });
 

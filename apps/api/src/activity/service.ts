@@ -134,7 +134,8 @@ export class ActivityService {
     const limit = Math.min(query.limit ?? DEFAULT_SESSIONS, MAX_ACTIVITY_SESSIONS);
     const scope = await this.scope(access, target);
     const ids = scope.view.servers.map((server) => server.connection_id);
-    // Sessions in a lock tree first, so that a limit never cuts a tree before other sessions.
+    // Each server's first session, then sessions in a lock tree, so that a limit keeps every
+    // server's sample time and count, and never cuts a tree before other sessions.
     const rows = await this.deps.datastore.sql<(SampleRow & { involved: boolean })[]>`
       with nearest as (
         select c.id as connection_id, n.sampled_at
@@ -158,15 +159,25 @@ export class ActivityService {
           on s.connection_id = nearest.connection_id and s.sampled_at = nearest.sampled_at
       ), blockers as (
         select distinct connection_id, unnest(blocking_pids) as pid from sample
+      ), sessions as (
+        select s.*, (cardinality(s.blocking_pids) > 0 or b.pid is not null) as involved,
+          count(*) over (partition by s.connection_id)::int as session_count
+        from sample s left join blockers b on b.connection_id = s.connection_id and b.pid = s.pid
+      ), placed as (
+        select *, row_number() over (
+          partition by connection_id order by involved desc, query_start nulls last, pid) as place
+        from sessions
       )
-      select s.connection_id, to_char(s.sampled_at at time zone 'UTC', ${ISO_FORMAT}) as sampled_at, s.pid, s.database_name, s.user_name, s.application_name,
-        s.client_addr, s.backend_type, s.state, s.wait_event_type, s.wait_event, s.query_id::text as query_id,
-        left(s.query, ${MAX_ACTIVITY_QUERY_LENGTH}) as query, to_char(s.xact_start at time zone 'UTC', ${ISO_FORMAT}) as xact_start,
-        to_char(s.query_start at time zone 'UTC', ${ISO_FORMAT}) as query_start, to_char(s.state_change at time zone 'UTC', ${ISO_FORMAT}) as state_change,
-        s.blocking_pids, count(*) over (partition by s.connection_id)::int as session_count,
-        (cardinality(s.blocking_pids) > 0 or b.pid is not null) as involved
-      from sample s left join blockers b on b.connection_id = s.connection_id and b.pid = s.pid
-      order by involved desc, s.connection_id, s.query_start nulls last, s.pid
+      select s.connection_id, to_char(s.sampled_at at time zone 'UTC', ${ISO_FORMAT}) as sampled_at, s.pid,
+        s.database_name, s.user_name, s.application_name, s.client_addr, s.backend_type, s.state,
+        s.wait_event_type, s.wait_event, s.query_id::text as query_id,
+        left(s.query, ${MAX_ACTIVITY_QUERY_LENGTH}) as query,
+        to_char(s.xact_start at time zone 'UTC', ${ISO_FORMAT}) as xact_start,
+        to_char(s.query_start at time zone 'UTC', ${ISO_FORMAT}) as query_start,
+        to_char(s.state_change at time zone 'UTC', ${ISO_FORMAT}) as state_change,
+        s.blocking_pids, s.session_count, s.involved
+      from placed s
+      order by s.place = 1 desc, s.involved desc, s.connection_id, s.query_start nulls last, s.pid
       limit ${limit + 1}`;
     const shown = rows.slice(0, limit).map(({ involved: _, ...row }) => row);
     return presentSessions(scope.view, moment, shown, rows.length > limit);
