@@ -52,6 +52,13 @@ export async function prepareMetrics(t: TestApp, at: Date): Promise<void> {
   }
 }
 
+/** The metrics tables of the named probes only, with partitions for the week around `at`. */
+export async function prepareMetricsOf(t: TestApp, probes: readonly string[], at: Date): Promise<void> {
+  const chosen = probeRegistry.filter((probe) => probes.includes(probe.name));
+  await ensureMetricsTables(t.datastore.sql, chosen);
+  await new PartitionManager(t.datastore.sql, chosen).ensureAround(at);
+}
+
 /** Inserts rows into `metrics.<probe>` (columns named by the rows' keys). */
 export async function insertMetrics(
   t: TestApp,
