@@ -24,6 +24,7 @@ import type { Config } from "./config.js";
 import { datastoreConnectionCatalog } from "./connections/catalog.js";
 import { ConnectionStore } from "./connections/store.js";
 import { ConversationStore } from "./conversations/store.js";
+import { IndexAdvisor } from "./index-advisor/service.js";
 import { KnowledgeBase } from "./knowledge-base/service.js";
 import { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
@@ -94,6 +95,13 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     streamsPerUser: config.streamsPerUser.overview,
   });
   await overview.listen();
+  const connections = new ConnectionStore({
+    datastore,
+    key: secretKey,
+    hostPolicy,
+    sslDirectory: config.sslDirectory,
+    logger,
+  });
   return {
     config,
     datastore,
@@ -106,13 +114,8 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     hostPolicy,
     outboundHosts,
     llm,
-    connections: new ConnectionStore({
-      datastore,
-      key: secretKey,
-      hostPolicy,
-      sslDirectory: config.sslDirectory,
-      logger,
-    }),
+    connections,
+    indexAdvisor: new IndexAdvisor({ connections, sql }),
     clusters: new ClusterService(datastore),
     serverInfo: new ServerInfoDocuments(datastore),
     probes: new ProbeSettings(datastore),

@@ -13,6 +13,7 @@ import {
 } from "./tool.js";
 import { alertingTools } from "./tools/alerting.js";
 import { datastoreTools } from "./tools/datastore.js";
+import { indexAdvisorTools } from "./tools/index-advisor.js";
 import { knowledgeBaseTools } from "./tools/knowledge-base.js";
 import { llmTools } from "./tools/llm.js";
 import { memoryTools } from "./tools/memories.js";
@@ -24,6 +25,7 @@ import { sqlTools } from "./tools/sql.js";
 /** Every tool dbmon serves, over /mcp/v1 and the REST bridge alike. */
 export const allTools: readonly Tool[] = [
   ...sqlTools,
+  ...indexAdvisorTools,
   ...similarityTools,
   ...monitoringTools,
   ...datastoreTools,
