@@ -34,9 +34,9 @@ export function bindParameters(
     }
   }
   const bytes = Buffer.from(text, "utf8");
-  const missing = [...new Set(columns.parameterLocations.map((parameter) => parameter.number))].filter(
-    (number) => !values.has(number),
-  );
+  const missing = [...new Set(columns.parameterLocations.map((parameter) => parameter.number))]
+    .filter((number) => !values.has(number))
+    .sort((a, b) => a - b);
   if (missing.length > 0) {
     return {
       problem: `no representative value for ${missing.map((number) => `$${number}`).join(", ")}: a parameter needs a column it is compared with that has statistics (ANALYZE the table), or give the statement with values`,

@@ -315,8 +315,10 @@ export const IndexAdviceSchema = z
         helps: z.array(
           z.object({
             statement_id: z.number().int(),
-            cost_before: CostSchema,
-            cost_after: CostSchema.openapi({ description: "With this index alone" }),
+            cost_before: CostSchema.openapi({ description: "Without hypothetical indexes" }),
+            cost_after: CostSchema.openapi({
+              description: "With this index and the recommendations listed before it",
+            }),
           }),
         ),
       }),
