@@ -1,3 +1,4 @@
+import { MAX_ADVISED_STATEMENT_LENGTH } from "@dbmon/contract";
 import type { RequestAccess } from "../auth/access.js";
 import { SELF_CONNECTION_QUERY_REFUSED } from "../connections/self-monitoring.js";
 import type { ConnectionRow, ConnectionStore } from "../connections/store.js";
@@ -30,6 +31,9 @@ const STATEMENTS_SCANNED = 100;
 const MAX_RECOMMENDATIONS = 10;
 /** A recommended index must make a statement at least this much cheaper than it already is. */
 const MIN_IMPROVEMENT = 0.9;
+/** What one costing session sends at most: characters of SQL, and statements. */
+const SESSION_TEXT_CHARS = 512 * 1024;
+const SESSION_STEPS = 400;
 /** The PostgreSQL version from which EXPLAIN plans `$n` statements itself (GENERIC_PLAN). */
 const GENERIC_PLAN_VERSION = 160000;
 
@@ -389,7 +393,7 @@ export class IndexAdvisor {
     }
     const statements: WorkStatement[] = [];
     for (const [query, calls] of result.rows) {
-      if (!query) {
+      if (!query || query.length > MAX_ADVISED_STATEMENT_LENGTH) {
         continue;
       }
       const parsed = await this.deps.sql.parseTrees(query).catch(() => []);
@@ -531,8 +535,9 @@ export class IndexAdvisor {
     const live = workload
       .map((statement, at) => ({ statement, at }))
       .filter(({ statement }) => statement.explain);
-    const steps: Step[] = baseline
-      ? live.map(({ statement, at }) => ({ text: statement.explain as string, baseline: at }))
+    // Groups of steps, each independent of the others (a candidate's starts with hypopg_reset).
+    const groups: Step[][] = baseline
+      ? [live.map(({ statement, at }) => ({ text: statement.explain as string, baseline: at }))]
       : [];
     for (const candidate of open) {
       const onTable = live.filter(({ statement }) =>
@@ -541,26 +546,33 @@ export class IndexAdvisor {
       if (onTable.length === 0) {
         continue;
       }
-      steps.push({ text: hypopgReset(environment) });
-      for (const choice of chosen) {
-        steps.push({ text: hypotheticalIndex(environment, createIndexStatement(choice.candidate)) });
-      }
-      steps.push({
-        text: hypotheticalIndex(environment, createIndexStatement(candidate)),
-        created: candidate,
-      });
-      for (const { statement, at } of onTable) {
-        steps.push({ text: statement.explain as string, candidate, statement: at });
+      groups.push([
+        { text: hypopgReset(environment) },
+        ...chosen.map((choice) => ({
+          text: hypotheticalIndex(environment, createIndexStatement(choice.candidate)),
+        })),
+        { text: hypotheticalIndex(environment, createIndexStatement(candidate)), created: candidate },
+        ...onTable.map(({ statement, at }) => ({
+          text: statement.explain as string,
+          candidate,
+          statement: at,
+        })),
+      ]);
+    }
+    const steps: Step[] = [];
+    const results: StatementResult[] = [];
+    for (const batch of sessionBatches(groups)) {
+      const answered = await this.session(
+        target,
+        batch.map((step) => step.text),
+        true,
+      );
+      steps.push(...batch);
+      results.push(...answered);
+      if (answered.some((result) => result.error)) {
+        break;
       }
     }
-    if (steps.length === 0) {
-      return { costed: [] };
-    }
-    const results = await this.session(
-      target,
-      steps.map((step) => step.text),
-      true,
-    );
     const failedAt = results.findIndex((result) => result.error);
     if (failedAt < 0) {
       return { costed: readCosts(workload, steps, results) };
@@ -579,6 +591,33 @@ export class IndexAdvisor {
     }
     return { dropped };
   }
+}
+
+/**
+ * Groups of steps packed into sessions: each session's text stays well within the parser's cap and
+ * its statements within what the core's deadline allows (a group larger than that runs alone).
+ */
+function sessionBatches(groups: Step[][]): Step[][] {
+  const batches: Step[][] = [];
+  let batch: Step[] = [];
+  let chars = 0;
+  for (const group of groups) {
+    const size = group.reduce((sum, step) => sum + step.text.length + 3, 0);
+    if (
+      batch.length > 0 &&
+      (chars + size > SESSION_TEXT_CHARS || batch.length + group.length > SESSION_STEPS)
+    ) {
+      batches.push(batch);
+      batch = [];
+      chars = 0;
+    }
+    batch.push(...group);
+    chars += size;
+  }
+  if (batch.length > 0) {
+    batches.push(batch);
+  }
+  return batches;
 }
 
 /** One statement of a costing session and what its result tells. */

@@ -235,8 +235,11 @@ export const ConnectionClusterUpdateSchema = z
   })
   .openapi("ConnectionClusterUpdateRequest");
 
-/** Longest statement or index definition taken, in characters. */
-const MAX_STATEMENT_LENGTH = 100_000;
+/**
+ * Longest statement the index advisor takes, in characters: a costing session holds a workload's
+ * statements together, and must stay within the SQL parser's cap.
+ */
+export const MAX_ADVISED_STATEMENT_LENGTH = 20_000;
 
 const DatabaseNameSchema = z
   .string()
@@ -250,7 +253,7 @@ export const IndexAdviceRequestSchema = z
     database_name: DatabaseNameSchema,
     statements: z
       .array(
-        z.string().min(1).max(MAX_STATEMENT_LENGTH),
+        z.string().min(1).max(MAX_ADVISED_STATEMENT_LENGTH),
         message("statements must be a list of SQL statements"),
       )
       .min(1)
@@ -339,7 +342,7 @@ export const HypotheticalExplainRequestSchema = z
     statement: z
       .string(message("statement is required"))
       .min(1, message("statement is required"))
-      .max(MAX_STATEMENT_LENGTH),
+      .max(MAX_ADVISED_STATEMENT_LENGTH),
     indexes: z
       .array(z.string().min(1).max(10_000), message("indexes must be a list of CREATE INDEX statements"))
       .min(1)

@@ -1,3 +1,4 @@
+import { MAX_ADVISED_STATEMENT_LENGTH } from "@dbmon/contract";
 import { z } from "zod";
 import type { HypotheticalExplain, IndexAdvice } from "../../index-advisor/service.js";
 import { boundConnection } from "../connection.js";
@@ -76,7 +77,7 @@ export const recommendIndexes = defineTool({
   input: {
     ...connectionArgs,
     statements: z
-      .array(z.string().min(1).max(100_000))
+      .array(z.string().min(1).max(MAX_ADVISED_STATEMENT_LENGTH))
       .min(1)
       .max(20)
       .optional()
@@ -106,7 +107,7 @@ export const explainWithHypotheticalIndexes = defineTool({
     "Plan one query on a monitored database without and with hypothetical indexes (HypoPG): EXPLAIN (never ANALYZE) in a READ ONLY session; nothing is created on the server. Give the indexes as CREATE INDEX statements on plain columns (INCLUDE allowed; btree, hash or brin). Answers both plans, the costs, and whether the plan uses each index. Use it to check an index before proposing it.",
   compactDescription: "EXPLAIN a query with hypothetical indexes.",
   input: {
-    query: z.string().min(1).max(100_000).describe("The statement to plan"),
+    query: z.string().min(1).max(MAX_ADVISED_STATEMENT_LENGTH).describe("The statement to plan"),
     indexes: z.array(z.string().min(1).max(10_000)).min(1).max(10).describe("CREATE INDEX statements"),
     ...connectionArgs,
   },
