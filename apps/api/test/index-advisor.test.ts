@@ -265,6 +265,21 @@ describe.skipIf(missing !== undefined)(
       expect(unknown.status).toBe(404);
       expect(await unknown.json()).toEqual({ error: "Connection not found" });
       expect((await post({}, root.token, "/api/v1/connections/abc/index-advice")).status).toBe(400);
+      const unknownExplain = await post(
+        { statement: "select 1", indexes: ["create index on t (a)"] },
+        root.token,
+        "/api/v1/connections/999999/hypothetical-explain",
+      );
+      expect(unknownExplain.status).toBe(404);
+      expect(
+        (
+          await post(
+            { statement: "select 1", indexes: ["create index on t (a)"] },
+            plain.token,
+            `/api/v1/connections/${connectionId}/hypothetical-explain`,
+          )
+        ).status,
+      ).toBe(403);
 
       const explain = (body: unknown) =>
         requestJson(t.app, `/api/v1/connections/${connectionId}/hypothetical-explain`, {

@@ -89,12 +89,20 @@ export const recommendIndexes = defineTool({
       .max(1_048_576)
       .optional()
       .describe("Size budget in MB (default 1024)"),
+    top_statements: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .optional()
+      .describe("Statements taken from pg_stat_statements when none are given (default 10)"),
   },
   async run(context, args) {
     const target = await advisorTarget(context, args);
     const advice = await context.services.indexAdvisor.advise(target, {
       statements: args.statements,
       size_budget_mb: args.size_budget_mb,
+      top_statements: args.top_statements,
     });
     return text(presentIndexAdvice(advice));
   },
