@@ -20,6 +20,7 @@ import type { Config } from "./config.js";
 import { datastoreConnectionCatalog } from "./connections/catalog.js";
 import { ConnectionStore } from "./connections/store.js";
 import { ConversationStore } from "./conversations/store.js";
+import { IndexAdvisor } from "./index-advisor/service.js";
 import { KnowledgeBase } from "./knowledge-base/service.js";
 import { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
@@ -91,6 +92,13 @@ export async function createServices(base: ServiceBase): Promise<Services> {
   });
   await overview.listen();
   const clusters = new ClusterService(datastore);
+  const connections = new ConnectionStore({
+    datastore,
+    key: secretKey,
+    hostPolicy,
+    sslDirectory: config.sslDirectory,
+    logger,
+  });
   return {
     config,
     datastore,
@@ -103,13 +111,8 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     hostPolicy,
     outboundHosts,
     llm,
-    connections: new ConnectionStore({
-      datastore,
-      key: secretKey,
-      hostPolicy,
-      sslDirectory: config.sslDirectory,
-      logger,
-    }),
+    connections,
+    indexAdvisor: new IndexAdvisor({ connections, sql }),
     clusters,
     serverInfo: new ServerInfoDocuments(datastore),
     probes: new ProbeSettings(datastore),

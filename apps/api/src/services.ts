@@ -18,6 +18,7 @@ import type { ClusterService } from "./clusters/service.js";
 import type { Config } from "./config.js";
 import type { ConnectionStore } from "./connections/store.js";
 import type { ConversationStore } from "./conversations/store.js";
+import type { IndexAdvisor } from "./index-advisor/service.js";
 import type { KnowledgeBase } from "./knowledge-base/service.js";
 import type { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
@@ -90,6 +91,8 @@ export interface Services {
   memories: MemoryStore;
   /** User SQL: PostgreSQL's parser, the execution core and the session limits. */
   sql: SqlService;
+  /** Index recommendations and plans with hypothetical indexes (HypoPG) on monitored databases. */
+  indexAdvisor: IndexAdvisor;
   /** Read-only SQL on the datastore as a role that cannot read secrets (query_datastore). */
   datastoreReader: DatastoreReader;
   /** dbmon's documentation, indexed for full-text search (search_knowledgebase). */

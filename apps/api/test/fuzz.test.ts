@@ -291,6 +291,8 @@ const SQL_ON_CONNECTION = new Set([
   "query_database",
   "get_schema_info",
   "execute_explain",
+  "recommend_indexes",
+  "explain_with_hypothetical_indexes",
   "count_rows",
   "test_query",
   "similarity_search",

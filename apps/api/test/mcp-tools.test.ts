@@ -17,6 +17,8 @@ const ALL_TOOLS = [
   "query_database",
   "get_schema_info",
   "execute_explain",
+  "recommend_indexes",
+  "explain_with_hypothetical_indexes",
   "count_rows",
   "test_query",
   "similarity_search",

@@ -44,6 +44,8 @@ const grantedTools = {
   get_schema_info: "Describe the schema of a monitored database",
   execute_explain: "EXPLAIN a query on a monitored connection",
   count_rows: "Count the rows of a table",
+  recommend_indexes: "Recommend indexes with hypothetical indexes (HypoPG)",
+  explain_with_hypothetical_indexes: "EXPLAIN a query with hypothetical indexes (HypoPG)",
   list_probes: "List the metric probes",
   describe_probe: "Describe one metric probe",
   query_metrics: "Query collected metrics",

@@ -14,6 +14,7 @@ import {
 import { activityTools } from "./tools/activity.js";
 import { alertingTools } from "./tools/alerting.js";
 import { datastoreTools } from "./tools/datastore.js";
+import { indexAdvisorTools } from "./tools/index-advisor.js";
 import { knowledgeBaseTools } from "./tools/knowledge-base.js";
 import { llmTools } from "./tools/llm.js";
 import { memoryTools } from "./tools/memories.js";
@@ -25,6 +26,7 @@ import { sqlTools } from "./tools/sql.js";
 /** Every tool dbmon serves, over /mcp/v1 and the REST bridge alike. */
 export const allTools: readonly Tool[] = [
   ...sqlTools,
+  ...indexAdvisorTools,
   ...similarityTools,
   ...monitoringTools,
   ...activityTools,

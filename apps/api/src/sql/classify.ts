@@ -19,6 +19,12 @@ export interface Statement {
   notPlannable?: string;
   /** Its rows come whole (EXPLAIN, SHOW, CALL…): a portal with a row limit would yield nothing. */
   wholeResult: boolean;
+  /**
+   * Set on a statement that is not a read only because it calls HypoPG's functions, which make
+   * hypothetical indexes in the session's private memory and nothing on the server: the index
+   * advisor's runs allow it (RunStatementsOptions.hypotheticalIndexes), no other caller's.
+   */
+  hypotheticalIndexes?: true;
 }
 
 /** A syntax error as PostgreSQL's parser reports it; nothing of the text is sent anywhere. */
@@ -28,8 +34,21 @@ export interface SyntaxErrorReport {
   position?: number;
 }
 
+/**
+ * Its parse tree (the statement's node, as libpg-query gives it), with the statement's text: node
+ * locations count bytes of the UTF-8 text from the start of the text parsed, `offset` bytes before
+ * this statement.
+ */
+export interface StatementTree {
+  node: Record<string, unknown>;
+  offset: number;
+}
+
+/** The longest parse tree (as JSON text) handed out of the parser's thread. */
+export const MAX_TREE_CHARS = 4 * 1024 * 1024;
+
 export type Classification =
-  | { ok: true; statements: Statement[] }
+  | { ok: true; statements: Statement[]; trees?: StatementTree[] }
   | { ok: false; syntaxError: SyntaxErrorReport };
 
 type Node = Record<string, unknown>;
@@ -44,6 +63,11 @@ const DATA_CHANGES: Record<string, string> = {
 };
 /** Nodes that may name an operator, and the field that holds its (possibly qualified) name. */
 const OPERATOR_FIELDS: Record<string, string> = { A_Expr: "name", SortBy: "useOp", SubLink: "operName" };
+/**
+ * HypoPG's functions the index advisor calls: they make, size and drop hypothetical indexes, which
+ * live in the session's private memory (gone with the session) and are never written anywhere.
+ */
+const HYPOPG_FUNCTIONS = new Set(["hypopg_create_index", "hypopg_relation_size", "hypopg_reset"]);
 /** Settings the parser's reading of string literals depends on: they must stay as sessions start. */
 const LEXER_SETTINGS = new Set(["standard_conforming_strings", "backslash_quote"]);
 
@@ -52,7 +76,7 @@ const LEXER_SETTINGS = new Set(["standard_conforming_strings", "backslash_quote"
  * deadline, see parser.ts) and classifies each statement. The parser must have been loaded
  * (libpg-query's loadModule).
  */
-export function classifySql(sql: string): Classification {
+export function classifySql(sql: string, options: { trees?: boolean } = {}): Classification {
   let tree: { stmts?: { stmt: Node; stmt_location?: number; stmt_len?: number }[] };
   try {
     tree = parseSync(sql) as typeof tree;
@@ -76,7 +100,14 @@ export function classifySql(sql: string): Classification {
     const end = entry.stmt_len ? start + entry.stmt_len : bytes.length;
     return classifyStatement(entry.stmt, bytes.subarray(start, end).toString("utf8").trim());
   });
-  return { ok: true, statements };
+  if (!options.trees) {
+    return { ok: true, statements };
+  }
+  if (JSON.stringify(tree).length > MAX_TREE_CHARS) {
+    throw new Error(`the statements' parse trees are larger than ${MAX_TREE_CHARS} characters`);
+  }
+  const trees = (tree.stmts ?? []).map((entry) => ({ node: entry.stmt, offset: entry.stmt_location ?? 0 }));
+  return { ok: true, statements, trees };
 }
 
 function classifyStatement(wrapper: Node, text: string): Statement {
@@ -97,6 +128,9 @@ function classifyStatement(wrapper: Node, text: string): Statement {
   const notRead = readProblem(kind, node, statement.command);
   if (notRead) {
     statement.notRead = notRead;
+    if (kind === "SelectStmt" && !treeProblem({ [kind]: node }, { dataChanges: true, hypoPG: true })) {
+      statement.hypotheticalIndexes = true;
+    }
   }
   return statement;
 }
@@ -138,7 +172,7 @@ function readProblem(kind: string, node: Node, command: string): string | undefi
   if (kind !== "SelectStmt") {
     return `the statement ${command}`;
   }
-  return treeProblem({ [kind]: node }, { dataChanges: true });
+  return treeProblem({ [kind]: node }, { dataChanges: true, hypoPG: false });
 }
 
 /** Why EXPLAIN without ANALYZE cannot plan the statement safely, or undefined. */
@@ -147,7 +181,13 @@ function plannableProblem(kind: string, node: Node): string | undefined {
     return `the statement ${commandOf(kind, node)} (only SELECT, VALUES, TABLE, INSERT, UPDATE, DELETE and MERGE can be planned)`;
   }
   // Planning folds constant calls of immutable functions, so the functions must be known ones.
-  return treeProblem({ [kind]: node }, { dataChanges: false });
+  return treeProblem({ [kind]: node }, { dataChanges: false, hypoPG: false });
+}
+
+/** What a walk of a tree looks for; `hypoPG` allows HypoPG's functions, in any one schema. */
+interface TreeChecks {
+  dataChanges: boolean;
+  hypoPG: boolean;
 }
 
 /**
@@ -155,7 +195,7 @@ function plannableProblem(kind: string, node: Node): string | undefined {
  * what keeps it from being a read: functions off the allow-list, operators outside pg_catalog and,
  * when `dataChanges` is set, data-modifying WITH clauses, SELECT INTO and row locks.
  */
-function treeProblem(root: Node, checks: { dataChanges: boolean }): string | undefined {
+function treeProblem(root: Node, checks: TreeChecks): string | undefined {
   const pending: unknown[] = [root];
   while (pending.length > 0) {
     const value = pending.pop();
@@ -179,10 +219,14 @@ function treeProblem(root: Node, checks: { dataChanges: boolean }): string | und
   return undefined;
 }
 
-function nodeProblem(key: string, child: unknown, checks: { dataChanges: boolean }): string | undefined {
+function nodeProblem(key: string, child: unknown, checks: TreeChecks): string | undefined {
   const node = (child ?? {}) as Node;
   if (key === "FuncCall") {
-    return functionProblem(names(node.funcname));
+    const name = names(node.funcname);
+    if (checks.hypoPG && name.length <= 2 && HYPOPG_FUNCTIONS.has(name.at(-1) ?? "")) {
+      return undefined;
+    }
+    return functionProblem(name);
   }
   const operatorField = OPERATOR_FIELDS[key];
   if (operatorField) {

@@ -1,8 +1,14 @@
 import { Worker } from "node:worker_threads";
 import { InvalidInput, TooManyRequests } from "../errors.js";
-import type { Classification, Statement } from "./classify.js";
+import type { Classification, Statement, StatementTree } from "./classify.js";
 
-export type { Statement } from "./classify.js";
+export type { Statement, StatementTree } from "./classify.js";
+
+/** A statement with its parse tree. */
+export interface ParsedStatement {
+  statement: Statement;
+  tree: StatementTree;
+}
 
 /**
  * The longest SQL text accepted, in characters: the HTTP body limit is 1 MB, and other callers (MCP
@@ -28,8 +34,14 @@ export interface SqlParserOptions {
 
 interface Job {
   sql: string;
-  resolve(statements: Statement[]): void;
+  trees: boolean;
+  resolve(parsed: ParsedText): void;
   reject(error: Error): void;
+}
+
+interface ParsedText {
+  statements: Statement[];
+  trees?: StatementTree[];
 }
 
 interface Reply {
@@ -63,7 +75,20 @@ export class SqlParser {
    * deadline or on a tree that cannot be read, SqlSyntaxError where PostgreSQL's parser stops, and
    * TooManyRequests when too many texts wait.
    */
-  parse(sql: string): Promise<Statement[]> {
+  async parse(sql: string): Promise<Statement[]> {
+    return (await this.submit(sql, false)).statements;
+  }
+
+  /**
+   * The statements of `sql` with their parse trees (for SQL dbmon reads rather than runs: the index
+   * advisor's candidates), under the same length cap, deadline and queue as parse().
+   */
+  async parseTrees(sql: string): Promise<ParsedStatement[]> {
+    const { statements, trees = [] } = await this.submit(sql, true);
+    return statements.map((statement, at) => ({ statement, tree: trees[at] as StatementTree }));
+  }
+
+  private submit(sql: string, trees: boolean): Promise<ParsedText> {
     if (sql.length > MAX_SQL_LENGTH) {
       return Promise.reject(new InvalidInput(`Query is too long (at most ${MAX_SQL_LENGTH} characters)`));
     }
@@ -73,8 +98,8 @@ export class SqlParser {
     if (this.queue.length >= this.maxQueued) {
       return Promise.reject(new TooManyRequests("The SQL parser is busy; try again in a moment", 1));
     }
-    return new Promise<Statement[]>((resolve, reject) => {
-      this.queue.push({ sql, resolve, reject });
+    return new Promise<ParsedText>((resolve, reject) => {
+      this.queue.push({ sql, trees, resolve, reject });
       this.dispatch();
     });
   }
@@ -157,7 +182,7 @@ class ParserThread {
     this.busy = true;
     try {
       await this.ready;
-      job.resolve(toStatements(await this.request(job.sql)));
+      job.resolve(toParsedText(await this.request(job.sql, job.trees)));
     } catch (error) {
       job.reject(error instanceof Error ? error : new Error(String(error)));
     } finally {
@@ -165,7 +190,7 @@ class ParserThread {
     }
   }
 
-  private request(sql: string): Promise<Reply> {
+  private request(sql: string, trees: boolean): Promise<Reply> {
     const id = this.nextId++;
     return new Promise<Reply>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -189,7 +214,7 @@ class ParserThread {
           }
         },
       };
-      this.worker.postMessage({ id, sql });
+      this.worker.postMessage({ id, sql, trees });
     });
   }
 
@@ -208,7 +233,7 @@ class ParserThread {
   }
 }
 
-function toStatements(reply: Reply): Statement[] {
+function toParsedText(reply: Reply): ParsedText {
   if (reply.failure !== undefined || !reply.classification) {
     throw new InvalidInput(`The SQL could not be parsed: ${reply.failure ?? "no answer"}`);
   }
@@ -216,5 +241,6 @@ function toStatements(reply: Reply): Statement[] {
     const { message, position } = reply.classification.syntaxError;
     throw new SqlSyntaxError(message, position);
   }
-  return reply.classification.statements;
+  const { statements, trees } = reply.classification;
+  return trees ? { statements, trees } : { statements };
 }

@@ -13,6 +13,12 @@ export interface RunStatementsOptions {
   statements: Statement[];
   /** read_only: one READ ONLY transaction, only reads (the parser's allow-list). */
   mode: RunMode;
+  /**
+   * The index advisor's runs: in read_only mode, statements whose only departure from a read is
+   * calling HypoPG's functions (Statement.hypotheticalIndexes) are allowed too. The transaction
+   * stays READ ONLY; hypothetical indexes live in the session's memory and end with it.
+   */
+  hypotheticalIndexes?: boolean;
   /** Wall-clock limit of the whole run; the running statement is cancelled when it passes. */
   deadlineMs?: number;
   /** Rows kept per statement. */
@@ -76,14 +82,16 @@ type RunLimits = RowLimits & { maxRows: number };
  * shadow an allowed function).
  */
 export async function runStatements(options: RunStatementsOptions): Promise<QueryRun> {
-  const limits: Required<Omit<RunStatementsOptions, "connection" | "statements" | "mode" | "signal">> = {
+  const limits: Required<
+    Omit<RunStatementsOptions, "connection" | "statements" | "mode" | "signal" | "hypotheticalIndexes">
+  > = {
     deadlineMs: options.deadlineMs ?? DEFAULT_LIMITS.deadlineMs,
     maxRows: options.maxRows ?? DEFAULT_LIMITS.maxRows,
     maxCellBytes: options.maxCellBytes ?? DEFAULT_LIMITS.maxCellBytes,
     maxResultBytes: options.maxResultBytes ?? DEFAULT_LIMITS.maxResultBytes,
   };
   const { statements, mode } = options;
-  refuseBeforeRunning(statements, mode);
+  refuseBeforeRunning(statements, mode, options.hypotheticalIndexes === true);
   const results: StatementResult[] = [];
   if (statements.length === 0) {
     return { results, total_statements: 0 };
@@ -147,12 +155,16 @@ const READ_ONLY_PROLOGUE =
   "select pg_catalog.set_config('search_path', pg_catalog.rtrim(pg_catalog.concat('pg_catalog, ', pg_catalog.current_setting('search_path')), ', '), true)";
 
 /** Throws InvalidInput naming the first statement kind or function the mode does not allow. */
-function refuseBeforeRunning(statements: Statement[], mode: RunMode): void {
+function refuseBeforeRunning(statements: Statement[], mode: RunMode, hypotheticalIndexes: boolean): void {
   for (const statement of statements) {
     if (statement.refused) {
       throw new InvalidInput(`Refused: ${statement.refused}`);
     }
-    if (mode === "read_only" && statement.notRead) {
+    if (
+      mode === "read_only" &&
+      statement.notRead &&
+      !(hypotheticalIndexes && statement.hypotheticalIndexes)
+    ) {
       throw new InvalidInput(
         `Refused: a read-only query may not use ${statement.notRead} (it may use SELECT, VALUES, TABLE, SHOW and EXPLAIN, with the functions of dbmon's read-only list)`,
       );

@@ -1,6 +1,6 @@
 import { InvalidInput } from "../errors.js";
 import type { Statement } from "./classify.js";
-import type { SqlParser } from "./parser.js";
+import type { ParsedStatement, SqlParser } from "./parser.js";
 import { type QueryRun, type RunStatementsOptions, runStatements } from "./run.js";
 import type { SqlSessionLimiter } from "./sessions.js";
 
@@ -24,6 +24,11 @@ export class SqlService {
   /** The statements of a text, classified (see SqlParser.parse for its refusals). */
   parse(sql: string): Promise<Statement[]> {
     return this.parser.parse(sql);
+  }
+
+  /** The statements of a text with their parse trees (for SQL dbmon reads rather than runs). */
+  parseTrees(sql: string): Promise<ParsedStatement[]> {
+    return this.parser.parseTrees(sql);
   }
 
   /** Exactly one statement, or InvalidInput. */

@@ -126,6 +126,28 @@ export const clearCurrentConnection: Endpoint<typeof C.clearCurrentConnection> =
 export const queryConnection: Endpoint<typeof C.queryConnection> = { operationId: "queryConnection", method: "post", path: "/api/v1/connections/{id}/query", pathParams: ["id"], queryParams: [], body: 1 };
 
 /**
+ * Recommend indexes for a database's workload, costed with hypothetical indexes
+ *
+ * Candidate indexes come from the statements' parse trees (columns compared with values, joined on and sorted by; equality columns first, then a range or the sort; with INCLUDE columns for index-only scans); candidates an existing index already serves (same leading columns) are left out. Each is costed with HypoPG: the statements are planned with EXPLAIN (never ANALYZE) in a READ ONLY session, without and with the hypothetical index; nothing is created on the server. Indexes are chosen greedily by the cost they save until the size budget is spent. The workload is the given statements, or the top statements of pg_stat_statements. 409 when HypoPG (or, without statements, pg_stat_statements) is not installed in the database; the message says how to install it.
+ *
+ * Access: requires read access to the connection in the path parameter `id`.
+ *
+ * `POST /api/v1/connections/{id}/index-advice`
+ */
+export const adviseIndexes: Endpoint<typeof C.adviseIndexes> = { operationId: "adviseIndexes", method: "post", path: "/api/v1/connections/{id}/index-advice", pathParams: ["id"], queryParams: [], body: 1 };
+
+/**
+ * Plan a statement without and with hypothetical indexes
+ *
+ * The statement is planned with EXPLAIN (never ANALYZE) in a READ ONLY session, then again after HypoPG made the given indexes hypothetically (in the session's memory; nothing is created on the server). Answers both plans, their costs, and each index's estimated size and whether the plan uses it. 409 when HypoPG is not installed in the database; the message says how to install it.
+ *
+ * Access: requires read access to the connection in the path parameter `id`.
+ *
+ * `POST /api/v1/connections/{id}/hypothetical-explain`
+ */
+export const explainWithHypotheticalIndexes: Endpoint<typeof C.explainWithHypotheticalIndexes> = { operationId: "explainWithHypotheticalIndexes", method: "post", path: "/api/v1/connections/{id}/hypothetical-explain", pathParams: ["id"], queryParams: [], body: 1 };
+
+/**
  * Server and host context of a connection, from collected data
  *
  * Access: requires read access to the connection in the path parameter `id`.

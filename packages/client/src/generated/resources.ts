@@ -612,6 +612,26 @@ export interface Resources<S extends ResultStyle> {
      */
     query(...args: Args<FlatInput<typeof C.queryConnection>, CallOptions>): Promise<Result<typeof C.queryConnection, S>>;
     /**
+     * Recommend indexes for a database's workload, costed with hypothetical indexes
+     *
+     * Candidate indexes come from the statements' parse trees (columns compared with values, joined on and sorted by; equality columns first, then a range or the sort; with INCLUDE columns for index-only scans); candidates an existing index already serves (same leading columns) are left out. Each is costed with HypoPG: the statements are planned with EXPLAIN (never ANALYZE) in a READ ONLY session, without and with the hypothetical index; nothing is created on the server. Indexes are chosen greedily by the cost they save until the size budget is spent. The workload is the given statements, or the top statements of pg_stat_statements. 409 when HypoPG (or, without statements, pg_stat_statements) is not installed in the database; the message says how to install it.
+     *
+     * Access: requires read access to the connection in the path parameter `id`.
+     *
+     * `POST /api/v1/connections/{id}/index-advice`
+     */
+    adviseIndexes(...args: Args<FlatInput<typeof C.adviseIndexes>, CallOptions>): Promise<Result<typeof C.adviseIndexes, S>>;
+    /**
+     * Plan a statement without and with hypothetical indexes
+     *
+     * The statement is planned with EXPLAIN (never ANALYZE) in a READ ONLY session, then again after HypoPG made the given indexes hypothetically (in the session's memory; nothing is created on the server). Answers both plans, their costs, and each index's estimated size and whether the plan uses it. 409 when HypoPG is not installed in the database; the message says how to install it.
+     *
+     * Access: requires read access to the connection in the path parameter `id`.
+     *
+     * `POST /api/v1/connections/{id}/hypothetical-explain`
+     */
+    explainWithHypotheticalIndexes(...args: Args<FlatInput<typeof C.explainWithHypotheticalIndexes>, CallOptions>): Promise<Result<typeof C.explainWithHypotheticalIndexes, S>>;
+    /**
      * Server and host context of a connection, from collected data
      *
      * Access: requires read access to the connection in the path parameter `id`.
@@ -1556,6 +1576,8 @@ export const resourceTable: Record<string, Record<string, Endpoint | readonly [E
     setCurrentConnection: E.setCurrentConnection,
     clearCurrentConnection: E.clearCurrentConnection,
     query: E.queryConnection,
+    adviseIndexes: E.adviseIndexes,
+    explainWithHypotheticalIndexes: E.explainWithHypotheticalIndexes,
     getContext: E.getConnectionContext,
     getCluster: E.getConnectionCluster,
     updateCluster: E.updateConnectionCluster,

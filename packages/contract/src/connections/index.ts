@@ -1,6 +1,8 @@
+import { adviseIndexes } from "./advise-indexes.js";
 import { clearCurrentConnection } from "./clear-current-connection.js";
 import { createConnection } from "./create-connection.js";
 import { deleteConnection } from "./delete-connection.js";
+import { explainWithHypotheticalIndexes } from "./explain-with-hypothetical-indexes.js";
 import { getConnection } from "./get-connection.js";
 import { getConnectionCluster } from "./get-connection-cluster.js";
 import { getConnectionContext } from "./get-connection-context.js";
@@ -12,9 +14,11 @@ import { setCurrentConnection } from "./set-current-connection.js";
 import { updateConnection } from "./update-connection.js";
 import { updateConnectionCluster } from "./update-connection-cluster.js";
 
+export * from "./advise-indexes.js";
 export * from "./clear-current-connection.js";
 export * from "./create-connection.js";
 export * from "./delete-connection.js";
+export * from "./explain-with-hypothetical-indexes.js";
 export * from "./get-connection.js";
 export * from "./get-connection-cluster.js";
 export * from "./get-connection-context.js";
@@ -38,6 +42,8 @@ export const connectionOperations = [
   setCurrentConnection,
   clearCurrentConnection,
   queryConnection,
+  adviseIndexes,
+  explainWithHypotheticalIndexes,
   getConnectionContext,
   getConnectionCluster,
   updateConnectionCluster,

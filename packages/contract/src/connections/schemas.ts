@@ -234,3 +234,138 @@ export const ConnectionClusterUpdateSchema = z
       .optional(),
   })
   .openapi("ConnectionClusterUpdateRequest");
+
+/**
+ * Longest statement the index advisor takes, in characters: a costing session holds a workload's
+ * statements together, and must stay within the SQL parser's cap.
+ */
+export const MAX_ADVISED_STATEMENT_LENGTH = 20_000;
+
+const DatabaseNameSchema = z
+  .string()
+  .min(1)
+  .max(63)
+  .optional()
+  .openapi({ description: "Database to advise on; defaults to the connection's database" });
+
+export const IndexAdviceRequestSchema = z
+  .object({
+    database_name: DatabaseNameSchema,
+    statements: z
+      .array(
+        z.string().min(1).max(MAX_ADVISED_STATEMENT_LENGTH),
+        message("statements must be a list of SQL statements"),
+      )
+      .min(1)
+      .max(20)
+      .optional()
+      .openapi({
+        description:
+          "The workload: SELECT, UPDATE or DELETE statements, one per item. Without it, the top statements of pg_stat_statements in the database by total execution time.",
+      }),
+    size_budget_mb: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_048_576)
+      .optional()
+      .openapi({ description: "Estimated size all recommended indexes may take together (default 1024)" }),
+    top_statements: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .optional()
+      .openapi({ description: "Statements taken from pg_stat_statements (default 10)" }),
+  })
+  .openapi("IndexAdviceRequest");
+
+const CostSchema = z.number().openapi({ description: "The planner's estimated total cost" });
+
+export const IndexAdviceSchema = z
+  .object({
+    database_name: z.string(),
+    workload_source: z.enum(["pg_stat_statements", "request"]),
+    hypopg_version: z.string(),
+    size_budget_bytes: z.number().int(),
+    statements: z.array(
+      z.object({
+        id: z
+          .number()
+          .int()
+          .openapi({ description: "Its number in this answer (recommendations refer to it)" }),
+        query: z.string(),
+        calls: z
+          .number()
+          .nullable()
+          .openapi({ description: "Calls in pg_stat_statements; null for given statements" }),
+        cost_before: CostSchema.nullable(),
+        cost_after: CostSchema.nullable().openapi({ description: "With all recommended indexes" }),
+        skipped: z.string().nullable().openapi({ description: "Why the statement was not costed" }),
+      }),
+    ),
+    recommendations: z.array(
+      z.object({
+        create_index: z.string().openapi({ example: 'CREATE INDEX ON "public"."orders" ("customer_id")' }),
+        schema_name: z.string(),
+        table_name: z.string(),
+        columns: z.array(z.string()),
+        include: z.array(z.string()),
+        estimated_size_bytes: z
+          .number()
+          .int()
+          .openapi({ description: "HypoPG's estimate (hypopg_relation_size)" }),
+        helps: z.array(
+          z.object({
+            statement_id: z.number().int(),
+            cost_before: CostSchema.openapi({ description: "Without hypothetical indexes" }),
+            cost_after: CostSchema.openapi({
+              description: "With this index and the recommendations listed before it",
+            }),
+          }),
+        ),
+      }),
+    ),
+    already_covered: z
+      .array(z.object({ create_index: z.string(), existing_index: z.string() }))
+      .openapi({ description: "Candidates left out because an existing index has the same leading columns" }),
+    candidates_considered: z.number().int(),
+    total_cost_before: CostSchema.openapi({ description: "Costs of the statements weighted by their calls" }),
+    total_cost_after: CostSchema,
+    estimated_size_bytes: z.number().int(),
+  })
+  .openapi("IndexAdvice");
+
+export const HypotheticalExplainRequestSchema = z
+  .object({
+    database_name: DatabaseNameSchema,
+    statement: z
+      .string(message("statement is required"))
+      .min(1, message("statement is required"))
+      .max(MAX_ADVISED_STATEMENT_LENGTH),
+    indexes: z
+      .array(z.string().min(1).max(10_000), message("indexes must be a list of CREATE INDEX statements"))
+      .min(1)
+      .max(10)
+      .openapi({ description: "CREATE INDEX statements (plain columns, INCLUDE; btree, hash or brin)" }),
+  })
+  .openapi("HypotheticalExplainRequest");
+
+export const HypotheticalExplainSchema = z
+  .object({
+    database_name: z.string(),
+    statement: z.string(),
+    cost_before: CostSchema,
+    cost_after: CostSchema,
+    plan_before: z.string(),
+    plan_after: z.string(),
+    indexes: z.array(
+      z.object({
+        create_index: z.string().openapi({ description: "The definition as dbmon gave it to HypoPG" }),
+        hypothetical_name: z.string(),
+        estimated_size_bytes: z.number().int(),
+        used: z.boolean().openapi({ description: "The plan with hypothetical indexes uses it" }),
+      }),
+    ),
+  })
+  .openapi("HypotheticalExplain");

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { quoteIdent, sqlLiteral } from "../../sql/quoting.js";
 import type { StatementResult } from "../../sql/run.js";
 import { boundConnection } from "../connection.js";
 import { defineTool, failure, text } from "../tool.js";
-import { connectionArgs, quoteIdent, runRead, sqlLiteral } from "./sql.js";
+import { connectionArgs, runRead } from "./sql.js";
 
 export const DISTANCE_OPERATORS = { cosine: "<=>", l2: "<->", inner_product: "<#>" } as const;
 export type DistanceMetric = keyof typeof DISTANCE_OPERATORS;

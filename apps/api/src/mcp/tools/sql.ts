@@ -3,6 +3,7 @@ import { runAdHocQuery } from "../../connections/ad-hoc-query.js";
 import { SELF_CONNECTION_QUERY_REFUSED } from "../../connections/self-monitoring.js";
 import { Forbidden } from "../../errors.js";
 import { SqlSyntaxError, type Statement } from "../../sql/parser.js";
+import { quoteIdent, sqlLiteral } from "../../sql/quoting.js";
 import type { StatementResult } from "../../sql/run.js";
 import { monitoredServer } from "../../sql/service.js";
 import { pageArguments, rowIdArgument } from "../arguments.js";
@@ -86,15 +87,6 @@ export function presentRun(results: StatementResult[], offset: number, limit: nu
       ? (parts[0] as string)
       : parts.map((part, at) => `-- statement ${at + 1}: ${results[at]?.query}\n${part}`).join("\n\n"),
   );
-}
-
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
-/** A string literal (the execution core's sessions keep standard_conforming_strings on). */
-export function sqlLiteral(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
 }
 
 export const queryDatabase = defineTool({

@@ -1,6 +1,8 @@
+import { adviseIndexesHandler } from "./advise-indexes.js";
 import { clearCurrentConnectionHandler } from "./clear-current-connection.js";
 import { createConnectionHandler } from "./create-connection.js";
 import { deleteConnectionHandler } from "./delete-connection.js";
+import { explainWithHypotheticalIndexesHandler } from "./explain-with-hypothetical-indexes.js";
 import { getConnectionHandler } from "./get-connection.js";
 import { getConnectionClusterHandler } from "./get-connection-cluster.js";
 import { getConnectionContextHandler } from "./get-connection-context.js";
@@ -23,6 +25,8 @@ export const connectionHandlers = [
   setCurrentConnectionHandler,
   clearCurrentConnectionHandler,
   queryConnectionHandler,
+  adviseIndexesHandler,
+  explainWithHypotheticalIndexesHandler,
   getConnectionContextHandler,
   getConnectionClusterHandler,
   updateConnectionClusterHandler,
