@@ -4,6 +4,7 @@ import {
   type Datastore,
   type HostPolicy,
   probeCatalogue,
+  recordHealthChecks,
   type SecretKey,
 } from "@dbmon/datastore";
 import { type AnomalySettings, defaultAnomalySettings, evaluateAnomalies } from "./anomaly.js";
@@ -46,7 +47,7 @@ export interface AlerterOptions {
 }
 
 export interface RunningAlerter {
-  /** One evaluation pass now (rules, connections, schedules), then the queue: what tests drive. */
+  /** One evaluation pass now (rules, connections, schedules, health checks): what tests drive. */
   evaluate(): Promise<void>;
   /** Sends the notifications that are due now. */
   dispatch(): Promise<number>;
@@ -63,8 +64,8 @@ export interface RunningAlerter {
 
 /**
  * Starts the alerter: periodic evaluation of threshold rules and connection errors (blackouts,
- * overrides and durations applied), anomaly baselines and detection, blackout schedules, reminders
- * and the notification queue.
+ * overrides and durations applied), anomaly baselines and detection, the health checks, blackout
+ * schedules, reminders and the notification queue.
  * Several alerters may share a datastore: alerts, windows and notifications are each created and
  * sent once (D11).
  */
@@ -95,6 +96,7 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
     if (anomaly) {
       await evaluateAnomalies(sql, context, values, anomaly, logger);
     }
+    await recordHealthChecks(sql, now);
     // Whether a pass fits in its interval, for operators and `pnpm bench fleet`.
     logger.debug(
       { connections: context.connections.size, ms: Math.round(performance.now() - started) },

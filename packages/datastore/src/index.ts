@@ -36,6 +36,18 @@ export {
 } from "./queries/database-ownership.js";
 export { drizzleOf } from "./queries/drizzle.js";
 export {
+  evaluateHealthChecks,
+  findHealthCheck,
+  HEALTH_CHECKS,
+  type HealthCheckDefinition,
+  type HealthCheckResult,
+  type HealthFinding,
+  type HealthStatus,
+  MAX_FINDINGS,
+  recordHealthChecks,
+  statusOf,
+} from "./queries/health-checks.js";
+export {
   type EmailRecipientRow,
   type NotificationChannelRow,
   readNotificationChannels,
