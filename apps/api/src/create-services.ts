@@ -24,6 +24,7 @@ import type { Config } from "./config.js";
 import { datastoreConnectionCatalog } from "./connections/catalog.js";
 import { ConnectionStore } from "./connections/store.js";
 import { ConversationStore } from "./conversations/store.js";
+import { HealthService } from "./health/service.js";
 import { KnowledgeBase } from "./knowledge-base/service.js";
 import { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
@@ -118,6 +119,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     probes: new ProbeSettings(datastore),
     metrics: new MetricsReader({ datastore, clock }),
     timeline,
+    health: new HealthService(datastore),
     overview,
     alerts: new AlertService(datastore),
     alertRules,

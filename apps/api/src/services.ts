@@ -16,6 +16,7 @@ import type { ClusterService } from "./clusters/service.js";
 import type { Config } from "./config.js";
 import type { ConnectionStore } from "./connections/store.js";
 import type { ConversationStore } from "./conversations/store.js";
+import type { HealthService } from "./health/service.js";
 import type { KnowledgeBase } from "./knowledge-base/service.js";
 import type { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
@@ -64,6 +65,8 @@ export interface Services {
   metrics: MetricsReader;
   /** Events on the estate's timeline (GET /timeline/events). */
   timeline: Timeline;
+  /** Health checks' stored results, per connection and aggregated (GET .../health). */
+  health: HealthService;
   /** AI overviews of the estate, scopes and selections, and their streams. */
   overview: OverviewService;
   /** Alerts: listing, counts, acknowledgements and saved analyses. */

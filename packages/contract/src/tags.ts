@@ -12,6 +12,10 @@ export const tags = {
   serverInfo: { name: "Server information", description: "Host and server details of a connection" },
   metrics: { name: "Metrics", description: "Collected metrics, baselines and summaries" },
   timeline: { name: "Timeline", description: "Events on the estate's timeline" },
+  health: {
+    name: "Health checks",
+    description: "Health checks of connections, clusters, groups and the estate",
+  },
   overview: { name: "Overview", description: "AI-generated estate overview" },
   conversations: { name: "Conversations", description: "Stored chat conversations" },
   llm: { name: "LLM", description: "LLM proxy: providers, chat, embeddings and reranking" },

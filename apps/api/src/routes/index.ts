@@ -14,6 +14,7 @@ import { clusterGroupHandlers } from "./cluster-groups/index.js";
 import { clusterHandlers } from "./clusters/index.js";
 import { connectionHandlers } from "./connections/index.js";
 import { conversationHandlers } from "./conversations/index.js";
+import { healthHandlers } from "./health/index.js";
 import { llmHandlers } from "./llm/index.js";
 import { mcpHandlers } from "./mcp/index.js";
 import { memoriesHandlers } from "./memories/index.js";
@@ -51,6 +52,7 @@ export const implementations = [
   ...probeHandlers,
   ...metricsHandlers,
   ...timelineHandlers,
+  ...healthHandlers,
   ...conversationHandlers,
   ...llmHandlers,
   ...memoriesHandlers,

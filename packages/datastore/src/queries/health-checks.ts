@@ -273,11 +273,15 @@ export type HealthFinding = Record<string, string | number | boolean | null>;
  * (connection_id, value float8 or null, findings jsonb). A connection without one is unknown.
  */
 
-/** Rows of the latest collection of a server-wide probe per connection within the window. */
+/**
+ * Rows of each connection's latest run of a server-wide probe, when that run is within the window.
+ * probe_runs knows of every run, those that stored no row too: a slot dropped since, or a standby
+ * gone, is not read from an older run.
+ */
 const latestServerRows = (probe: string) => `(select r.* from unnest($1::int[]) c(id)
-    cross join lateral (select max(collected_at) as at from metrics.${probe}
-      where connection_id = c.id and collected_at > $2::timestamptz and collected_at <= $3::timestamptz) l
-    join metrics.${probe} r on r.connection_id = c.id and r.collected_at = l.at)`;
+    join public.probe_runs l on l.connection_id = c.id and l.probe_name = '${probe}'
+      and l.last_run_at > $2::timestamptz and l.last_run_at <= $3::timestamptz
+    join metrics.${probe} r on r.connection_id = c.id and r.collected_at = l.last_run_at)`;
 
 /** Rows of the latest collection of each database of a per-database probe within the window. */
 const latestDatabaseRows = (probe: string) => `(select r.* from unnest($1::int[]) c(id)
@@ -287,10 +291,10 @@ const latestDatabaseRows = (probe: string) => `(select r.* from unnest($1::int[]
     join metrics.${probe} r on r.connection_id = c.id and r.database_name = l.database_name
       and r.collected_at = l.at)`;
 
-/** Connections with a fresh collection of a server-wide probe (the rows of an empty run are none). */
-const freshConnections = (probe: string) => `(select c.id as connection_id from unnest($1::int[]) c(id)
-    where exists (select 1 from metrics.${probe} where connection_id = c.id
-      and collected_at > $2::timestamptz and collected_at <= $3::timestamptz))`;
+/** Connections whose latest run of a server-wide probe is within the window, rows or none. */
+const freshConnections = (probe: string) => `(select l.connection_id from public.probe_runs l
+    where l.connection_id = any($1::int[]) and l.probe_name = '${probe}'
+      and l.last_run_at > $2::timestamptz and l.last_run_at <= $3::timestamptz)`;
 
 /** jsonb of a finding's fields, ordered by `order`, for the rows where `condition` holds. */
 const findingsOf = (fields: string, condition: string, order: string) =>
@@ -383,7 +387,7 @@ const CHECK_SQL: Readonly<Record<string, string>> = {
     "state like 'idle in transaction%'",
     limit("idle_in_transaction"),
   ),
-  // An empty run stores nothing: fresh pg_connectivity without rows means no standby, or no slot.
+  // A fresh run without rows: no standby, or no slot.
   replication_lag: `
     select f.connection_id, max(extract(epoch from r.replay_lag))::float8 as value,
       ${findingsOf(
@@ -392,7 +396,7 @@ const CHECK_SQL: Readonly<Record<string, string>> = {
         `r.pid is not null`,
         "r.replay_lag desc nulls last",
       )} as findings
-    from ${freshConnections("pg_connectivity")} f
+    from ${freshConnections("pg_stat_replication")} f
     left join ${latestServerRows("pg_stat_replication")} r on r.connection_id = f.connection_id and r.role = 'primary'
     group by f.connection_id`,
   inactive_slots: `
@@ -402,7 +406,7 @@ const CHECK_SQL: Readonly<Record<string, string>> = {
         "not s.active",
         "s.retained_bytes desc nulls last",
       )} as findings
-    from ${freshConnections("pg_connectivity")} f
+    from ${freshConnections("pg_replication_slots")} f
     left join ${latestServerRows("pg_replication_slots")} s on s.connection_id = f.connection_id
     group by f.connection_id`,
   cache_hit: `
@@ -429,8 +433,8 @@ const CHECK_TABLES: Readonly<Record<string, readonly string[]>> = {
   connections: ["pg_stat_activity", "pg_server_info"],
   long_transactions: ["pg_stat_activity"],
   idle_in_transaction: ["pg_stat_activity"],
-  replication_lag: ["pg_connectivity", "pg_stat_replication"],
-  inactive_slots: ["pg_connectivity", "pg_replication_slots"],
+  replication_lag: ["pg_stat_replication"],
+  inactive_slots: ["pg_replication_slots"],
   cache_hit: ["pg_stat_database"],
 };
 
