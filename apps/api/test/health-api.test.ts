@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addConnection } from "./monitoring-support.js";
 import {
   buildTestApp,
+  callBridgeTool,
   createUser,
   requestJson,
   type TestApp,
@@ -171,7 +172,7 @@ describe("health endpoints", () => {
   });
 
   it("aggregates a cluster and a group, without the connections the caller cannot see", async () => {
-    const cluster = await typedClient(t, viewer.token).call(getClusterHealth, { params: { id: 41 } });
+    const cluster = await typedClient(t, viewer.token).call(getClusterHealth, { params: { id: "41" } });
     expect(cluster).toMatchObject({
       scope: "cluster",
       scope_id: 41,
@@ -179,7 +180,7 @@ describe("health endpoints", () => {
       status: "critical",
     });
     expect(cluster.connections.map((connection) => connection.connection_id)).toEqual([shared]);
-    const asRoot = await typedClient(t, root.token).call(getClusterHealth, { params: { id: 41 } });
+    const asRoot = await typedClient(t, root.token).call(getClusterHealth, { params: { id: "41" } });
     expect(
       asRoot.connections.map((connection) => [connection.connection_name, connection.warning_checks]),
     ).toEqual([
@@ -231,5 +232,48 @@ describe("health endpoints", () => {
       expect(res.status, path).toBe(status);
       expect(await res.json(), path).toEqual({ error });
     }
+  });
+
+  it("answers analyze_db_health from the same service: a connection in detail, the estate, a cluster, as the caller sees them", async () => {
+    const group = await t.services.auth.groups.create("health-tool-users", "");
+    await t.services.auth.groups.addMember(group.id, { userId: viewer.id });
+    await requestJson(t.app, `/api/v1/rbac/groups/${group.id}/privileges/mcp`, {
+      method: "PUT",
+      token: root.token,
+      body: { privileges: ["analyze_db_health"] },
+    });
+    const textOf = (result: { content: { text: string }[] }) =>
+      result.content.map((part) => part.text).join("\n");
+    const connection = await callBridgeTool(t, viewer.token, "analyze_db_health", { connection_id: shared });
+    expect(connection.isError).toBeUndefined();
+    const [summary, header, ...lines] = textOf(connection).split("\n");
+    expect(summary).toBe(`Connection ${shared} (orders-db): critical, evaluated at ${EVALUATED_AT}`);
+    expect(header).toBe("check\tstatus\tvalue\tunit\twarning_at\tcritical_at\tfindings\tremedy");
+    expect(lines).toHaveLength(HEALTH_CHECKS.length);
+    const sequences = lines.find((line) => line.startsWith("sequences\t"))?.split("\t");
+    expect(sequences?.slice(0, 6)).toEqual(["sequences", "critical", "92.5", "percent", ">= 75", ">= 90"]);
+    expect(sequences?.[7]).toContain("bigint");
+    expect(
+      lines
+        .find((line) => line.startsWith("xid_age\t"))
+        ?.split("\t")
+        .at(-1),
+    ).toBe("NULL");
+
+    const estate = textOf(await callBridgeTool(t, viewer.token, "analyze_db_health"));
+    expect(estate.split("\n")[0]).toBe(
+      "Estate: critical; 2 connections: 1 critical, 0 warning, 1 unknown, 0 ok",
+    );
+    expect(estate).not.toContain("payroll");
+    const cluster = textOf(await callBridgeTool(t, root.token, "analyze_db_health", { cluster_id: 41 }));
+    expect(cluster.split("\n")[0]).toBe(
+      "Cluster 41: critical; 2 connections: 1 critical, 1 warning, 0 unknown, 0 ok",
+    );
+
+    const hiddenOne = await callBridgeTool(t, viewer.token, "analyze_db_health", { connection_id: hidden });
+    expect(hiddenOne).toMatchObject({ isError: true });
+    expect(textOf(hiddenOne)).toContain("do not have access");
+    const hiddenCluster = await callBridgeTool(t, viewer.token, "analyze_db_health", { cluster_id: 42 });
+    expect(hiddenCluster).toMatchObject({ isError: true, content: [{ text: "Cluster not found" }] });
   });
 });

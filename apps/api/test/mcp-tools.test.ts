@@ -25,6 +25,7 @@ const ALL_TOOLS = [
   "describe_probe",
   "query_metrics",
   "get_metric_baselines",
+  "analyze_db_health",
   "query_datastore",
   "get_alert_history",
   "get_alert_rules",

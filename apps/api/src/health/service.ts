@@ -8,7 +8,7 @@ import {
   schema,
 } from "@dbmon/datastore";
 import type { z } from "@hono/zod-openapi";
-import { and, asc, eq, type SQL } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import { scopeRef, Visibility } from "../auth/visibility.js";
 import { NotFound } from "../errors.js";
@@ -105,19 +105,20 @@ export class HealthService {
       );
       inScope = eq(clusters.groupId, scope.id);
     }
+    // One row per connection: its checks' statuses as one object.
     const rows = await this.datastore.db
       .select({
         connectionId: connections.id,
         connectionName: connections.name,
-        checkName: healthCheckStatus.checkName,
-        status: healthCheckStatus.status,
-        evaluatedAt: healthCheckStatus.evaluatedAt,
+        statuses: sql<Record<string, HealthStatus> | null>`jsonb_object_agg(${healthCheckStatus.checkName},
+          ${healthCheckStatus.status}) filter (where ${healthCheckStatus.checkName} is not null)`,
+        evaluatedAt: sql<string | null>`to_json(max(${healthCheckStatus.evaluatedAt})) #>> '{}'`,
       })
       .from(connections)
       .leftJoin(clusters, eq(clusters.id, connections.clusterId))
       .leftJoin(healthCheckStatus, eq(healthCheckStatus.connectionId, connections.id))
       .where(and(visibility.connection(connections.id), inScope))
-      .orderBy(asc(connections.id));
+      .groupBy(connections.id);
     return aggregate(scope, rows);
   }
 }
@@ -125,34 +126,17 @@ export class HealthService {
 interface FleetRow {
   connectionId: number;
   connectionName: string;
-  checkName: string | null;
-  status: string | null;
-  evaluatedAt: Date | null;
+  statuses: Record<string, HealthStatus> | null;
+  evaluatedAt: string | null;
 }
 
 /** Counts by status, per connection (its worst check) and per check. */
 function aggregate(scope: FleetScope, rows: FleetRow[]): FleetHealth {
-  const byConnection = new Map<
-    number,
-    { name: string; statuses: Map<string, HealthStatus>; evaluatedAt: number }
-  >();
-  for (const row of rows) {
-    const entry = byConnection.get(row.connectionId) ?? {
-      name: row.connectionName,
-      statuses: new Map<string, HealthStatus>(),
-      evaluatedAt: 0,
-    };
-    if (row.checkName !== null) {
-      entry.statuses.set(row.checkName, row.status as HealthStatus);
-      entry.evaluatedAt = Math.max(entry.evaluatedAt, row.evaluatedAt?.getTime() ?? 0);
-    }
-    byConnection.set(row.connectionId, entry);
-  }
   const zero = () => ({ ok: 0, warning: 0, critical: 0, unknown: 0 });
   const statusCounts = zero();
   const checks = HEALTH_CHECKS.map((check) => ({ name: check.name, title: check.title, ...zero() }));
-  const listed = [...byConnection].map(([connectionId, entry]) => {
-    const statuses = HEALTH_CHECKS.map((check) => entry.statuses.get(check.name) ?? "unknown");
+  const listed = rows.map((row) => {
+    const statuses = HEALTH_CHECKS.map((check) => row.statuses?.[check.name] ?? "unknown");
     statuses.forEach((status, index) => {
       (checks[index] as Record<HealthStatus, number>)[status] += 1;
     });
@@ -161,12 +145,12 @@ function aggregate(scope: FleetScope, rows: FleetRow[]): FleetHealth {
     const named = (wanted: HealthStatus) =>
       HEALTH_CHECKS.filter((_, index) => statuses[index] === wanted).map((check) => check.name);
     return {
-      connection_id: connectionId,
-      connection_name: entry.name,
+      connection_id: row.connectionId,
+      connection_name: row.connectionName,
       status,
       critical_checks: named("critical"),
       warning_checks: named("warning"),
-      evaluated_at: entry.evaluatedAt ? new Date(entry.evaluatedAt).toISOString() : null,
+      evaluated_at: row.evaluatedAt === null ? null : new Date(row.evaluatedAt).toISOString(),
     };
   });
   listed.sort(

@@ -13,6 +13,7 @@ import {
 } from "./tool.js";
 import { alertingTools } from "./tools/alerting.js";
 import { datastoreTools } from "./tools/datastore.js";
+import { healthTools } from "./tools/health.js";
 import { knowledgeBaseTools } from "./tools/knowledge-base.js";
 import { llmTools } from "./tools/llm.js";
 import { memoryTools } from "./tools/memories.js";
@@ -26,6 +27,7 @@ export const allTools: readonly Tool[] = [
   ...sqlTools,
   ...similarityTools,
   ...monitoringTools,
+  ...healthTools,
   ...datastoreTools,
   ...alertingTools,
   ...memoryTools,
