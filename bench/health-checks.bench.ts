@@ -10,7 +10,8 @@ import {
   PartitionManager,
   type ProbeDefinition,
 } from "../packages/collector/src/index.js";
-import { recordHealthChecks, type Sql } from "../packages/datastore/src/index.js";
+import type { Sql } from "../packages/datastore/src/index.js";
+import { recordHealthChecks } from "../packages/monitoring/src/index.js";
 import { benchConfig } from "./datastore.js";
 import { load, loginAdmin, report } from "./harness.js";
 

@@ -1,11 +1,6 @@
-import {
-  createHostPolicy,
-  createOutboundHostPolicy,
-  type Datastore,
-  loadSecretKey,
-  type SecretKey,
-} from "@dbmon/datastore";
+import { type Datastore, loadSecretKey, type SecretKey } from "@dbmon/datastore";
 import { LlmProviders } from "@dbmon/llm";
+import { createHostPolicy, createOutboundHostPolicy } from "@dbmon/monitoring";
 import { AlertService } from "./alerting/alerts.js";
 import { BlackoutService } from "./alerting/blackouts.js";
 import { ChannelOverrideService } from "./alerting/channel-overrides.js";

@@ -1,5 +1,6 @@
-import type { Datastore, HostPolicy, SecretKey } from "@dbmon/datastore";
+import type { Datastore, SecretKey } from "@dbmon/datastore";
 import type { LlmProviders } from "@dbmon/llm";
+import type { HostPolicy } from "@dbmon/monitoring";
 import type { AlertService } from "./alerting/alerts.js";
 import type { BlackoutService } from "./alerting/blackouts.js";
 import type { ChannelOverrideService } from "./alerting/channel-overrides.js";

@@ -4,7 +4,7 @@ import {
   getConnectionHealth,
   getEstateHealth,
 } from "@dbmon/contract";
-import { HEALTH_CHECKS } from "@dbmon/datastore";
+import { HEALTH_CHECKS } from "@dbmon/monitoring";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addConnection } from "./monitoring-support.js";
 import {

@@ -1,5 +1,6 @@
 import { ensureMetricsTables, PartitionManager, probeRegistry, startCollector } from "@dbmon/collector";
-import { findProbeSpec, readServerInfo, seedProbeConfigs } from "@dbmon/datastore";
+import { readServerInfo, seedProbeConfigs } from "@dbmon/datastore";
+import { findProbeSpec } from "@dbmon/monitoring";
 import { presentServerInfo, type ServerInfoDocument } from "../src/server-info/present.js";
 import type { TestApp } from "./support.js";
 

@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
+import type { Datastore, SecretKey } from "@dbmon/datastore";
 import {
   createOutboundHostPolicy,
-  type Datastore,
   type HostPolicy,
   probeCatalogue,
   recordHealthChecks,
-  type SecretKey,
-} from "@dbmon/datastore";
+} from "@dbmon/monitoring";
 import { type AnomalySettings, defaultAnomalySettings, evaluateAnomalies } from "./anomaly.js";
 import { type BaselineOptions, calculateBaselines } from "./baselines.js";
 import { EvaluationContext } from "./context.js";

@@ -4,15 +4,17 @@ import {
   type Datastore,
   type EffectiveProbeConfig,
   effectiveProbeConfigs,
-  findProbeSpec,
-  type HostPolicy,
   readServerDirectory,
-  refreshClusterTopology,
-  rollUpMetrics,
-  rollupTables,
   type SecretKey,
   seedProbeConfigs,
 } from "@dbmon/datastore";
+import {
+  findProbeSpec,
+  type HostPolicy,
+  refreshClusterTopology,
+  rollUpMetrics,
+  rollupTables,
+} from "@dbmon/monitoring";
 import { cycleLeases, releaseLeases } from "./leases.js";
 import { type Clock, type CollectorLogger, systemClock } from "./logger.js";
 import { ConnectionMonitor, type MonitorDeps } from "./monitor.js";

@@ -1,12 +1,11 @@
 import type { ConnectionHealthSchema, FleetHealthSchema, HealthCheckSchema } from "@dbmon/contract";
+import { type Datastore, schema } from "@dbmon/datastore";
 import {
-  type Datastore,
   HEALTH_CHECKS,
   type HealthCheckDefinition,
   type HealthFinding,
   type HealthStatus,
-  schema,
-} from "@dbmon/datastore";
+} from "@dbmon/monitoring";
 import type { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";

@@ -1,7 +1,7 @@
 import type { ProbeCollection } from "./types.js";
 
 /*
- * What the health checks (@dbmon/datastore's health-checks module) judge per database and no
+ * What the health checks (@dbmon/monitoring's health-checks module) judge per database and no
  * statistics view holds. One row per finding, of a `kind`:
  *   invalid_index       an index left invalid (a failed CREATE INDEX CONCURRENTLY); detail: its definition
  *   duplicate_index     a valid index another valid index of the table makes redundant; detail: which one

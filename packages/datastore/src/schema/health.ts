@@ -6,7 +6,7 @@ import { monitoredConnection } from "./monitored-connection.js";
 const statusCheck = (column: unknown) => sql`${column} in ('ok', 'warning', 'critical', 'unknown')`;
 
 /**
- * The latest result of each health check (queries/health-checks.ts) for each connection, written by
+ * The latest result of each health check (@dbmon/monitoring, health-checks.ts) for each connection, written by
  * the alerter's evaluation pass: what the fleet views read, so that they query no monitored server.
  * `changed_at` is when the check last reached its current status (unknown: no fresh collected data).
  */

@@ -1,6 +1,5 @@
-import { advisoryLocks } from "../advisory-locks.js";
-import type { Sql } from "../datastore.js";
-import { findProbeSpec } from "../probe-catalogue/index.js";
+import { advisoryLocks, type Sql } from "@dbmon/datastore";
+import { findProbeSpec } from "./probe-catalogue/index.js";
 
 /*
  * Health checks: each judges one aspect of a monitored server from the rows the collector stored
