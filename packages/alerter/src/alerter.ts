@@ -95,7 +95,10 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
     if (anomaly) {
       await evaluateAnomalies(sql, context, values, anomaly, logger);
     }
-    await recordHealthChecks(sql, now);
+    // A check that cannot read its rows is left unknown; the rules above are not held back by it.
+    await recordHealthChecks(sql, now, (check, error) =>
+      logger.warn({ err: error, check }, "health check could not be evaluated"),
+    );
     // Whether a pass fits in its interval, for operators and `pnpm bench fleet`.
     logger.debug(
       { connections: context.connections.size, ms: Math.round(performance.now() - started) },

@@ -357,7 +357,7 @@ const CHECK_SQL: Readonly<Record<string, string>> = {
         as value,
       ${findingsOf(
         `'database', database_name, 'schema', schemaname, 'table', relname, 'dead_tuples', n_dead_tup::float8,
-         'live_tuples', n_live_tup::float8, 'dead_percent', round(100.0 * n_dead_tup / (n_live_tup + n_dead_tup), 2)::float8,
+         'live_tuples', n_live_tup::float8, 'dead_percent', round((100.0 * n_dead_tup / (n_live_tup + n_dead_tup))::numeric, 2)::float8,
          'last_autovacuum', last_autovacuum`,
         `n_dead_tup >= 10000 and 100.0 * n_dead_tup / (n_live_tup + n_dead_tup) >= ${limit("dead_tuples")}`,
         "n_dead_tup desc",
@@ -458,11 +458,15 @@ export interface HealthCheckResult {
   findings: HealthFinding[];
 }
 
+/** Told of a check whose SQL failed (a metrics table of another layout, say): it is left unknown. */
+export type HealthCheckFailure = (check: string, error: unknown) => void;
+
 /** Every check for `connectionIds` from the latest collected data at `now`. */
 export async function evaluateHealthChecks(
   sql: Sql,
   connectionIds: readonly number[],
   now: Date,
+  onFailure: HealthCheckFailure = () => {},
 ): Promise<HealthCheckResult[]> {
   if (connectionIds.length === 0) {
     return [];
@@ -480,9 +484,15 @@ export async function evaluateHealthChecks(
       const measured = new Map<number, { value: number | null; findings: HealthFinding[] }>();
       if ((CHECK_TABLES[check.name] ?? []).every((table) => present.has(table))) {
         const since = new Date(now.getTime() - freshnessSeconds(check.name) * 1000);
-        const rows = await sql.unsafe<
-          { connection_id: number; value: number | null; findings: HealthFinding[] }[]
-        >(CHECK_SQL[check.name] as string, [ids, since.toISOString(), now.toISOString()]);
+        const rows = await sql
+          .unsafe<{ connection_id: number; value: number | null; findings: HealthFinding[] }[]>(
+            CHECK_SQL[check.name] as string,
+            [ids, since.toISOString(), now.toISOString()],
+          )
+          .catch((error: unknown) => {
+            onFailure(check.name, error);
+            return [];
+          });
         for (const row of rows) {
           measured.set(row.connection_id, {
             value: row.value,
@@ -506,11 +516,11 @@ export async function evaluateHealthChecks(
  * `health_check_status`, changes of known status in `health_check_changes`. One alerter at a time
  * (the lock), so that a change is recorded once.
  */
-export async function recordHealthChecks(sql: Sql, now: Date): Promise<void> {
+export async function recordHealthChecks(sql: Sql, now: Date, onFailure?: HealthCheckFailure): Promise<void> {
   const ids = (await sql<{ id: number }[]>`select id from connections where is_monitored order by id`).map(
     (row) => row.id,
   );
-  const results = await evaluateHealthChecks(sql, ids, now);
+  const results = await evaluateHealthChecks(sql, ids, now, onFailure);
   if (results.length === 0) {
     return;
   }

@@ -3,6 +3,7 @@ export {
   findHealthCheck,
   HEALTH_CHECKS,
   type HealthCheckDefinition,
+  type HealthCheckFailure,
   type HealthCheckResult,
   type HealthFinding,
   type HealthStatus,
