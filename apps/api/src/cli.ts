@@ -11,7 +11,7 @@ import { registerTokenCommands } from "./cli/tokens.js";
 import { registerUserCommands } from "./cli/users.js";
 import { ConfigError, loadConfig, loadDotEnv } from "./config.js";
 import { DomainError } from "./errors.js";
-import { createCommandLogger, createLogger } from "./logger.js";
+import { createCommandLogger, createServiceLogger } from "./logger.js";
 import { startService } from "./server.js";
 import { version } from "./version.js";
 
@@ -26,7 +26,7 @@ program
   .description("serve the REST API with the collector (the default command)")
   .action(async () => {
     const config = loadConfig();
-    const logger = createLogger(config.logLevel);
+    const logger = createServiceLogger(config.logLevel, config.logFormat);
     const service = await startService(config, logger, { onAdminCreated: announceAdmin });
     closeOnSignals(logger, () => service.close());
   });
@@ -37,7 +37,7 @@ program
   .option("--json", "print the result as JSON")
   .action(async (options: { json?: boolean }) => {
     const config = loadConfig();
-    const logger = createCommandLogger(config.logLevel);
+    const logger = createCommandLogger(config.logLevel, config.logFormat);
     if (config.databaseUrl) {
       await migrateDatastore(config.databaseUrl);
     } else {

@@ -4,6 +4,7 @@ import { type LlmConfig, LlmConfigError, loadLlmConfig } from "@dbmon/llm";
 import { isValidHostEntry } from "@dbmon/monitoring";
 import { z } from "zod";
 import { isAddressOrRange } from "./auth/client-address.js";
+import type { LogFormat } from "./logger.js";
 
 const boolean = z
   .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
@@ -86,6 +87,10 @@ export const environmentVariables = z.object({
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
     .default("info")
     .describe("`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`"),
+  DBMON_LOG_FORMAT: z
+    .enum(["auto", "pretty", "json"])
+    .default("auto")
+    .describe("`auto` (readable lines on a terminal, JSON lines otherwise), `pretty` or `json`"),
   DBMON_CORS_ORIGIN: corsOrigin
     .optional()
     .describe("The one browser origin allowed to call the API (never `*`)"),
@@ -218,6 +223,8 @@ export interface Config {
   dataDir: string;
   embeddedPort: number;
   logLevel: z.infer<typeof environmentVariables>["DBMON_LOG_LEVEL"];
+  /** How log lines are written: readable on a terminal (`auto`), or always `pretty` or `json`. */
+  logFormat: LogFormat;
   corsOrigin: string | undefined;
   hsts: boolean;
   shutdownTimeoutMs: number;
@@ -299,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: e.DBMON_DATA_DIR,
     embeddedPort: e.DBMON_EMBEDDED_PORT,
     logLevel: e.DBMON_LOG_LEVEL,
+    logFormat: e.DBMON_LOG_FORMAT,
     corsOrigin: e.DBMON_CORS_ORIGIN,
     hsts: e.DBMON_HSTS,
     shutdownTimeoutMs: e.DBMON_SHUTDOWN_TIMEOUT_SECONDS * 1000,

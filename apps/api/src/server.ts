@@ -10,6 +10,7 @@ import { systemClock } from "./clock.js";
 import type { Config } from "./config.js";
 import { registerSelfConnection } from "./connections/self-monitoring.js";
 import { createServices } from "./create-services.js";
+import { API_REFERENCE_PATH } from "./http/api-reference.js";
 import { answerClientErrorsAsJson } from "./http/client-errors.js";
 import type { Logger } from "./logger.js";
 import type { Services } from "./services.js";
@@ -101,7 +102,7 @@ export async function startService(
       const started = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () =>
         resolve(started),
       );
-      started.once("error", reject);
+      started.once("error", (error: NodeJS.ErrnoException) => reject(listenError(error, config)));
     });
     answerClientErrorsAsJson(server as Server);
   } catch (error) {
@@ -114,8 +115,13 @@ export async function startService(
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  // The last line of start-up: where to go next.
   logger.info(
-    { address: url, datastore: datastore.embedded ? "embedded" : "external" },
+    {
+      address: url,
+      reference: `${url}${API_REFERENCE_PATH}`,
+      datastore: datastore.embedded ? "embedded" : "external",
+    },
     "dbmon API listening",
   );
 
@@ -152,4 +158,19 @@ export async function startService(
       return closing;
     },
   };
+}
+
+/** A port that cannot be had is the operator's to fix: one sentence naming the setting, no stack. */
+function listenError(error: NodeJS.ErrnoException, config: Config): Error {
+  const where = `${config.host}:${config.port}`;
+  if (error.code === "EADDRINUSE") {
+    return new Error(`${where} is already in use: stop what listens there or set DBMON_PORT to another port`);
+  }
+  if (error.code === "EACCES") {
+    return new Error(`Not allowed to listen on ${where}: set DBMON_PORT to a port above 1023`);
+  }
+  if (error.code === "EADDRNOTAVAIL") {
+    return new Error(`${config.host} is not an address of this machine: set DBMON_HOST to one`);
+  }
+  return error;
 }

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -180,17 +182,53 @@ describe("dbmon command line", () => {
       expect(info?.dbserver.version).toMatch(/^18\./);
       expect(info?.databases.map((database) => database.name)).toContain("postgres");
 
+      expect((await fetch(`${address}/api/v1/docs`)).status).toBe(200);
+
       // Ctrl-C: SIGINT to the whole group. The embedded server, in a group of its own, stays up
       // until dbmon released its leases and stops it.
       process.kill(-(child.pid as number), "SIGINT");
+      // Under `pnpm start` the same Ctrl-C comes again, passed on by pnpm: it must not cut the shutdown.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      if (child.exitCode === null) {
+        process.kill(child.pid as number, "SIGINT");
+      }
       const result = await done;
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('"msg":"embedded datastore stopped"');
       expect(result.stdout).toContain('"msg":"dbmon stopped"');
-      expect(`${result.stdout}${result.stderr}`).not.toMatch(/ECONNRESET|"level":50/);
+      // Nothing a newcomer must ignore: no warning (the monitoring role reads all that `local` probes).
+      expect(`${result.stdout}${result.stderr}`).not.toMatch(/ECONNRESET|"level":[456]0/);
       expect(result.stdout).not.toContain(password);
+      // initdb, minutes on a slow disk, is announced and timed; start-up ends with where to go.
+      const logs = result.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const messages = logs.map((entry) => entry.msg);
+      expect(messages.slice(0, 2)).toEqual([
+        "initialising the embedded datastore (first start only)",
+        "initialised the embedded datastore",
+      ]);
+      expect(logs[1]?.ms).toBeTypeOf("number");
+      expect(logs.find((entry) => entry.msg === "dbmon API listening")).toMatchObject({
+        address,
+        reference: `${address}/api/v1/docs`,
+      });
       const leftovers = await finished(spawn("pgrep", ["-f", join(dataDir, "pg")]));
       expect(leftovers.stdout.trim()).toBe("");
+
+      // A taken DBMON_EMBEDDED_PORT is one line naming it, and a failure exit.
+      const blocker = createServer().listen(0, "127.0.0.1");
+      await once(blocker, "listening");
+      const port = (blocker.address() as AddressInfo).port;
+      const refused = await finished(
+        dbmon(["serve"], { DBMON_DATA_DIR: dataDir, DBMON_EMBEDDED_PORT: String(port) }),
+      );
+      blocker.close();
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toBe(
+        `dbmon: 127.0.0.1:${port} is already in use, so the embedded PostgreSQL cannot start there: stop what listens there or set DBMON_EMBEDDED_PORT to another port\n`,
+      );
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

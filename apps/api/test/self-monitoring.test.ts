@@ -74,6 +74,10 @@ describe("the self connection's role", () => {
   it("reads statistics but not dbmon's data, server files or other backends", async () => {
     const [activity] = await monitor`select count(*)::int as n from pg_stat_activity where query is not null`;
     expect(activity?.n).toBeGreaterThan(0);
+    // The authentication rules the collector's probes read: refused to it, `local` warned on every start.
+    const [rules] = await monitor`select count(*)::int as n from pg_hba_file_rules`;
+    expect(rules?.n).toBeGreaterThan(0);
+    await monitor`select * from pg_ident_file_mappings`;
     await expect(monitor`select * from users`).rejects.toThrow(/permission denied/);
     await expect(monitor`update users set is_superuser = true`).rejects.toThrow(/permission denied/);
     await expect(monitor`select pg_read_file('postgresql.conf')`).rejects.toThrow(/permission denied/);

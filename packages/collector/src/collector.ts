@@ -247,7 +247,8 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       group.add(monitor, runs);
       monitors.set(row.id, { monitor, group, key });
       monitor.start(runs);
-      logger.info({ connectionId: row.id, name: row.name }, "collecting connection");
+      // Not `name`: that key is the logger's own ("dbmon"), so a JSON line would carry it twice.
+      logger.info({ connectionId: row.id, connection: row.name }, "collecting connection");
     }
     for (const group of created) {
       group.start();

@@ -119,7 +119,9 @@ async function initialiseIfNeeded(
     // parent directory.
     await chmod(dataDir, 0o711);
   }
-  logger.info({ dataDir: pgDir }, "initialising the embedded datastore");
+  // initdb writes a whole cluster and syncs it to disk: seconds of silence on a first start otherwise.
+  logger.info({ dataDir: pgDir }, "initialising the embedded datastore (first start only)");
+  const started = Date.now();
   await server.initialise().catch((error: unknown) => {
     throw new Error(
       `Could not initialise the embedded PostgreSQL in ${pgDir}: ${String(error)}` +
@@ -128,6 +130,7 @@ async function initialiseIfNeeded(
           : ""),
     );
   });
+  logger.info({ ms: Date.now() - started }, "initialised the embedded datastore");
 }
 
 const POSTMASTER_FLAGS = [
@@ -171,13 +174,7 @@ async function startPostmaster(
       }
     });
     child.once("error", fail);
-    child.once("exit", () =>
-      fail(
-        new Error(
-          `Could not start the embedded PostgreSQL on 127.0.0.1:${port} (data in ${pgDir}): ${recent.trim() || "it exited"}; is the port in use? Set DBMON_EMBEDDED_PORT to another port`,
-        ),
-      ),
-    );
+    child.once("exit", () => fail(postmasterFailure(port, pgDir, recent)));
   });
   return {
     async stop() {
@@ -187,6 +184,25 @@ async function startPostmaster(
       }
     },
   };
+}
+
+/**
+ * Why the postmaster exited before it was ready, in one line for the operator: its log (kept at debug
+ * level) has a line per step, the cause being the FATAL one.
+ */
+function postmasterFailure(port: number, pgDir: string, output: string): Error {
+  if (output.includes("Address already in use")) {
+    return new Error(
+      `127.0.0.1:${port} is already in use, so the embedded PostgreSQL cannot start there: stop what listens there or set DBMON_EMBEDDED_PORT to another port`,
+    );
+  }
+  const fatal = output
+    .split("\n")
+    .map((line) => /\b(?:FATAL|PANIC):\s+(.*)$/.exec(line)?.[1])
+    .find((cause) => cause !== undefined);
+  return new Error(
+    `Could not start the embedded PostgreSQL on 127.0.0.1:${port} (data in ${pgDir}): ${fatal ?? "it exited"}`,
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import { startAlerter } from "@dbmon/alerter";
 import { createOutboundHostPolicy } from "@dbmon/monitoring";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
-import { createLogger } from "../logger.js";
+import { createServiceLogger } from "../logger.js";
 import { closeOnSignals } from "./lifecycle.js";
 import { openWorker } from "./worker.js";
 
@@ -14,7 +14,7 @@ export function registerAlerterCommand(program: Command): void {
     )
     .action(async () => {
       const config = loadConfig();
-      const logger = createLogger(config.logLevel);
+      const logger = createServiceLogger(config.logLevel, config.logFormat);
       const { datastore, secretKey } = await openWorker(config, logger);
       const alerter = startAlerter({
         datastore,
@@ -23,11 +23,12 @@ export function registerAlerterCommand(program: Command): void {
         evaluationSeconds: config.evaluationSeconds,
         hosts: createOutboundHostPolicy({ allowed: config.notificationAllowedHosts }),
       });
-      logger.info("dbmon alerter running");
+      // Before saying it runs: whoever waits for that line may signal at once.
       closeOnSignals(logger, async () => {
         await alerter.stop();
         await datastore.close();
         logger.info("dbmon alerter stopped");
       });
+      logger.info("dbmon alerter running");
     });
 }

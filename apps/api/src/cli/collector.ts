@@ -2,7 +2,7 @@ import { startCollector } from "@dbmon/collector";
 import { createHostPolicy } from "@dbmon/monitoring";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
-import { createLogger } from "../logger.js";
+import { createServiceLogger } from "../logger.js";
 import { closeOnSignals } from "./lifecycle.js";
 import { openWorker } from "./worker.js";
 
@@ -12,7 +12,7 @@ export function registerCollectorCommand(program: Command): void {
     .description("run only the collector; several collectors (and `serve` processes) may share one datastore")
     .action(async () => {
       const config = loadConfig();
-      const logger = createLogger(config.logLevel);
+      const logger = createServiceLogger(config.logLevel, config.logFormat);
       const { datastore, secretKey } = await openWorker(config, logger);
       const collector = await startCollector({
         datastore,
@@ -23,11 +23,12 @@ export function registerCollectorCommand(program: Command): void {
         sslDirectory: config.sslDirectory,
         hostPolicy: createHostPolicy({ allowed: config.allowedHosts, blocked: config.blockedHosts }),
       });
-      logger.info({ instanceId: collector.instanceId }, "dbmon collector running");
+      // Before saying it runs: whoever waits for that line may signal at once.
       closeOnSignals(logger, async () => {
         await collector.stop();
         await datastore.close();
         logger.info("dbmon collector stopped");
       });
+      logger.info({ instanceId: collector.instanceId }, "dbmon collector running");
     });
 }

@@ -13,7 +13,7 @@ export class CommandError extends Error {
 /** Runs a command against the configured datastore (migrated, MCP items registered), then closes it. */
 export async function withAuth<T>(run: (auth: AuthService) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const logger = createCommandLogger(config.logLevel);
+  const logger = createCommandLogger(config.logLevel, config.logFormat);
   const datastore = await openDatastore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

@@ -1,8 +1,18 @@
 import type { Logger } from "../logger.js";
 
-/** Runs `close` on the first SIGTERM or SIGINT, then exits: 0 when it finished cleanly. */
+/**
+ * Runs `close` on the first SIGTERM or SIGINT, then exits: 0 when it finished cleanly. Later signals
+ * are absorbed while it closes: Ctrl-C under `pnpm start` arrives twice (from the terminal, and from
+ * pnpm passing it on), and the default action of the second one would end the process mid-shutdown,
+ * leaving the embedded PostgreSQL running and pnpm reporting a failed command.
+ */
 export function closeOnSignals(logger: Logger, close: () => Promise<void>): void {
-  const stop = (signal: string) => {
+  let closing = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (closing) {
+      return;
+    }
+    closing = true;
     logger.info({ signal }, "shutting down");
     close().then(
       () => process.exit(0),
@@ -12,6 +22,6 @@ export function closeOnSignals(logger: Logger, close: () => Promise<void>): void
       },
     );
   };
-  process.once("SIGTERM", () => stop("SIGTERM"));
-  process.once("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
 }

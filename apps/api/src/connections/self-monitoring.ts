@@ -84,9 +84,9 @@ export async function registerSelfConnection(
 }
 
 /**
- * Creates (or resets) a login role with pg_monitor, pg_read_all_stats and pg_read_all_settings and
- * nothing else: not a superuser, no CREATEROLE/CREATEDB/REPLICATION/BYPASSRLS, member of no other
- * role, owner of nothing. dbmon's tables grant nothing to PUBLIC, so it cannot read them, and
+ * Creates (or resets) a login role with pg_monitor, pg_read_all_stats and pg_read_all_settings, read
+ * access to the authentication rules (AUTHENTICATION_FILE_VIEWS), and nothing else: not a superuser,
+ * no CREATEROLE/CREATEDB/REPLICATION/BYPASSRLS, member of no other role, owner of nothing. dbmon's tables grant nothing to PUBLIC, so it cannot read them, and
  * pg_monitor carries no file access (pg_read_file) and no signalling of other backends.
  * The password reaches the server as a SCRAM verifier, so it never appears in a server log.
  */
@@ -115,7 +115,18 @@ export async function ensureMonitorRole(
       }
     }
     await tx.unsafe(`grant ${MONITOR_GRANTS.join(", ")} to ${name}`);
+    for (const view of AUTHENTICATION_FILE_VIEWS) {
+      await tx.unsafe(`grant select on pg_catalog.${view} to ${name}`);
+      await tx.unsafe(`grant execute on function pg_catalog.${view}() to ${name}`);
+    }
   });
 }
 
 const MONITOR_GRANTS = ["pg_monitor", "pg_read_all_stats", "pg_read_all_settings"];
+/**
+ * The collector's probes of the same names read these; PostgreSQL opens them (and the functions
+ * behind them) to superusers only, and pg_monitor does not include them. They show the server's
+ * authentication rules, never a password: without them `local` would report its own setup as
+ * refused on every start.
+ */
+const AUTHENTICATION_FILE_VIEWS = ["pg_hba_file_rules", "pg_ident_file_mappings"];
