@@ -1,5 +1,10 @@
 // A week of hourly baseline partials without a week of collected history: copies of real ones.
-import { type RunningAlerter, silentAlerterLogger, startAlerter } from "../packages/alerter/src/index.js";
+import {
+  type AlerterLogger,
+  type RunningAlerter,
+  silentAlerterLogger,
+  startAlerter,
+} from "../packages/alerter/src/index.js";
 import type { Datastore, SecretKey, Sql } from "../packages/datastore/src/index.js";
 
 /**
@@ -26,25 +31,36 @@ export interface BaselineSteps {
   mergeMs: number;
 }
 
+/**
+ * An alerter of the benches: no timers (it runs when told), on the `now` clock, logging to `logger`
+ * (silent by default). It has no notification channels, so its key is never used.
+ */
+export function benchAlerter(
+  datastore: Datastore,
+  now: () => Date,
+  logger: AlerterLogger = silentAlerterLogger,
+): RunningAlerter {
+  return startAlerter({
+    datastore,
+    logger,
+    secretKey: Buffer.alloc(32) as SecretKey,
+    clock: { now },
+    timers: false,
+  });
+}
+
 /** An alerter without timers on the `now` clock, adding the step times of its baseline updates to `steps`. */
 export function stepTimedAlerter(
   datastore: Datastore,
   now: () => Date,
 ): { alerter: RunningAlerter; steps: BaselineSteps } {
   const steps: BaselineSteps = { partialsMs: 0, mergeMs: 0 };
-  const alerter = startAlerter({
-    datastore,
-    logger: {
-      ...silentAlerterLogger,
-      debug: (entry: { partialsMs?: number; mergeMs?: number }) => {
-        steps.partialsMs += entry.partialsMs ?? 0;
-        steps.mergeMs += entry.mergeMs ?? 0;
-      },
+  const alerter = benchAlerter(datastore, now, {
+    ...silentAlerterLogger,
+    debug: (entry: { partialsMs?: number; mergeMs?: number }) => {
+      steps.partialsMs += entry.partialsMs ?? 0;
+      steps.mergeMs += entry.mergeMs ?? 0;
     },
-    // No notification channels: the key is never used.
-    secretKey: Buffer.alloc(32) as SecretKey,
-    clock: { now },
-    timers: false,
   });
   return { alerter, steps };
 }

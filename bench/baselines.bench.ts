@@ -6,10 +6,10 @@
 
 import { rm } from "node:fs/promises";
 import { createLogger, loadConfig, startService } from "../apps/api/src/index.js";
-import { silentAlerterLogger, startAlerter } from "../packages/alerter/src/index.js";
+import type { startAlerter } from "../packages/alerter/src/index.js";
 import { ensureMetricsTables, PartitionManager, probeRegistry } from "../packages/collector/src/index.js";
-import type { SecretKey, Sql } from "../packages/datastore/src/index.js";
-import { copyPartialsBack, stepTimedAlerter } from "./baseline-history.js";
+import type { Sql } from "../packages/datastore/src/index.js";
+import { benchAlerter, copyPartialsBack, stepTimedAlerter } from "./baseline-history.js";
 import { benchConfig } from "./datastore.js";
 import { datastoreCpuBetween, datastoreCpuSeconds } from "./proc.js";
 
@@ -114,13 +114,7 @@ export async function run(): Promise<void> {
     for (let week = 0; week <= Math.ceil(DAYS / 7) + 1; week += 1) {
       await partitions.ensureAround(new Date(now.getTime() - week * 7 * 24 * 3600 * 1000));
     }
-    const alerter = startAlerter({
-      datastore,
-      logger: silentAlerterLogger,
-      secretKey: Buffer.alloc(32) as SecretKey,
-      clock: { now: () => now },
-      timers: false,
-    });
+    const alerter = benchAlerter(datastore, () => now);
     console.log(
       `\n## Anomaly baselines from ${DAYS} days of history (${DATABASES} databases, ${TABLES} tables each)`,
     );
@@ -183,13 +177,7 @@ async function fleetUpdate(
   const hour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
   const generation = await timed(() => generateHistory(sql, ids, new Date(hour + 60_000), 3));
   let now = new Date(hour - HOUR_MS + 120_000);
-  const alerter = startAlerter({
-    datastore,
-    logger: silentAlerterLogger,
-    secretKey: Buffer.alloc(32) as SecretKey,
-    clock: { now: () => now },
-    timers: false,
-  });
+  const alerter = benchAlerter(datastore, () => now);
   await alerter.calculateBaselines({ full: true });
   // A week of partials before the two hours just calculated, copies of the first one.
   await copyPartialsBack(sql, new Date(hour - 3 * HOUR_MS), DAYS * 24 - 2);

@@ -282,12 +282,16 @@ describe("issue 25's bugs on collected data", { timeout: 90_000 }, () => {
       select distinct metric_name from metric_baselines where connection_id = ${id} and period = 'all'
       order by 1`;
     expect(stored.length).toBeGreaterThan(0);
+    const [series] = await t.datastore.sql<{ n: number }[]>`
+      select count(*)::int as n from metric_baselines where connection_id = ${id} and period = 'all'`;
     for (const result of [
-      await mcp.callTool({ name: "get_metric_baselines", arguments: { connection_id: id } }),
-      await callBridgeTool(t, root.token, "get_metric_baselines", { connection_id: id }),
+      await mcp.callTool({ name: "get_metric_baselines", arguments: { connection_id: id, limit: 1000 } }),
+      await callBridgeTool(t, root.token, "get_metric_baselines", { connection_id: id, limit: 1000 }),
     ]) {
       expect(result.isError, textOf(result)).toBeFalsy();
-      const [header, ...lines] = textOf(result).split("\n");
+      const [count, header, ...lines] = textOf(result).split("\n");
+      expect(count).toBe(`${series?.n} baseline(s)`);
+      expect(lines).toHaveLength(series?.n ?? 0);
       expect(header).toBe(
         "metric_name\tdatabase_name\tobject_name\tmean\tstddev\tmin\tmax\tsample_count\tlast_sample_at",
       );

@@ -41,6 +41,49 @@ const ALL_TOOLS = [
 
 type ToolResult = BridgeToolResult;
 
+/**
+ * A paged listing tool's answer, one section a listing (get_blackouts adds the schedules): the true
+ * total each states (`12 alert(s)`) and its rows, keyed by column.
+ */
+async function listing(t: TestApp, token: string, tool: string, args: Record<string, unknown>) {
+  const result = await callBridgeTool(t, token, tool, args);
+  expect(result.isError).toBeUndefined();
+  const sections = result.content
+    .map((c) => c.text)
+    .join("\n")
+    .split("\n\n");
+  return sections.map((section) => {
+    const [count, header, ...lines] = section.split("\n");
+    const columns = (header ?? "").split("\t");
+    return {
+      count: Number(/^(\d+) \w+\(s\)$/.exec(count ?? "")?.[1]),
+      rows: lines.map((line) => Object.fromEntries(line.split("\t").map((value, i) => [columns[i], value]))),
+    };
+  });
+}
+
+/** Every row of a listing tool, page by page (`limit` a page), each page stating the same total. */
+async function allPages(
+  t: TestApp,
+  token: string,
+  tool: string,
+  args: Record<string, unknown>,
+  limit: number,
+): Promise<{ totals: Set<number>; sections: Record<string, string>[][]; pages: number }> {
+  const totals = new Set<number>();
+  const sections: Record<string, string>[][] = [];
+  for (let offset = 0, pages = 0; ; offset += limit, pages += 1) {
+    const page = await listing(t, token, tool, { ...args, limit, offset });
+    page.forEach((section, i) => {
+      totals.add(section.count);
+      sections[i] = [...(sections[i] ?? []), ...section.rows];
+    });
+    if (page.every((section) => section.rows.length === 0)) {
+      return { totals, sections, pages };
+    }
+  }
+}
+
 describe("MCP tools over the REST bridge", () => {
   let t: TestApp;
   let root: TestUser;
@@ -259,10 +302,32 @@ describe("MCP tools over the REST bridge", () => {
       schema_name: "public",
       table_name: "mcp_orders",
     });
-    expect(textOf(schema).split("\n").slice(0, 3)).toEqual([
+    expect(textOf(schema).split("\n")).toEqual([
+      "2 column(s)",
       "table_schema\ttable_name\tcolumn_name\tdata_type\tis_nullable\tcolumn_default\tconstraints",
       "public\tmcp_orders\tid\tinteger\tNO\tNULL\tPRIMARY KEY",
       "public\tmcp_orders\tnote\ttext\tYES\tNULL\tNULL",
+    ]);
+    // Paged by the server, the total counted there: the second column alone, then none.
+    const table = { connection_id: connectionId, schema_name: "public", table_name: "mcp_orders", limit: 1 };
+    expect(textOf(await call(granted.token, "get_schema_info", { ...table, offset: 1 })).split("\n")).toEqual(
+      [
+        "2 column(s)",
+        "table_schema\ttable_name\tcolumn_name\tdata_type\tis_nullable\tcolumn_default\tconstraints",
+        "public\tmcp_orders\tnote\ttext\tYES\tNULL\tNULL",
+      ],
+    );
+    expect(textOf(await call(granted.token, "get_schema_info", { ...table, offset: 2 }))).toBe(
+      "2 column(s)\nNo tables found",
+    );
+    expect(
+      textOf(await call(granted.token, "get_schema_info", { ...table, compact: true, limit: 10 })).split(
+        "\n",
+      ),
+    ).toEqual([
+      "1 table(s)",
+      "table_schema\ttable_name\ttable_type\tcolumn_count",
+      "public\tmcp_orders\tBASE TABLE\t2",
     ]);
     // Planned, never run: the rows stay (count_rows below).
     expect(
@@ -382,7 +447,9 @@ describe("MCP tools over the REST bridge", () => {
 
   it("reads monitoring data through the same services as the REST API", async () => {
     expect(textOf(await call(granted.token, "list_connections"))).toMatch(
-      new RegExp(`^id\tname\thost\tport\tdatabase_name\tis_monitored\tstatus\n${connectionId}\tprimary\t`),
+      new RegExp(
+        `^1 connection\\(s\\)\nid\tname\thost\tport\tdatabase_name\tis_monitored\tstatus\n${connectionId}\tprimary\t`,
+      ),
     );
     expect(textOf(await call(granted.token, "list_connections"))).not.toContain("hidden");
     expect(textOf(await call(granted.token, "list_probes"))).toMatch(
@@ -413,13 +480,13 @@ describe("MCP tools over the REST bridge", () => {
       "0 alert(s)\nNo alerts",
     );
     expect(textOf(await call(granted.token, "get_alert_rules", { connection_id: connectionId }))).toMatch(
-      /^id\tname\tcategory/,
+      /^\d+ rule\(s\)\nid\tname\tcategory/,
     );
     expect(textOf(await call(granted.token, "get_alert_rules", { connection_id: hiddenId }))).toMatch(
       /^Access denied/,
     );
     expect(textOf(await call(granted.token, "get_blackouts", { include_schedules: true }))).toBe(
-      "0 blackout(s)\nNo blackouts\n\nSchedules\nNo schedules",
+      "0 blackout(s)\nNo blackouts\n\n0 schedule(s)\nNo schedules",
     );
     const timeline = await call(granted.token, "get_timeline_events", { start_time: "7d" });
     expect(timeline.isError).toBeUndefined();
@@ -523,18 +590,8 @@ describe("get_alert_history on a busy fleet", () => {
   const BUSY = 2_500;
 
   const history = async (args: Record<string, unknown>) => {
-    const result = await callBridgeTool(t, root.token, "get_alert_history", args);
-    expect(result.isError).toBeUndefined();
-    const [count, header, ...rows] = result.content
-      .map((c) => c.text)
-      .join("\n")
-      .split("\n");
-    const columns = (header ?? "").split("\t");
-    const idColumn = columns.indexOf("id");
-    return {
-      count: Number(/^(\d+) alert\(s\)$/.exec(count ?? "")?.[1]),
-      ids: rows.map((row) => Number(row.split("\t")[idColumn])),
-    };
+    const [page] = await listing(t, root.token, "get_alert_history", args);
+    return { count: page?.count, ids: (page?.rows ?? []).map((row) => Number(row.id)) };
   };
 
   beforeAll(async () => {
@@ -596,5 +653,197 @@ describe("get_alert_history on a busy fleet", () => {
     ).toBe(cleared);
     // The rule's alerts on both servers, fired in the last 24 hours (1,440 minutes) each.
     expect((await history({ rule_id: ruleId, time_start: "24h" })).count).toBe(1439 + 300);
+  });
+});
+
+describe("get_blackouts, get_alert_rules and list_connections on a busy fleet", () => {
+  let t: TestApp;
+  let root: TestUser;
+  let busyId: number;
+  const WINDOWS = 1_200;
+  const SCHEDULES = 130;
+  const RULES = 650;
+  const UNMONITORED = 260;
+  /** Rules of the category before the test's own: all, and those enabled by default. */
+  let earlierLockRules: { all: number; enabled: number };
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    root = await createUser(t, "root", { superuser: true });
+    busyId = await registerTestServer(t, root.token, "busy");
+    const quietId = await registerTestServer(t, root.token, "quiet");
+    // The busy server's windows, one starting every hour into the past, each lasting 90 minutes (so
+    // the newest one is active now); the quiet server's and the estate's must be left out by the filter.
+    await t.datastore.sql`
+      insert into blackouts (scope, connection_id, reason, start_time, end_time, created_by)
+      select 'server', ${busyId}, 'Busy ' || i, now() - i * interval '1 hour' + interval '30 minutes',
+             now() - i * interval '1 hour' + interval '2 hours', 'root'
+      from generate_series(1, ${WINDOWS}) as i`;
+    await t.datastore.sql`
+      insert into blackouts (scope, connection_id, reason, start_time, end_time, created_by)
+      select 'server', ${quietId}, 'Quiet ' || i, now(), now() + interval '1 hour', 'root'
+      from generate_series(1, 70) as i`;
+    await t.datastore.sql`
+      insert into blackouts (scope, reason, start_time, end_time, created_by)
+      select 'estate', 'Estate ' || i, now(), now() + interval '1 hour', 'root' from generate_series(1, 40) as i`;
+    await t.datastore.sql`
+      insert into blackout_schedules (scope, connection_id, name, cron_expression, duration_minutes, reason, created_by)
+      select 'server', ${busyId}, 'Nightly ' || lpad(i::text, 4, '0'), '0 3 * * *', 60, 'x', 'root'
+      from generate_series(1, ${SCHEDULES}) as i`;
+    await t.datastore.sql`
+      insert into connections (name, host, port, database_name, username, owner_username, is_shared, is_monitored)
+      select 'spare ' || lpad(i::text, 4, '0'), '127.0.0.1', 5432, 'postgres', 'postgres', 'root', false, false
+      from generate_series(1, ${UNMONITORED}) as i`;
+    const [earlier] = await t.datastore.sql<{ all: number; enabled: number }[]>`
+      select count(*)::int as "all", (count(*) filter (where default_enabled))::int as enabled
+      from alert_rules where category = 'locks'`;
+    earlierLockRules = earlier ?? { all: 0, enabled: 0 };
+    // Rules of one category, every fourth disabled by default; the busy server overrides every fifth:
+    // every tenth disabled there, the others enabled.
+    await t.datastore.sql`
+      insert into alert_rules (name, description, category, metric_name, default_operator, default_threshold, default_severity, default_enabled)
+      select 'Lock rule ' || lpad(i::text, 4, '0'), 'x', 'locks', 'locks.n' || i, '>', i, 'warning', i % 4 <> 0
+      from generate_series(1, ${RULES}) as i`;
+    await t.datastore.sql`
+      insert into alert_thresholds (rule_id, scope, scope_id, operator, threshold, severity, enabled)
+      select id, 'server', ${busyId}, '>=', 1, 'critical', split_part(name, ' ', 3)::int % 10 <> 0
+      from alert_rules where name like 'Lock rule %' and split_part(name, ' ', 3)::int % 5 = 0`;
+  });
+  afterAll(() => t.close());
+
+  it("pages through all of a connection's blackouts and schedules in SQL: every row once, the true totals", async () => {
+    const { totals, sections, pages } = await allPages(
+      t,
+      root.token,
+      "get_blackouts",
+      { connection_id: busyId, include_schedules: true },
+      50,
+    );
+    expect(pages).toBe(WINDOWS / 50);
+    expect([...totals].sort()).toEqual([SCHEDULES, WINDOWS].sort());
+    const [windows = [], schedules = []] = sections;
+    expect(windows).toHaveLength(WINDOWS);
+    expect(new Set(windows.map((row) => row.id)).size).toBe(WINDOWS);
+    expect(new Set(windows.map((row) => row.connection_id))).toEqual(new Set([String(busyId)]));
+    // Newest start first across the pages.
+    const starts = windows.map((row) => row.start_time ?? "");
+    expect(starts).toEqual([...starts].sort().reverse());
+    expect(schedules).toHaveLength(SCHEDULES);
+    expect(schedules.map((row) => row.name)).toEqual(
+      Array.from({ length: SCHEDULES }, (_, i) => `Nightly ${String(i + 1).padStart(4, "0")}`),
+    );
+  });
+
+  it("filters active windows in SQL, with their total", async () => {
+    const [busyActive] = await listing(t, root.token, "get_blackouts", {
+      connection_id: busyId,
+      active_only: true,
+    });
+    expect(busyActive?.count).toBe(1);
+    expect(busyActive?.rows.map((row) => row.reason)).toEqual(["Busy 1"]);
+    const [everywhere] = await listing(t, root.token, "get_blackouts", { active_only: true, limit: 5 });
+    expect(everywhere?.count).toBe(1 + 70 + 40);
+    expect(everywhere?.rows).toHaveLength(5);
+  });
+
+  it("pages through the enabled rules of a category in SQL: every rule once, the true total", async () => {
+    const { totals, sections } = await allPages(t, root.token, "get_alert_rules", { category: "locks" }, 100);
+    const enabledByDefault = earlierLockRules.enabled + RULES - Math.floor(RULES / 4);
+    expect([...totals]).toEqual([enabledByDefault]);
+    const [rules = []] = sections;
+    expect(rules).toHaveLength(enabledByDefault);
+    expect(new Set(rules.map((row) => row.id)).size).toBe(enabledByDefault);
+    expect(new Set(rules.map((row) => `${row.category} ${row.enabled}`))).toEqual(new Set(["locks true"]));
+    const ours = rules.map((row) => row.name ?? "").filter((name) => name.startsWith("Lock rule "));
+    expect(ours).toEqual([...ours].sort());
+  });
+
+  it("pages through the rules in effect on a connection, its overrides applied in SQL", async () => {
+    const { totals, sections } = await allPages(
+      t,
+      root.token,
+      "get_alert_rules",
+      { category: "locks", connection_id: busyId },
+      100,
+    );
+    const numbers = Array.from({ length: RULES }, (_, i) => i + 1);
+    const enabledThere = numbers.filter((i) => (i % 5 === 0 ? i % 10 !== 0 : i % 4 !== 0));
+    expect([...totals]).toEqual([earlierLockRules.enabled + enabledThere.length]);
+    const ours = (sections[0] ?? []).filter((row) => row.name?.startsWith("Lock rule "));
+    expect(ours.map((row) => Number(row.name?.split(" ")[2]))).toEqual(enabledThere);
+    for (const row of ours) {
+      const overridden = Number(row.name?.split(" ")[2]) % 5 === 0;
+      expect([row.overridden, row.operator, row.severity]).toEqual(
+        overridden ? ["true", ">=", "critical"] : ["false", ">", "warning"],
+      );
+    }
+    // Without the filter, the disabled ones are listed too.
+    const [all] = await listing(t, root.token, "get_alert_rules", {
+      category: "locks",
+      connection_id: busyId,
+      enabled_only: false,
+      limit: 1,
+    });
+    expect(all?.count).toBe(earlierLockRules.all + RULES);
+    expect(all?.rows).toHaveLength(1);
+  });
+
+  it("pages through the visible connections in SQL: every one once, by name, the true total", async () => {
+    const { totals, sections, pages } = await allPages(t, root.token, "list_connections", {}, 100);
+    expect([...totals]).toEqual([UNMONITORED + 2]);
+    expect(pages).toBe(3);
+    const names = (sections[0] ?? []).map((row) => row.name);
+    expect(names).toEqual([
+      "busy",
+      "quiet",
+      ...Array.from({ length: UNMONITORED }, (_, i) => `spare ${String(i + 1).padStart(4, "0")}`),
+    ]);
+  });
+
+  it("pages through a connection's timeline in SQL: the REST listing's events, page by page, the true total", async () => {
+    const end = new Date();
+    const start = new Date(end.getTime() - 7 * 86_400_000);
+    const window = { start_time: start.toISOString(), end_time: end.toISOString() };
+    const rest = await requestJson(
+      t.app,
+      `/api/v1/timeline/events?start_time=${window.start_time}&end_time=${window.end_time}&connection_id=${busyId}&limit=1000`,
+      { token: root.token },
+    );
+    const listed = (await rest.json()) as { events: { id: string }[]; total_count: number };
+    // A window started or ended each hour of the week: more than a page.
+    expect(listed.total_count).toBeGreaterThan(300);
+    expect(listed.events).toHaveLength(listed.total_count);
+    const { totals, sections } = await allPages(
+      t,
+      root.token,
+      "get_timeline_events",
+      { ...window, connection_id: busyId },
+      100,
+    );
+    expect([...totals]).toEqual([listed.total_count]);
+    expect((sections[0] ?? []).map((row) => row.id)).toEqual(listed.events.map((event) => event.id));
+  });
+
+  it("pages through a connection's stored baselines in SQL: every series once, by metric, the true total", async () => {
+    const SERIES = 450;
+    await t.datastore.sql`
+      insert into metric_baselines (connection_id, metric_name, object_name, period, period_value, time_zone, mean,
+        stddev, min, max, sample_count, outlier_count, first_sample_at, last_sample_at, last_calculated)
+      select ${busyId}, 'busy.metric' || lpad((i % 9)::text, 2, '0'), 'table_' || lpad(i::text, 4, '0'), p, v, 'UTC',
+        i, 1, 0, 2 * i, 60, 0, now() - interval '1 day', now(), now()
+      from generate_series(1, ${SERIES}) as i,
+        (values ('all', 0), ('hour_of_day', 3)) as periods(p, v)`;
+    const { totals, sections } = await allPages(
+      t,
+      root.token,
+      "get_metric_baselines",
+      { connection_id: busyId },
+      100,
+    );
+    // The "all" period's series only.
+    expect([...totals]).toEqual([SERIES]);
+    const keys = (sections[0] ?? []).map((row) => `${row.metric_name} ${row.object_name}`);
+    expect(new Set(keys).size).toBe(SERIES);
+    expect(keys).toEqual([...keys].sort());
   });
 });

@@ -1,15 +1,12 @@
-import { ALERT_PAGING, type AlertListQuerySchema } from "@dbmon/contract";
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, count, desc, eq, gte, inArray, isNull, lte, sql } from "drizzle-orm";
-import type { z } from "zod";
 import type { RequestAccess } from "../auth/access.js";
 import { Visibility } from "../auth/visibility.js";
 import { Conflict, Forbidden, NotFound } from "../errors.js";
-import { iso, isoOrNull, page, parseRfc3339 } from "./time.js";
+import { type Page, withTotal } from "../paging.js";
+import { iso, isoOrNull } from "./time.js";
 
 const { alerts, alertAcknowledgments, alertRules, connections } = schema;
-
-export type AlertListQuery = z.output<typeof AlertListQuerySchema>;
 
 type Severity = "info" | "warning" | "critical";
 
@@ -28,12 +25,6 @@ export interface AlertFilter {
   metricName?: string | undefined;
   triggeredFrom?: Date | undefined;
   triggeredUntil?: Date | undefined;
-}
-
-/** One page of a list: at most `limit` rows after skipping `offset`. */
-export interface AlertPage {
-  limit: number;
-  offset: number;
 }
 
 /** The most recent acknowledgement of each alert. */
@@ -56,25 +47,6 @@ function latestAcknowledgement(db: Datastore["db"]) {
 export class AlertService {
   constructor(private readonly datastore: Datastore) {}
 
-  /** GET /alerts: the wire query read as a filter and a page, the alerts presented. */
-  async list(access: RequestAccess, query: AlertListQuery) {
-    const found = await this.find(
-      access,
-      {
-        connectionIds: requestedConnections(query),
-        // An empty parameter (`?status=`) filters nothing, as it always has.
-        status: query.status || undefined,
-        excludeCleared: query.exclude_cleared,
-        severity: query.severity || undefined,
-        alertType: query.alert_type || undefined,
-        triggeredFrom: parseRfc3339(query.start_time),
-        triggeredUntil: parseRfc3339(query.end_time),
-      },
-      page(query.limit, query.offset, ALERT_PAGING),
-    );
-    return { alerts: found.alerts.map(presentAlert), total: found.total };
-  }
-
   /**
    * Alerts on visible connections matching the filter, newest first: one page, filtered and paged
    * in SQL, and the total of all that match.
@@ -82,7 +54,7 @@ export class AlertService {
   async find(
     access: RequestAccess,
     filter: AlertFilter,
-    { limit, offset }: AlertPage,
+    { limit, offset }: Page,
   ): Promise<{ alerts: ListedAlert[]; total: number }> {
     const visibility = await Visibility.of(access);
     const where = and(
@@ -99,7 +71,7 @@ export class AlertService {
     );
     const db = this.datastore.db;
     const ack = latestAcknowledgement(db);
-    const [rows, [total]] = await Promise.all([
+    const { rows, total } = await withTotal(
       db
         .select({
           alert: alerts,
@@ -119,8 +91,8 @@ export class AlertService {
         .limit(limit)
         .offset(offset),
       db.select({ n: count() }).from(alerts).where(where),
-    ]);
-    return { alerts: rows, total: total?.n ?? 0 };
+    );
+    return { alerts: rows, total };
   }
 
   /** Active alerts on visible connections, by connection, cluster and severity. */
@@ -233,20 +205,6 @@ export class AlertService {
       throw new Forbidden("Access denied");
     }
   }
-}
-
-const queryInt = (text: string) => (/^\d{1,15}$/.test(text) ? Number(text) : undefined);
-
-/** `connection_id`, else the well-formed ids of `connection_ids`; undefined for no filter. */
-function requestedConnections(query: AlertListQuery): number[] | undefined {
-  if (query.connection_id !== undefined) {
-    return [query.connection_id];
-  }
-  const listed = (query.connection_ids ?? "")
-    .split(",")
-    .map((part) => queryInt(part.trim()))
-    .filter((id): id is number => id !== undefined);
-  return listed.length > 0 ? listed : undefined;
 }
 
 type AlertRow = typeof alerts.$inferSelect;

@@ -1,11 +1,11 @@
-import { BLACKOUT_PAGING } from "@dbmon/contract";
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, count, desc, eq, gte, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import { type ScopeRef, Visibility } from "../auth/visibility.js";
 import { notFound as clusterNotFound } from "../clusters/store.js";
 import { InvalidInput, NotFound } from "../errors.js";
-import { iso, page, parseRfc3339 } from "./time.js";
+import { type Page, withTotal } from "../paging.js";
+import { iso, parseRfc3339 } from "./time.js";
 
 const { blackouts, connections } = schema;
 
@@ -22,14 +22,27 @@ export interface Target extends ScopeRef {
   databaseName: string | null;
 }
 
-/** Filters and paging of the blackout and schedule listings. */
-export interface ScopedListQuery {
+/** Which blackouts or schedules to list, by their scope; every field narrows, an absent one does not. */
+export interface ScopeFilter {
+  scope?: string | undefined;
+  groupId?: number | undefined;
+  clusterId?: number | undefined;
+  connectionId?: number | undefined;
+}
+
+/** The scope filter of the blackout and schedule listings' wire query (`blackoutListQuery`). */
+export function scopeFilterOf(query: {
   scope?: string | undefined;
   group_id?: number | undefined;
   cluster_id?: number | undefined;
   connection_id?: number | undefined;
-  limit?: number | undefined;
-  offset?: number | undefined;
+}): ScopeFilter {
+  return {
+    scope: query.scope || undefined,
+    groupId: query.group_id,
+    clusterId: query.cluster_id,
+    connectionId: query.connection_id,
+  };
 }
 
 const idNames = { group: "group_id", cluster: "cluster_id", server: "connection_id" } as const;
@@ -91,15 +104,12 @@ export async function validTarget(
 }
 
 /** Conditions of the listing filters shared by blackouts and schedules. */
-export function scopeFilters(
-  table: typeof blackouts | typeof schema.blackoutSchedules,
-  query: ScopedListQuery,
-) {
+export function scopeFilters(table: typeof blackouts | typeof schema.blackoutSchedules, filter: ScopeFilter) {
   return [
-    query.scope ? eq(table.scope, query.scope) : undefined,
-    query.group_id !== undefined ? eq(table.groupId, query.group_id) : undefined,
-    query.cluster_id !== undefined ? eq(table.clusterId, query.cluster_id) : undefined,
-    query.connection_id !== undefined ? eq(table.connectionId, query.connection_id) : undefined,
+    filter.scope !== undefined ? eq(table.scope, filter.scope) : undefined,
+    filter.groupId !== undefined ? eq(table.groupId, filter.groupId) : undefined,
+    filter.clusterId !== undefined ? eq(table.clusterId, filter.clusterId) : undefined,
+    filter.connectionId !== undefined ? eq(table.connectionId, filter.connectionId) : undefined,
   ];
 }
 
@@ -108,6 +118,12 @@ const isActive = sql<boolean>`(${blackouts.startTime} <= now() and now() <= ${bl
 const blackoutColumns = { blackout: blackouts, isActive };
 
 type BlackoutRow = typeof blackouts.$inferSelect;
+
+/** A window as listed: its row and whether it is active now (by the datastore's clock). */
+export interface ListedBlackout {
+  blackout: BlackoutRow;
+  isActive: boolean;
+}
 
 export interface BlackoutInput extends ScopeInput {
   reason: string;
@@ -119,17 +135,23 @@ export interface BlackoutInput extends ScopeInput {
 export class BlackoutService {
   constructor(private readonly datastore: Datastore) {}
 
-  /** Visible windows matching the query, newest start first, one page and the total. */
-  async list(access: RequestAccess, query: ScopedListQuery & { active?: boolean | undefined }) {
+  /**
+   * Visible windows matching the filter (`active`: only those active now, or only those that are
+   * not), newest start first: one page, filtered and paged in SQL, and the total of all that match.
+   */
+  async find(
+    access: RequestAccess,
+    filter: ScopeFilter & { active?: boolean | undefined },
+    { limit, offset }: Page,
+  ): Promise<{ blackouts: ListedBlackout[]; total: number }> {
     const visibility = await Visibility.of(access);
     const where = and(
-      ...scopeFilters(blackouts, query),
-      query.active === undefined ? undefined : sql`${isActive} = ${query.active}`,
+      ...scopeFilters(blackouts, filter),
+      filter.active === undefined ? undefined : sql`${isActive} = ${filter.active}`,
       visibility.scoped(blackouts),
     );
-    const { limit, offset } = page(query.limit, query.offset, BLACKOUT_PAGING);
     const db = this.datastore.db;
-    const [rows, [total]] = await Promise.all([
+    const { rows, total } = await withTotal(
       db
         .select(blackoutColumns)
         .from(blackouts)
@@ -138,8 +160,8 @@ export class BlackoutService {
         .limit(limit)
         .offset(offset),
       db.select({ n: count() }).from(blackouts).where(where),
-    ]);
-    return { blackouts: rows.map(presentBlackout), total_count: total?.n ?? 0 };
+    );
+    return { blackouts: rows, total };
   }
 
   async get(access: RequestAccess, id: number) {
@@ -243,14 +265,28 @@ export class BlackoutService {
   }
 }
 
-function presentBlackout({ blackout, isActive }: { blackout: BlackoutRow; isActive: boolean }) {
+/** What a blackout or schedule applies to, as the wire shows it (`blackoutScopeOutput`). */
+export function presentScope(row: {
+  scope: string;
+  groupId: number | null;
+  clusterId: number | null;
+  connectionId: number | null;
+  databaseName: string | null;
+}) {
+  return {
+    scope: row.scope,
+    group_id: row.groupId,
+    cluster_id: row.clusterId,
+    connection_id: row.connectionId,
+    database_name: row.databaseName,
+  };
+}
+
+/** A window as the wire (GET /blackouts, the MCP tools) shows it. */
+export function presentBlackout({ blackout, isActive }: ListedBlackout) {
   return {
     id: blackout.id,
-    scope: blackout.scope,
-    group_id: blackout.groupId,
-    cluster_id: blackout.clusterId,
-    connection_id: blackout.connectionId,
-    database_name: blackout.databaseName,
+    ...presentScope(blackout),
     reason: blackout.reason,
     start_time: iso(blackout.startTime),
     end_time: iso(blackout.endTime),

@@ -1,13 +1,29 @@
 import { type Datastore, schema } from "@dbmon/datastore";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, count, eq, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import { requireSettingsScope, type ScopeKind } from "../auth/visibility.js";
 import { NotFound } from "../errors.js";
-import { type AlertRuleService, presentRule, ruleDefaults } from "./rules.js";
+import { type Page, withTotal } from "../paging.js";
+import {
+  type AlertRuleRow,
+  type AlertRuleService,
+  presentRule,
+  type RuleFilter,
+  ruleDefaults,
+  ruleOrder,
+} from "./rules.js";
 
 const { alertThresholds, alertRules, connections, clusters, clusterGroups } = schema;
 
 const SCOPE_NOT_FOUND = "Alert override scope not found";
+
+type OverrideRow = typeof alertThresholds.$inferSelect;
+
+/** A rule and a scope's override of it, if any. */
+export interface OverriddenRule {
+  rule: AlertRuleRow;
+  override: OverrideRow | null;
+}
 
 export interface OverrideInput {
   operator: string;
@@ -25,23 +41,51 @@ export class AlertOverrideService {
   ) {}
 
   /** Every rule with the scope's override, if any; a scope the caller cannot see is not found. */
-  async list(access: RequestAccess, scope: ScopeKind, scopeId: number) {
+  async list(access: RequestAccess, scope: ScopeKind, scopeId: number): Promise<OverriddenRule[]> {
     await requireSettingsScope(this.datastore.db, access, scope, scopeId, SCOPE_NOT_FOUND);
-    const rows = await this.datastore.db
+    return this.datastore.db
       .select({ rule: alertRules, override: alertThresholds })
       .from(alertRules)
-      .leftJoin(alertThresholds, and(eq(alertThresholds.ruleId, alertRules.id), this.at(scope, scopeId)))
-      .orderBy(asc(alertRules.category), asc(alertRules.name));
-    return rows.map(({ rule, override }) => ({
-      rule_id: rule.id,
-      ...ruleDefaults(rule),
-      has_override: override !== null,
-      override_operator: override?.operator ?? null,
-      override_threshold: override?.threshold ?? null,
-      override_severity: override?.severity ?? null,
-      override_enabled: override?.enabled ?? null,
-      override_duration_seconds: override?.durationSeconds ?? null,
-    }));
+      .leftJoin(alertThresholds, this.overrideOfRule(scope, scopeId))
+      .orderBy(...ruleOrder);
+  }
+
+  /**
+   * The rules matching the filter (`enabled` as the scope's override makes it) with the scope's
+   * override, if any: one page, filtered and paged in SQL, and the total of all that match. A scope
+   * the caller cannot see is not found.
+   */
+  async find(
+    access: RequestAccess,
+    scope: ScopeKind,
+    scopeId: number,
+    filter: RuleFilter,
+    { limit, offset }: Page,
+  ): Promise<{ rules: OverriddenRule[]; total: number }> {
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, SCOPE_NOT_FOUND);
+    const where = and(
+      filter.category === undefined ? undefined : eq(alertRules.category, filter.category),
+      filter.enabled === undefined
+        ? undefined
+        : eq(sql`coalesce(${alertThresholds.enabled}, ${alertRules.defaultEnabled})`, filter.enabled),
+    );
+    const db = this.datastore.db;
+    const { rows, total } = await withTotal(
+      db
+        .select({ rule: alertRules, override: alertThresholds })
+        .from(alertRules)
+        .leftJoin(alertThresholds, this.overrideOfRule(scope, scopeId))
+        .where(where)
+        .orderBy(...ruleOrder)
+        .limit(limit)
+        .offset(offset),
+      db
+        .select({ n: count() })
+        .from(alertRules)
+        .leftJoin(alertThresholds, this.overrideOfRule(scope, scopeId))
+        .where(where),
+    );
+    return { rules: rows, total };
   }
 
   /** Creates or replaces the scope's override of a rule; a scope the caller cannot see is not found. */
@@ -139,6 +183,11 @@ export class AlertOverrideService {
     };
   }
 
+  /** The join of a rule to the scope's override of it. */
+  private overrideOfRule(scope: ScopeKind, scopeId: number) {
+    return and(eq(alertThresholds.ruleId, alertRules.id), this.at(scope, scopeId));
+  }
+
   /** The scope's override of the whole server (not of one database). */
   private at(scope: ScopeKind, scopeId: number) {
     return and(
@@ -147,4 +196,29 @@ export class AlertOverrideService {
       eq(alertThresholds.databaseName, ""),
     );
   }
+}
+
+/** A rule and a scope's override of it as the wire (GET /alert-overrides/…) shows them. */
+export function presentOverriddenRule({ rule, override }: OverriddenRule) {
+  return {
+    rule_id: rule.id,
+    ...ruleDefaults(rule),
+    has_override: override !== null,
+    override_operator: override?.operator ?? null,
+    override_threshold: override?.threshold ?? null,
+    override_severity: override?.severity ?? null,
+    override_enabled: override?.enabled ?? null,
+    override_duration_seconds: override?.durationSeconds ?? null,
+  };
+}
+
+/** What a rule does on a scope: its override's values where it has one, else its defaults. */
+export function effectiveRule({ rule, override }: OverriddenRule) {
+  return {
+    operator: override?.operator ?? rule.defaultOperator,
+    threshold: override?.threshold ?? rule.defaultThreshold,
+    severity: override?.severity ?? rule.defaultSeverity,
+    durationSeconds: override?.durationSeconds ?? rule.defaultDurationSeconds,
+    enabled: override?.enabled ?? rule.defaultEnabled,
+  };
 }

@@ -1,6 +1,7 @@
 import { type Datastore, schema } from "@dbmon/datastore";
-import { asc, eq } from "drizzle-orm";
+import { and, asc, count, eq } from "drizzle-orm";
 import { NotFound } from "../errors.js";
+import { type Page, withTotal } from "../paging.js";
 import { iso } from "./time.js";
 
 const { alertRules } = schema;
@@ -8,6 +9,16 @@ const { alertRules } = schema;
 export type AlertRuleRow = typeof alertRules.$inferSelect;
 
 type Severity = "info" | "warning" | "critical";
+
+/** Which rules to list; every field narrows, an absent one does not. */
+export interface RuleFilter {
+  category?: string | undefined;
+  /** Only the rules (not) enabled: by default, or on a scope with its overrides applied. */
+  enabled?: boolean | undefined;
+}
+
+/** Rules in the order every listing shows them: by category and name. */
+export const ruleOrder = [asc(alertRules.category), asc(alertRules.name), asc(alertRules.id)];
 
 export interface RuleDefaultsInput {
   default_operator?: string | undefined;
@@ -22,12 +33,34 @@ export class AlertRuleService {
   constructor(private readonly datastore: Datastore) {}
 
   /** Every rule, by category and name. */
-  async list() {
-    const rows = await this.datastore.db
+  async list(): Promise<AlertRuleRow[]> {
+    return this.datastore.db
       .select()
       .from(alertRules)
-      .orderBy(asc(alertRules.category), asc(alertRules.name));
-    return rows.map(presentRule);
+      .orderBy(...ruleOrder);
+  }
+
+  /**
+   * Rules matching the filter (`enabled` by their defaults), by category and name: one page,
+   * filtered and paged in SQL, and the total of all that match.
+   */
+  async find(filter: RuleFilter, { limit, offset }: Page): Promise<{ rules: AlertRuleRow[]; total: number }> {
+    const where = and(
+      filter.category === undefined ? undefined : eq(alertRules.category, filter.category),
+      filter.enabled === undefined ? undefined : eq(alertRules.defaultEnabled, filter.enabled),
+    );
+    const db = this.datastore.db;
+    const { rows, total } = await withTotal(
+      db
+        .select()
+        .from(alertRules)
+        .where(where)
+        .orderBy(...ruleOrder)
+        .limit(limit)
+        .offset(offset),
+      db.select({ n: count() }).from(alertRules).where(where),
+    );
+    return { rules: rows, total };
   }
 
   async get(id: number) {

@@ -1,12 +1,12 @@
-import { BLACKOUT_PAGING } from "@dbmon/contract";
 import { type BlackoutScheduleRow, type Datastore, schema } from "@dbmon/datastore";
 import { Cron } from "croner";
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import { Visibility } from "../auth/visibility.js";
 import { InvalidInput, NotFound } from "../errors.js";
-import { type ScopedListQuery, type ScopeInput, scopeFilters, validTarget } from "./blackouts.js";
-import { iso, page } from "./time.js";
+import { type Page, withTotal } from "../paging.js";
+import { presentScope, type ScopeFilter, type ScopeInput, scopeFilters, validTarget } from "./blackouts.js";
+import { iso } from "./time.js";
 
 const { blackoutSchedules } = schema;
 
@@ -23,17 +23,23 @@ export interface ScheduleInput extends ScopeInput {
 export class BlackoutScheduleService {
   constructor(private readonly datastore: Datastore) {}
 
-  /** Visible schedules matching the query, by name, one page and the total. */
-  async list(access: RequestAccess, query: ScopedListQuery & { enabled?: boolean | undefined }) {
+  /**
+   * Visible schedules matching the filter, by name: one page, filtered and paged in SQL, and the
+   * total of all that match.
+   */
+  async find(
+    access: RequestAccess,
+    filter: ScopeFilter & { enabled?: boolean | undefined },
+    { limit, offset }: Page,
+  ): Promise<{ schedules: BlackoutScheduleRow[]; total: number }> {
     const visibility = await Visibility.of(access);
     const where = and(
-      ...scopeFilters(blackoutSchedules, query),
-      query.enabled === undefined ? undefined : eq(blackoutSchedules.enabled, query.enabled),
+      ...scopeFilters(blackoutSchedules, filter),
+      filter.enabled === undefined ? undefined : eq(blackoutSchedules.enabled, filter.enabled),
       visibility.scoped(blackoutSchedules),
     );
-    const { limit, offset } = page(query.limit, query.offset, BLACKOUT_PAGING);
     const db = this.datastore.db;
-    const [rows, [total]] = await Promise.all([
+    const { rows, total } = await withTotal(
       db
         .select()
         .from(blackoutSchedules)
@@ -42,8 +48,8 @@ export class BlackoutScheduleService {
         .limit(limit)
         .offset(offset),
       db.select({ n: count() }).from(blackoutSchedules).where(where),
-    ]);
-    return { schedules: rows.map(presentSchedule), total_count: total?.n ?? 0 };
+    );
+    return { schedules: rows, total };
   }
 
   /** A schedule the caller sees, or NotFound. */
@@ -135,14 +141,11 @@ export class BlackoutScheduleService {
   }
 }
 
-function presentSchedule(row: BlackoutScheduleRow) {
+/** A schedule as the wire (GET /blackout-schedules, the MCP tools) shows it. */
+export function presentSchedule(row: BlackoutScheduleRow) {
   return {
     id: row.id,
-    scope: row.scope,
-    group_id: row.groupId,
-    cluster_id: row.clusterId,
-    connection_id: row.connectionId,
-    database_name: row.databaseName,
+    ...presentScope(row),
     name: row.name,
     cron_expression: row.cronExpression,
     duration_minutes: row.durationMinutes,

@@ -1,5 +1,3 @@
-import { type Paging, pageSize } from "@dbmon/contract";
-
 /** A timestamp from the datastore (a Date from Drizzle, a string from raw queries) as ISO 8601 UTC. */
 export function iso(value: Date | string): string {
   return (value instanceof Date ? value : new Date(value)).toISOString();
@@ -18,13 +16,4 @@ export function parseRfc3339(text: string | undefined): Date | undefined {
   }
   const date = new Date(text);
   return Number.isNaN(date.getTime()) ? undefined : date;
-}
-
-/** limit/offset of a list paged as the contract's `paging` says. */
-export function page(
-  limit: number | undefined,
-  offset: number | undefined,
-  paging: Paging,
-): { limit: number; offset: number } {
-  return { limit: pageSize(limit, paging), offset: offset ?? 0 };
 }

@@ -2,12 +2,13 @@ import { createHash } from "node:crypto";
 import { HostRefusedError, readSslFile, SslFileError, serverTarget } from "@dbmon/collector";
 import { type Datastore, encryptSecret, type SecretKey, schema } from "@dbmon/datastore";
 import { type HostPolicy, isAllowedPort, monitoredServerSession, ReceiveBudget } from "@dbmon/monitoring";
-import { asc, eq } from "drizzle-orm";
+import { asc, count, eq } from "drizzle-orm";
 import postgres from "postgres";
 import type { PresentedCredential, RequestAccess } from "../auth/access.js";
 import { Visibility } from "../auth/visibility.js";
 import { Forbidden, InvalidInput, NotAuthenticated, NotFound, OperationFailed } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { type Page, withTotal } from "../paging.js";
 import { SELF_CONNECTION_SHARING_REFUSED } from "./self-monitoring.js";
 
 const { connections, connectionSelections } = schema;
@@ -204,6 +205,29 @@ export class ConnectionStore {
       .from(connections)
       .where((await Visibility.of(access)).connection(connections.id))
       .orderBy(asc(connections.name), asc(connections.id));
+  }
+
+  /**
+   * The connections the caller can see, ordered by name: one page, filtered and paged in SQL, and
+   * the total of all the caller can see.
+   */
+  async find(
+    access: RequestAccess,
+    { limit, offset }: Page,
+  ): Promise<{ connections: ConnectionRow[]; total: number }> {
+    const visible = (await Visibility.of(access)).connection(connections.id);
+    const db = this.datastore.db;
+    const { rows, total } = await withTotal(
+      db
+        .select()
+        .from(connections)
+        .where(visible)
+        .orderBy(asc(connections.name), asc(connections.id))
+        .limit(limit)
+        .offset(offset),
+      db.select({ n: count() }).from(connections).where(visible),
+    );
+    return { connections: rows, total };
   }
 
   /** Refuses hosts and ports monitored connections may not point at (the SSRF guard). */

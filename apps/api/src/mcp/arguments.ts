@@ -18,3 +18,11 @@ export const offsetArgument = z.number().int().min(0).max(MAX_INT4);
  * which also checks its range. Short: no real time needs more, and nothing longer is parsed.
  */
 export const timeArgument = z.string().max(64);
+
+/** The page a listing tool returns: `limit` rows (1 to `maxLimit`) after skipping `offset`. */
+export function pageArguments(defaultLimit: number, maxLimit: number) {
+  return {
+    limit: z.number().int().min(1).max(maxLimit).default(defaultLimit),
+    offset: offsetArgument.default(0),
+  };
+}

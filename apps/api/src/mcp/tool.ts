@@ -88,3 +88,16 @@ export function tsvOfObjects(objects: readonly Record<string, unknown>[], empty:
     objects.map((object) => columns.map((column) => object[column])),
   );
 }
+
+/**
+ * One page of a listing: the number of all the rows that match (`12 alert(s)`), then the page's
+ * rows as TSV, or `empty` when the page has none.
+ */
+export function tsvPage(
+  total: number,
+  noun: string,
+  rows: readonly Record<string, unknown>[],
+  empty: string,
+): string {
+  return `${total} ${noun}(s)\n${tsvOfObjects(rows, empty)}`;
+}

@@ -12,6 +12,7 @@ import type { z } from "@hono/zod-openapi";
 import type { RequestAccess } from "../auth/access.js";
 import type { Clock } from "../clock.js";
 import { InvalidInput } from "../errors.js";
+import { type Page, withTotal } from "../paging.js";
 import {
   catalogueProbe,
   dimensionColumns,
@@ -48,21 +49,26 @@ export interface ConnectionSelection {
   connection_ids?: number[] | undefined;
 }
 
-export interface SeriesQuery extends ConnectionSelection {
-  probe_name?: string | undefined;
-  time_range: TimeRange;
-  buckets?: number | undefined;
-  aggregation?: Aggregation | undefined;
-  metrics?: string[] | undefined;
-  database_name?: string | undefined;
-  schema_name?: string | undefined;
-  table_name?: string | undefined;
+/** Which series to read: a probe's numeric columns (all, or `metrics`) on connections, over a window ending now. */
+export interface SeriesRequest {
+  probeName: string;
+  connectionIds: readonly number[];
+  range: TimeRange;
+  buckets: number;
+  aggregation: Aggregation;
+  /** Columns, by name or as `<probe>.<column>`; absent or empty: every numeric column. */
+  metrics?: readonly string[] | undefined;
+  databaseName?: string | undefined;
+  schemaName?: string | undefined;
+  tableName?: string | undefined;
 }
 
-export interface BaselinesQuery {
-  connection_id?: number | undefined;
-  probe_name?: string | undefined;
-  metrics?: string[] | undefined;
+/** Whose baselines to compute: a probe's numeric columns (all, or `metrics`) on one connection. */
+export interface BaselinesRequest {
+  connectionId: number;
+  probeName: string;
+  /** Columns, by name or as `<probe>.<column>`; absent or empty: every numeric column. */
+  metrics?: readonly string[] | undefined;
 }
 
 export interface SummaryQuery extends ConnectionSelection {
@@ -121,14 +127,10 @@ export class MetricsReader {
   constructor(private readonly deps: { datastore: Datastore; clock: Clock }) {}
 
   /** Time-bucketed series of a probe's numeric columns, one per metric and connection. */
-  async series(access: RequestAccess, query: SeriesQuery): Promise<Series[]> {
-    const ids = requestedConnections(query);
-    const probe = catalogueProbe(
-      required(query.probe_name, "probe_name"),
-      (name) => `probe "${name}" not found`,
-    );
-    const metrics = requestedMetrics(probe, query.metrics);
-    await requireReadable(access, ids);
+  async series(access: RequestAccess, request: SeriesRequest): Promise<Series[]> {
+    const probe = catalogueProbe(request.probeName, (name) => `probe "${name}" not found`);
+    const metrics = requestedMetrics(probe, request.metrics);
+    await requireReadable(access, request.connectionIds);
     const { datastore, clock } = this.deps;
     if (metrics.length === 0 || !(await probeTableExists(datastore.sql, probe))) {
       return [];
@@ -136,27 +138,24 @@ export class MetricsReader {
     return querySeries(datastore.sql, {
       probe,
       metrics,
-      connectionIds: ids,
-      rangeSeconds: RANGE_SECONDS[query.time_range],
-      buckets: query.buckets ?? 150,
-      aggregation: query.aggregation ?? "avg",
+      connectionIds: request.connectionIds,
+      rangeSeconds: RANGE_SECONDS[request.range],
+      buckets: request.buckets,
+      aggregation: request.aggregation,
       now: clock.now(),
-      databaseName: query.database_name,
-      schemaName: query.schema_name,
-      tableName: query.table_name,
+      databaseName: request.databaseName,
+      schemaName: request.schemaName,
+      tableName: request.tableName,
     });
   }
 
   /** Statistics of each numeric column of a probe over the connection's last 7 days. */
-  async baselines(access: RequestAccess, query: BaselinesQuery): Promise<Baseline[]> {
-    const connectionId = required(query.connection_id, "connection_id");
-    const probe = catalogueProbe(
-      required(query.probe_name, "probe_name"),
-      (name) => `probe "${name}" not found`,
-    );
+  async baselines(access: RequestAccess, request: BaselinesRequest): Promise<Baseline[]> {
+    const { connectionId } = request;
+    const probe = catalogueProbe(request.probeName, (name) => `probe "${name}" not found`);
     await requireReadable(access, [connectionId]);
     const { datastore, clock } = this.deps;
-    const wanted = query.metrics ?? [];
+    const wanted = request.metrics ?? [];
     const columns = metricColumns(probe).filter(
       (column) =>
         wanted.length === 0 ||
@@ -204,27 +203,28 @@ export class MetricsReader {
 
   /**
    * The anomaly baselines the alerter keeps for a connection (period "all": every collected hour of
-   * its window), one per series, by metric; at most `limit` of them, with how many there are.
+   * its window), one per series, by metric: one page, paged in SQL, and the total of them.
    */
   async storedBaselines(
     access: RequestAccess,
     connectionId: number,
-    limit: number,
+    { limit, offset }: Page,
   ): Promise<{ baselines: StoredBaseline[]; total: number }> {
     await requireReadable(access, [connectionId]);
-    const rows = await this.deps.datastore.sql<(StoredBaseline & { total: number })[]>`
-      select metric_name, nullif(database_name, '') as database_name, nullif(object_name, '') as object_name,
-        mean, stddev, min, max, sample_count,
-        to_char(last_sample_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as last_sample_at,
-        count(*) over ()::int as total
-      from metric_baselines
-      where connection_id = ${connectionId} and period = 'all'
-      order by metric_name, database_name, object_name
-      limit ${limit}`;
-    return {
-      baselines: rows.map(({ total: _, ...baseline }) => baseline),
-      total: rows[0]?.total ?? 0,
-    };
+    const { sql } = this.deps.datastore;
+    const { rows, total } = await withTotal(
+      sql<StoredBaseline[]>`
+        select metric_name, nullif(database_name, '') as database_name, nullif(object_name, '') as object_name,
+          mean, stddev, min, max, sample_count,
+          to_char(last_sample_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as last_sample_at
+        from metric_baselines
+        where connection_id = ${connectionId} and period = 'all'
+        order by metric_name, database_name, object_name
+        limit ${limit} offset ${offset}`,
+      sql<{ n: number }[]>`
+        select count(*)::int as n from metric_baselines where connection_id = ${connectionId} and period = 'all'`,
+    );
+    return { baselines: rows, total };
   }
 
   /** Transaction ID age, cache hit ratio, transaction rates and checkpoint times per connection. */

@@ -49,7 +49,7 @@ export async function buildSnapshot(
       visibleIds: ids,
       start: new Date(now.getTime() - DAY_MS),
       end: now,
-      limit: RECENT_EVENTS,
+      page: { limit: RECENT_EVENTS, offset: 0 },
     }),
   ]);
   const listed = servers.map((server) => {

@@ -10,26 +10,25 @@ import type { z } from "@hono/zod-openapi";
 import type { RequestAccess } from "../auth/access.js";
 import { InvalidInput } from "../errors.js";
 import type { Logger } from "../logger.js";
+import type { Page } from "../paging.js";
 
 export type TimelineEvent = z.output<typeof TimelineEventSchema>;
 
-export interface TimelineQuery {
-  start_time?: Date | undefined;
-  end_time?: Date | undefined;
-  connection_id?: number | undefined;
-  connection_ids?: number[] | undefined;
-  event_types?: string[] | undefined;
-  limit?: number | undefined;
+/** Which events to list: those of a window, optionally of some connections and types only. */
+export interface TimelineFilter {
+  start: Date;
+  end: Date;
+  /** Only these connections (those the caller cannot see are left out); absent: every visible one. */
+  connectionIds?: readonly number[] | undefined;
+  /** Only these types, each one of `TIMELINE_EVENT_TYPES`; absent or empty: every type. */
+  eventTypes?: readonly string[] | undefined;
 }
 
 export interface TimelinePage {
   events: TimelineEvent[];
-  /** Events in the window before `limit` applied. */
-  total_count: number;
+  /** All the events that match, whatever the page. */
+  total: number;
 }
-
-const DEFAULT_LIMIT = 500;
-const MAX_LIMIT = 1000;
 const DAY_MS = 86_400_000;
 
 /*
@@ -235,47 +234,42 @@ const ALERTING_SOURCES: Partial<Record<TimelineEventType, string>> = {
 export class Timeline {
   constructor(private readonly deps: { datastore: Datastore; logger: Logger }) {}
 
-  /** Events of the window, newest first, on the connections the caller can see. */
-  async list(access: RequestAccess, query: TimelineQuery): Promise<TimelinePage> {
-    if (!query.start_time) {
-      throw new InvalidInput("start_time is required");
-    }
-    if (!query.end_time) {
-      throw new InvalidInput("end_time is required");
-    }
-    if (query.end_time <= query.start_time) {
+  /**
+   * Events of the window, newest first, on the connections the caller can see: one page, filtered
+   * and paged in SQL, and the total of all that match.
+   */
+  async list(access: RequestAccess, filter: TimelineFilter, page: Page): Promise<TimelinePage> {
+    if (filter.end <= filter.start) {
       throw new InvalidInput("end_time must be after start_time");
     }
-    if (query.end_time.getTime() - query.start_time.getTime() > MAX_TIMELINE_WINDOW_DAYS * DAY_MS) {
+    if (filter.end.getTime() - filter.start.getTime() > MAX_TIMELINE_WINDOW_DAYS * DAY_MS) {
       throw new InvalidInput(
         `The window from start_time to end_time may span at most ${MAX_TIMELINE_WINDOW_DAYS} days`,
       );
     }
     const known = new Set<string>(TIMELINE_EVENT_TYPES);
-    for (const type of query.event_types ?? []) {
+    for (const type of filter.eventTypes ?? []) {
       if (!known.has(type)) {
         throw new InvalidInput(`Invalid event_type: ${type}`);
       }
     }
     const types = new Set(
-      (query.event_types?.length ? query.event_types : TIMELINE_EVENT_TYPES) as TimelineEventType[],
+      (filter.eventTypes?.length ? filter.eventTypes : TIMELINE_EVENT_TYPES) as TimelineEventType[],
     );
     const [visible, superuser] = await Promise.all([access.visibleConnections(), access.isSuperuser()]);
-    const requested =
-      query.connection_ids ?? (query.connection_id === undefined ? undefined : [query.connection_id]);
     const readable = new Set(visible.ids);
     // Connections the caller cannot see are left out, as alerts are; null when nothing is.
-    const ids = requested
-      ? requested.filter((id) => visible.all || readable.has(id))
+    const ids = filter.connectionIds
+      ? filter.connectionIds.filter((id) => visible.all || readable.has(id))
       : visible.all
         ? null
         : [...readable];
     return this.read({
       connectionIds: ids,
       visibleIds: superuser ? null : visible.ids,
-      start: query.start_time,
-      end: query.end_time,
-      limit: Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT),
+      start: filter.start,
+      end: filter.end,
+      page,
       types,
     });
   }
@@ -290,7 +284,7 @@ export class Timeline {
     visibleIds: number[] | null;
     start: Date;
     end: Date;
-    limit: number;
+    page: Page;
     types?: ReadonlySet<TimelineEventType>;
   }): Promise<TimelinePage> {
     const types = options.types ?? new Set(TIMELINE_EVENT_TYPES);
@@ -298,8 +292,9 @@ export class Timeline {
       options.connectionIds,
       options.start.toISOString(),
       options.end.toISOString(),
-      options.limit,
+      options.page.limit,
       options.visibleIds,
+      options.page.offset,
     ];
     const collected = await this.collectedSources(types);
     const alerting = TIMELINE_EVENT_TYPES.flatMap((type) => {
@@ -337,26 +332,33 @@ export class Timeline {
     return wanted.filter((source) => names.has(source.table)).map((source) => source.select);
   }
 
-  /** One page of the union of the sources, newest first, with the count of all of them. */
+  /**
+   * One page of the union of the sources, newest first, with the count of all of them (also when
+   * the page is past the last event: the count is the one row every answer has).
+   */
   private async page(sources: string[], params: unknown[]): Promise<TimelinePage> {
     if (sources.length === 0) {
-      return { events: [], total_count: 0 };
+      return { events: [], total: 0 };
     }
-    const rows = await this.deps.datastore.sql.unsafe<(TimelineEvent & { total: number })[]>(
+    const rows = await this.deps.datastore.sql.unsafe<(Partial<TimelineEvent> & { total: number })[]>(
       `with visible(ids) as (select $5::int[]),
        events as (${sources.join("\nunion all\n")})
-       select e.id, e.event_type, e.connection_id,
-         case when e.connection_id = 0 then 'All Servers' else coalesce(c.name, '') end as server_name,
-         ${text("e.at")} as occurred_at, e.severity, e.title, e.summary, e.details,
-         count(*) over ()::int as total
-       from events e left join connections c on c.id = e.connection_id
-       order by e.at desc, e.id collate "C"
-       limit $4`,
+       select counted.total, p.*
+       from (select count(*)::int as total from events) counted
+       left join lateral (
+         select e.id, e.event_type, e.connection_id,
+           case when e.connection_id = 0 then 'All Servers' else coalesce(c.name, '') end as server_name,
+           ${text("e.at")} as occurred_at, e.severity, e.title, e.summary, e.details
+         from events e left join connections c on c.id = e.connection_id
+         order by e.at desc, e.id collate "C"
+         limit $4 offset $6) p on true`,
       params as never[],
     );
     return {
-      events: rows.map(({ total: _total, ...event }) => event),
-      total_count: rows[0]?.total ?? 0,
+      events: rows.flatMap(({ total: _total, ...event }) =>
+        event.id == null ? [] : [event as TimelineEvent],
+      ),
+      total: rows[0]?.total ?? 0,
     };
   }
 }

@@ -11,7 +11,7 @@ import type {
 } from "../client.js";
 import type { ProviderConfig } from "../config.js";
 import { type ChatDriver, chatClient } from "./chat-client.js";
-import { classifySdkError, guardCall, parseToolInput, revealHeaders, toLlmError } from "./errors.js";
+import { classifySdkError, guardCall, guardStream, parseToolInput, revealHeaders } from "./errors.js";
 
 const sdkErrors = { APIError, APIUserAbortError, APIConnectionTimeoutError };
 const classify = (error: unknown) => classifySdkError(error, sdkErrors);
@@ -75,7 +75,7 @@ export function createAnthropicClient(config: ProviderConfig, model: string): Ll
       const tools = new Map<number, { id: string; name: string; json: string }>();
       let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
       let stopReason = "end_turn";
-      try {
+      yield* guardStream(config, classify, request.signal, async function* () {
         const events = await sdk.messages.create(
           { ...body(request), stream: true },
           { signal: request.signal ?? null },
@@ -117,13 +117,7 @@ export function createAnthropicClient(config: ProviderConfig, model: string): Ll
               break;
           }
         }
-      } catch (error) {
-        throw toLlmError(classify(error), config);
-      }
-      // The SDKs end an aborted stream quietly: the caller must not take it for a whole answer.
-      if (request.signal?.aborted) {
-        throw toLlmError({ kind: "aborted" }, config);
-      }
+      });
       yield { type: "done", stopReason, usage };
     },
   };

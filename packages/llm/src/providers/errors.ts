@@ -116,6 +116,26 @@ export async function guardCall<T>(
   }
 }
 
+/**
+ * Reads a provider's stream (`read`), reporting any failure as an LlmError. The SDKs end an aborted
+ * stream quietly: that is an abort, never to be taken for a whole answer.
+ */
+export async function* guardStream<T>(
+  config: ProviderConfig,
+  classify: (error: unknown) => Failure,
+  signal: AbortSignal | undefined,
+  read: () => AsyncGenerator<T>,
+): AsyncGenerator<T> {
+  try {
+    yield* read();
+  } catch (error) {
+    throw toLlmError(classify(error), config);
+  }
+  if (signal?.aborted) {
+    throw toLlmError({ kind: "aborted" }, config);
+  }
+}
+
 /** Parses tool-call arguments a provider sent as JSON text; anything else becomes `{}`. */
 export function parseToolInput(text: string | undefined): Record<string, unknown> {
   if (!text) {

@@ -1,18 +1,19 @@
 import { randomBytes } from "node:crypto";
 import { type ChatResponse, type Message, Ollama } from "ollama";
-import type {
-  ChatAnswer,
-  ChatStreamEvent,
-  CompletionRequest,
-  Embedder,
-  LlmClient,
-  LlmMessage,
-  TextBlock,
-  ToolUseBlock,
+import {
+  type ChatAnswer,
+  type ChatStreamEvent,
+  type CompletionRequest,
+  type Embedder,
+  type LlmClient,
+  type LlmMessage,
+  type TextBlock,
+  type ToolUseBlock,
+  textOf,
 } from "../client.js";
 import type { ProviderConfig } from "../config.js";
 import { type ChatDriver, chatClient, stopReasonOf } from "./chat-client.js";
-import { type Failure, guardCall, otherFailure, revealHeaders, toLlmError } from "./errors.js";
+import { type Failure, guardCall, guardStream, otherFailure, revealHeaders } from "./errors.js";
 import { toolResultText } from "./openai-compatible.js";
 
 /**
@@ -93,7 +94,7 @@ export function createOllamaClient(config: ProviderConfig, model: string): LlmCl
     async *stream(request): AsyncGenerator<ChatStreamEvent> {
       let last: ChatResponse | undefined;
       let calledTools = false;
-      try {
+      yield* guardStream(config, classify, request.signal, async function* () {
         const parts = await ollamaFor(config, request.signal).chat({ ...body(request), stream: true });
         for await (const part of parts) {
           if (part.message.content) {
@@ -105,13 +106,7 @@ export function createOllamaClient(config: ProviderConfig, model: string): LlmCl
           }
           last = part;
         }
-      } catch (error) {
-        throw toLlmError(classify(error), config);
-      }
-      // The SDKs end an aborted stream quietly: the caller must not take it for a whole answer.
-      if (request.signal?.aborted) {
-        throw toLlmError({ kind: "aborted" }, config);
-      }
+      });
       yield {
         type: "done",
         stopReason: stopReasonOf(last?.done_reason, calledTools),
@@ -136,7 +131,7 @@ function toOllamaMessages(message: LlmMessage): Message[] {
   if (typeof message.content === "string") {
     return [{ role: message.role, content: message.content }];
   }
-  const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+  const text = textOf(message.content);
   if (message.role === "assistant") {
     const calls = message.content.flatMap((block) =>
       block.type === "tool_use" ? [{ function: { name: block.name, arguments: block.input ?? {} } }] : [],

@@ -1,17 +1,18 @@
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import type {
-  ChatAnswer,
-  ChatStreamEvent,
-  CompletionRequest,
-  Embedder,
-  LlmClient,
-  LlmMessage,
-  TextBlock,
-  ToolUseBlock,
+import {
+  type ChatAnswer,
+  type ChatStreamEvent,
+  type CompletionRequest,
+  type Embedder,
+  type LlmClient,
+  type LlmMessage,
+  type TextBlock,
+  type ToolUseBlock,
+  textOf,
 } from "../client.js";
 import type { ChatProviderName, ProviderConfig } from "../config.js";
 import { type ChatDriver, chatClient, stopReasonOf } from "./chat-client.js";
-import { classifySdkError, guardCall, parseToolInput, revealHeaders, toLlmError } from "./errors.js";
+import { classifySdkError, guardCall, guardStream, parseToolInput, revealHeaders } from "./errors.js";
 
 const sdkErrors = { APIError, APIUserAbortError, APIConnectionTimeoutError };
 const classify = (error: unknown) => classifySdkError(error, sdkErrors);
@@ -112,7 +113,7 @@ export function createOpenAiCompatibleClient(
       let finish: string | null = null;
       let inputTokens = 0;
       let outputTokens = 0;
-      try {
+      yield* guardStream(config, classify, request.signal, async function* () {
         const chunks = await sdk.chat.completions.create(
           { ...body(request), stream: true, stream_options: { include_usage: true } } as never,
           { signal: request.signal ?? null },
@@ -138,13 +139,7 @@ export function createOpenAiCompatibleClient(
           }
           finish = choice.finish_reason ?? finish;
         }
-      } catch (error) {
-        throw toLlmError(classify(error), config);
-      }
-      // The SDKs end an aborted stream quietly: the caller must not take it for a whole answer.
-      if (request.signal?.aborted) {
-        throw toLlmError({ kind: "aborted" }, config);
-      }
+      });
       for (const call of calls.values()) {
         yield { type: "tool_use", id: call.id, name: call.name, input: parseToolInput(call.json) };
       }
@@ -163,7 +158,7 @@ function toOpenAiMessages(message: LlmMessage): ChatMessage[] {
   if (typeof message.content === "string") {
     return [{ role: message.role, content: message.content }];
   }
-  const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+  const text = textOf(message.content);
   if (message.role === "assistant") {
     const toolCalls = message.content.flatMap((block) =>
       block.type === "tool_use"

@@ -1,9 +1,14 @@
 import { z } from "zod";
 import { presentAlert } from "../../alerting/alerts.js";
-import { offsetArgument, rowIdArgument, timeArgument } from "../arguments.js";
+import { presentBlackout } from "../../alerting/blackouts.js";
+import { effectiveRule, type OverriddenRule } from "../../alerting/overrides.js";
+import type { RuleFilter } from "../../alerting/rules.js";
+import { presentSchedule } from "../../alerting/schedules.js";
+import type { Page } from "../../paging.js";
+import { pageArguments, rowIdArgument, timeArgument } from "../arguments.js";
 import { boundConnection } from "../connection.js";
 import { pointInTime } from "../time.js";
-import { defineTool, type ToolContext, text, tsvOfObjects } from "../tool.js";
+import { defineTool, type ToolContext, text, tsvPage } from "../tool.js";
 
 const RULE_CATEGORIES = [
   "connections",
@@ -41,8 +46,7 @@ export const getAlertHistory = defineTool({
     rule_id: rowIdArgument.optional(),
     metric_name: z.string().min(1).optional(),
     time_start: timeArgument.default("7d").describe('"24h", "7d" or an ISO time'),
-    limit: z.number().int().min(1).max(100).default(50),
-    offset: offsetArgument.default(0),
+    ...pageArguments(50, 100),
   },
   async run(context, args) {
     await checkConnection(context, args.connection_id);
@@ -75,83 +79,93 @@ export const getAlertHistory = defineTool({
       acknowledged_by: alert.acknowledged_by,
       ack_message: alert.ack_message,
     }));
-    return text(`${total} alert(s)\n${tsvOfObjects(rows, "No alerts")}`);
+    return text(tsvPage(total, "alert", rows, "No alerts"));
   },
 });
+
+/** A rule as get_alert_rules lists it: what it watches and the values in effect. */
+function ruleLine(rule: OverriddenRule) {
+  const effective = effectiveRule(rule);
+  return {
+    id: rule.rule.id,
+    name: rule.rule.name,
+    category: rule.rule.category,
+    metric_name: rule.rule.metricName,
+    operator: effective.operator,
+    threshold: effective.threshold,
+    severity: effective.severity,
+    duration_seconds: effective.durationSeconds,
+    enabled: effective.enabled,
+  };
+}
 
 export const getAlertRules = defineTool({
   name: "get_alert_rules",
   privilege: "get_alert_rules",
   description:
-    "Alert rules with their thresholds, as TSV: metric, operator, threshold, severity, duration and whether enabled. With `connection_id`, the values in effect on that connection (its overrides applied). Use it to explain why an alert fired or did not.",
+    "Alert rules with their thresholds, by category and name, as TSV after the number of rules that match: metric, operator, threshold, severity, duration and whether enabled. With `connection_id`, the values in effect on that connection (its overrides applied). Use it to explain why an alert fired or did not.",
   compactDescription: "Alert rules and effective thresholds.",
   input: {
     connection_id: rowIdArgument.optional().describe("Apply this connection's overrides"),
     category: z.enum(RULE_CATEGORIES).optional(),
     enabled_only: z.boolean().default(true),
+    ...pageArguments(100, 500),
   },
   async run(context, args) {
     await checkConnection(context, args.connection_id);
-    const rules =
+    const filter = { category: args.category, enabled: args.enabled_only ? true : undefined };
+    const page = { limit: args.limit, offset: args.offset };
+    const { rows, total } =
       args.connection_id === undefined
-        ? (await context.services.alertRules.list()).map((rule) => ({
-            id: rule.id,
-            name: rule.name,
-            category: rule.category,
-            metric_name: rule.metric_name,
-            operator: rule.default_operator,
-            threshold: rule.default_threshold,
-            severity: rule.default_severity,
-            duration_seconds: rule.default_duration_seconds,
-            enabled: rule.default_enabled,
-          }))
-        : (await context.services.alertOverrides.list(context.access, "server", args.connection_id)).map(
-            (rule) => ({
-              id: rule.rule_id,
-              name: rule.name,
-              category: rule.category,
-              metric_name: rule.metric_name,
-              operator: rule.override_operator ?? rule.default_operator,
-              threshold: rule.override_threshold ?? rule.default_threshold,
-              severity: rule.override_severity ?? rule.default_severity,
-              duration_seconds: rule.override_duration_seconds ?? rule.default_duration_seconds,
-              enabled: rule.override_enabled ?? rule.default_enabled,
-              overridden: rule.has_override,
-            }),
-          );
-    const shown = rules.filter(
-      (rule) => (!args.category || rule.category === args.category) && (!args.enabled_only || rule.enabled),
-    );
-    return text(tsvOfObjects(shown, "No alert rules match"));
+        ? await defaultRules(context, filter, page)
+        : await rulesOn(context, args.connection_id, filter, page);
+    return text(tsvPage(total, "rule", rows, "No alert rules match"));
   },
 });
+
+/** The rules as their defaults make them. */
+async function defaultRules(context: ToolContext, filter: RuleFilter, page: Page) {
+  const { rules, total } = await context.services.alertRules.find(filter, page);
+  return { rows: rules.map((rule) => ruleLine({ rule, override: null })), total };
+}
+
+/** The rules in effect on a connection, with whether its override changed each. */
+async function rulesOn(context: ToolContext, connectionId: number, filter: RuleFilter, page: Page) {
+  const { rules, total } = await context.services.alertOverrides.find(
+    context.access,
+    "server",
+    connectionId,
+    filter,
+    page,
+  );
+  return { rows: rules.map((rule) => ({ ...ruleLine(rule), overridden: rule.override !== null })), total };
+}
 
 export const getBlackouts = defineTool({
   name: "get_blackouts",
   privilege: "get_blackouts",
   description:
-    "Blackout windows (periods when alerts are suppressed) on the scopes you can see, newest first, as TSV: scope, target, start, end, reason and whether active now. `include_schedules` adds the recurring schedules. Use it to tell whether an alert was muted or maintenance is under way.",
+    "Blackout windows (periods when alerts are suppressed) on the scopes you can see, newest first, as TSV after the number of windows that match: scope, target, start, end, reason and whether active now. `include_schedules` adds the recurring schedules (by name, the same page of them). Use it to tell whether an alert was muted or maintenance is under way.",
   compactDescription: "Blackout windows and schedules.",
   input: {
     connection_id: rowIdArgument.optional(),
     active_only: z.boolean().default(false),
     include_schedules: z.boolean().default(false),
-    limit: z.number().int().min(1).max(50).default(20),
+    ...pageArguments(20, 50),
   },
   async run(context, args) {
     await checkConnection(context, args.connection_id);
-    const { blackouts, total_count } = await context.services.blackouts.list(context.access, {
-      connection_id: args.connection_id,
-      limit: args.limit,
-      ...(args.active_only ? { active: true } : {}),
-    });
-    const parts = [`${total_count} blackout(s)\n${tsvOfObjects(blackouts, "No blackouts")}`];
+    const scope = { connectionId: args.connection_id };
+    const page = { limit: args.limit, offset: args.offset };
+    const { blackouts, total } = await context.services.blackouts.find(
+      context.access,
+      { ...scope, active: args.active_only ? true : undefined },
+      page,
+    );
+    const parts = [tsvPage(total, "blackout", blackouts.map(presentBlackout), "No blackouts")];
     if (args.include_schedules) {
-      const { schedules } = (await context.services.blackoutSchedules.list(context.access, {
-        connection_id: args.connection_id,
-        limit: args.limit,
-      })) as { schedules: Record<string, unknown>[] };
-      parts.push(`Schedules\n${tsvOfObjects(schedules, "No schedules")}`);
+      const found = await context.services.blackoutSchedules.find(context.access, scope, page);
+      parts.push(tsvPage(found.total, "schedule", found.schedules.map(presentSchedule), "No schedules"));
     }
     return text(parts.join("\n\n"));
   },
@@ -161,30 +175,33 @@ export const getTimelineEvents = defineTool({
   name: "get_timeline_events",
   privilege: "get_timeline_events",
   description:
-    'Events on the estate\'s timeline, newest first, as TSV: alerts fired and cleared, configuration and setting changes, restarts, blackouts and more, with connection, time, severity, title and summary. Bound it with `start_time` (default "24h") and `end_time`; `event_types` is a comma-separated list. Use it to correlate a problem with what changed.',
+    'Events on the estate\'s timeline, newest first, as TSV after the number of events that match: alerts fired and cleared, configuration and setting changes, restarts, blackouts and more, with connection, time, severity, title and summary. Bound it with `start_time` (default "24h") and `end_time`; `event_types` is a comma-separated list; `limit` and `offset` page through them. Use it to correlate a problem with what changed.',
   compactDescription: "Timeline of events (changes, restarts, alerts).",
   input: {
     connection_id: rowIdArgument.optional(),
     start_time: timeArgument.default("24h").describe('"24h", "7d" or an ISO time'),
     end_time: timeArgument.default("now").describe('"now" or an ISO time'),
     event_types: z.string().optional().describe("Comma-separated event types"),
-    limit: z.number().int().min(1).max(500).default(100),
+    ...pageArguments(100, 500),
   },
   async run(context, args) {
     await checkConnection(context, args.connection_id);
     const now = context.services.clock.now();
-    const page = await context.services.timeline.list(context.access, {
-      start_time: pointInTime(args.start_time, now, "start_time"),
-      end_time: pointInTime(args.end_time, now, "end_time"),
-      connection_id: args.connection_id,
-      event_types: args.event_types
-        ?.split(",")
-        .map((type) => type.trim())
-        .filter(Boolean),
-      limit: args.limit,
-    });
-    const rows = page.events.map(({ details: _, ...event }) => event);
-    return text(`${page.total_count} event(s)\n${tsvOfObjects(rows, "No events")}`);
+    const { events, total } = await context.services.timeline.list(
+      context.access,
+      {
+        start: pointInTime(args.start_time, now, "start_time"),
+        end: pointInTime(args.end_time, now, "end_time"),
+        connectionIds: args.connection_id === undefined ? undefined : [args.connection_id],
+        eventTypes: args.event_types
+          ?.split(",")
+          .map((type) => type.trim())
+          .filter(Boolean),
+      },
+      { limit: args.limit, offset: args.offset },
+    );
+    const rows = events.map(({ details: _, ...event }) => event);
+    return text(tsvPage(total, "event", rows, "No events"));
   },
 });
 

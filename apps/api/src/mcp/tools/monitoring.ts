@@ -3,10 +3,10 @@ import { findProbeSpec, probeCatalogue } from "@dbmon/monitoring";
 import { z } from "zod";
 import { presentConnection } from "../../connections/store.js";
 import { dimensionColumns, metricColumns } from "../../metrics/catalogue.js";
-import { rowIdArgument, timeArgument } from "../arguments.js";
+import { pageArguments, rowIdArgument, timeArgument } from "../arguments.js";
 import { boundConnection } from "../connection.js";
 import { pointInTime } from "../time.js";
-import { defineTool, failure, text, tsv, tsvOfObjects } from "../tool.js";
+import { defineTool, failure, text, tsv, tsvOfObjects, tsvPage } from "../tool.js";
 
 const RANGE_SECONDS: Record<(typeof TIME_RANGES)[number], number> = {
   "1h": 3600,
@@ -20,12 +20,12 @@ export const listConnections = defineTool({
   name: "list_connections",
   privilege: "list_connections",
   description:
-    "List the monitored PostgreSQL connections you can see: id, name, host, port, database, whether they are monitored, and the last connection error if any, as TSV. Use the ids as `connection_id` of the other tools.",
+    "List the monitored PostgreSQL connections you can see, by name, as TSV after the number of them: id, name, host, port, database, whether they are monitored, and the last connection error if any. Use the ids as `connection_id` of the other tools.",
   compactDescription: "List monitored connections (ids, names, hosts).",
-  input: {},
-  async run(context) {
-    const rows = await context.services.connections.list(context.access);
-    const connections = rows.map((row) => {
+  input: pageArguments(100, 500),
+  async run(context, args) {
+    const { connections, total } = await context.services.connections.find(context.access, args);
+    const rows = connections.map((row) => {
       const view = presentConnection(row);
       return {
         id: view.id,
@@ -37,7 +37,7 @@ export const listConnections = defineTool({
         status: view.connection_error ? `error: ${view.connection_error}` : "ok",
       };
     });
-    return text(tsvOfObjects(connections, "No connections are visible to you"));
+    return text(tsvPage(total, "connection", rows, "No connections are visible to you"));
   },
 });
 
@@ -115,18 +115,18 @@ export const queryMetrics = defineTool({
     const seconds = (now.getTime() - pointInTime(args.time_start, now, "time_start").getTime()) / 1000;
     const range = TIME_RANGES.find((candidate) => RANGE_SECONDS[candidate] >= seconds) ?? "30d";
     const series = await context.services.metrics.series(context.access, {
-      probe_name: args.probe_name,
-      connection_id: row.id,
-      time_range: range,
+      probeName: args.probe_name,
+      connectionIds: [row.id],
+      range,
       buckets: args.buckets,
       aggregation: args.aggregation,
       metrics: args.metrics
         ?.split(",")
         .map((name) => name.trim())
         .filter(Boolean),
-      database_name: args.database_name,
-      schema_name: args.schema_name,
-      table_name: args.table_name,
+      databaseName: args.database_name,
+      schemaName: args.schema_name,
+      tableName: args.table_name,
     });
     if (series.length === 0) {
       return text(`No data for ${args.probe_name} on connection ${row.id} in the last ${range}`);
@@ -142,14 +142,11 @@ export const queryMetrics = defineTool({
   },
 });
 
-/** Stored baselines listed when no metric is named: enough for a model, far below a response limit. */
-const STORED_BASELINES_SHOWN = 200;
-
 export const getMetricBaselines = defineTool({
   name: "get_metric_baselines",
   privilege: "get_metric_baselines",
   description:
-    'Baseline statistics of a connection\'s metrics, as TSV. With `metric_name`, a probe ("pg_stat_database") or one of its columns ("pg_stat_database.xact_commit"): mean, standard deviation, min, max, percentiles and sample count over the last 7 days. Without it: every baseline the anomaly detector keeps for the connection (mean, standard deviation, min, max, sample count per series). Use it to judge whether a current value is unusual.',
+    'Baseline statistics of a connection\'s metrics, as TSV. With `metric_name`, a probe ("pg_stat_database") or one of its columns ("pg_stat_database.xact_commit"): mean, standard deviation, min, max, percentiles and sample count over the last 7 days. Without it: the baselines the anomaly detector keeps for the connection (mean, standard deviation, min, max, sample count per series), by metric, after their number; `limit` and `offset` page through them. Use it to judge whether a current value is unusual.',
   compactDescription: "Baselines of a connection's metrics (7 days, or the anomaly detector's).",
   input: {
     connection_id: rowIdArgument.optional().describe("Defaults to the selected connection"),
@@ -157,28 +154,24 @@ export const getMetricBaselines = defineTool({
       .string()
       .min(1)
       .optional()
-      .describe('A probe, or "<probe>.<column>"; every stored baseline of the connection when absent'),
+      .describe('A probe, or "<probe>.<column>"; the stored baselines of the connection when absent'),
+    ...pageArguments(200, 1000),
   },
   async run(context, args) {
     const { row } = await boundConnection(context, args);
     if (args.metric_name === undefined) {
-      const { baselines, total } = await context.services.metrics.storedBaselines(
-        context.access,
-        row.id,
-        STORED_BASELINES_SHOWN,
-      );
-      const shown =
-        total > baselines.length
-          ? `\n(${baselines.length} of ${total} baselines; name a metric for the others)`
-          : "";
+      const { baselines, total } = await context.services.metrics.storedBaselines(context.access, row.id, {
+        limit: args.limit,
+        offset: args.offset,
+      });
       const rows = baselines.map((baseline) => ({ ...baseline }));
-      return text(`${tsvOfObjects(rows, `No baselines on connection ${row.id} yet`)}${shown}`);
+      return text(tsvPage(total, "baseline", rows, `No baselines on connection ${row.id} yet`));
     }
     const [probe, column] = args.metric_name.split(".", 2) as [string, string | undefined];
     const baselines = await context.services.metrics.baselines(context.access, {
-      connection_id: row.id,
-      probe_name: probe,
-      ...(column ? { metrics: [column] } : {}),
+      connectionId: row.id,
+      probeName: probe,
+      metrics: column ? [column] : undefined,
     });
     return text(tsvOfObjects(baselines, `No baselines for ${args.metric_name} on connection ${row.id} yet`));
   },

@@ -5,9 +5,9 @@ import { Forbidden } from "../../errors.js";
 import { SqlSyntaxError, type Statement } from "../../sql/parser.js";
 import type { StatementResult } from "../../sql/run.js";
 import { monitoredServer } from "../../sql/service.js";
-import { rowIdArgument } from "../arguments.js";
+import { pageArguments, rowIdArgument } from "../arguments.js";
 import { type BoundConnection, boundConnection } from "../connection.js";
-import { defineTool, failure, type ToolContext, type ToolResult, text, tsv } from "../tool.js";
+import { defineTool, failure, type ToolContext, type ToolResult, text, tsv, tsvPage } from "../tool.js";
 
 export const connectionArgs = {
   connection_id: rowIdArgument
@@ -132,7 +132,7 @@ export const getSchemaInfo = defineTool({
   name: "get_schema_info",
   privilege: "get_schema_info",
   description:
-    "Describe the schema of a monitored database: for each table and view its columns with data types, nullability, defaults and the constraints they take part in (primary key, foreign key, unique), as TSV. Filter by `schema_name` and `table_name` (which needs the schema); `vector_tables_only` keeps tables with pgvector columns; `compact` lists tables only. System schemas are left out. Call it before writing SQL against tables you have not seen.",
+    "Describe the schema of a monitored database: for each table and view its columns with data types, nullability, defaults and the constraints they take part in (primary key, foreign key, unique), as TSV after the number of columns (tables with `compact`) that match. Filter by `schema_name` and `table_name` (which needs the schema); `vector_tables_only` keeps tables with pgvector columns; `compact` lists tables only; `limit` and `offset` page through them. System schemas are left out. Call it before writing SQL against tables you have not seen.",
   compactDescription: "List tables and columns of a monitored database.",
   input: {
     ...connectionArgs,
@@ -140,6 +140,7 @@ export const getSchemaInfo = defineTool({
     table_name: z.string().min(1).optional().describe("Only this table (needs schema_name)"),
     vector_tables_only: z.boolean().default(false).describe("Only tables with vector columns"),
     compact: z.boolean().default(false).describe("One line per table, without columns"),
+    ...pageArguments(500, 1000),
   },
   async run(context, args) {
     if (args.table_name && !args.schema_name) {
@@ -174,13 +175,29 @@ export const getSchemaInfo = defineTool({
            from information_schema.columns c
           where ${filters}
           order by c.table_schema, c.table_name, c.ordinal_position`;
-    const results = await runRead(context, bound, sql, 1000);
+    // The page and the number of all that match, both counted by the server.
+    const results = await runRead(
+      context,
+      bound,
+      `${sql} limit ${args.limit} offset ${args.offset};
+       select count(*) as total from (${sql}) listed`,
+      args.limit,
+    );
     const error = firstError(results);
     if (error) {
       return error;
     }
-    const [result] = results as [StatementResult];
-    return text(result.rows.length === 0 ? "No tables found" : present(result));
+    const [page, counted] = results as [StatementResult, StatementResult];
+    const rows = page.rows.map((row) =>
+      Object.fromEntries(page.columns.map((column, i) => [column, row[i]])),
+    );
+    const listing = tsvPage(
+      Number(counted.rows[0]?.[0] ?? 0),
+      args.compact ? "table" : "column",
+      rows,
+      "No tables found",
+    );
+    return text(page.notice ? `${listing}\n${page.notice}` : listing);
   },
 });
 

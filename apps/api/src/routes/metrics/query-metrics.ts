@@ -1,6 +1,19 @@
 import { queryMetrics } from "@dbmon/contract";
 import { implement } from "../../http/operations.js";
+import { requestedConnections, required } from "../../metrics/request.js";
 
 export const queryMetricsHandler = implement(queryMetrics, async (c) => {
-  return c.json(await c.get("services").metrics.series(c.get("access"), c.req.valid("query")), 200);
+  const query = c.req.valid("query");
+  const series = await c.get("services").metrics.series(c.get("access"), {
+    connectionIds: requestedConnections(query),
+    probeName: required(query.probe_name, "probe_name"),
+    range: query.time_range,
+    buckets: query.buckets ?? 150,
+    aggregation: query.aggregation ?? "avg",
+    metrics: query.metrics,
+    databaseName: query.database_name,
+    schemaName: query.schema_name,
+    tableName: query.table_name,
+  });
+  return c.json(series, 200);
 });
