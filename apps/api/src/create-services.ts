@@ -21,6 +21,7 @@ import { datastoreConnectionCatalog } from "./connections/catalog.js";
 import { ConnectionStore } from "./connections/store.js";
 import { ConversationStore } from "./conversations/store.js";
 import { IndexAdvisor } from "./index-advisor/service.js";
+import { HealthService } from "./health/service.js";
 import { KnowledgeBase } from "./knowledge-base/service.js";
 import { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
@@ -119,6 +120,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     metrics: new MetricsReader({ datastore, clock }),
     activity: new ActivityService({ datastore, clock, clusters }),
     timeline,
+    health: new HealthService(datastore),
     overview,
     alerts: new AlertService(datastore),
     alertRules,

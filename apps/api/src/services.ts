@@ -19,6 +19,7 @@ import type { Config } from "./config.js";
 import type { ConnectionStore } from "./connections/store.js";
 import type { ConversationStore } from "./conversations/store.js";
 import type { IndexAdvisor } from "./index-advisor/service.js";
+import type { HealthService } from "./health/service.js";
 import type { KnowledgeBase } from "./knowledge-base/service.js";
 import type { LlmProxy } from "./llm/proxy.js";
 import type { Logger } from "./logger.js";
@@ -69,6 +70,8 @@ export interface Services {
   activity: ActivityService;
   /** Events on the estate's timeline (GET /timeline/events). */
   timeline: Timeline;
+  /** Health checks' stored results, per connection and aggregated (GET .../health). */
+  health: HealthService;
   /** AI overviews of the estate, scopes and selections, and their streams. */
   overview: OverviewService;
   /** Alerts: listing, counts, acknowledgements and saved analyses. */

@@ -30,6 +30,7 @@ const ALL_TOOLS = [
   "get_database_load",
   "get_top_queries_by_load",
   "get_lock_tree",
+  "analyze_db_health",
   "query_datastore",
   "get_alert_history",
   "get_alert_rules",

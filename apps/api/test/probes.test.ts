@@ -43,9 +43,9 @@ describe("probe configuration endpoints", () => {
   const put = (path: string, body: unknown, token?: string) =>
     requestJson(t.app, path, { method: "PUT", body, token });
 
-  it("lists the global defaults of all 36 probes, ordered by name, in the reference's shape", async () => {
+  it("lists the global defaults of all 37 probes, ordered by name, in the reference's shape", async () => {
     const body = await typedClient(t, viewer.token).call(listProbeConfigs, { query: {} });
-    expect(body).toHaveLength(36);
+    expect(body).toHaveLength(37);
     expect(body.map((row) => row.name)).toEqual([...body.map((row) => row.name)].sort());
     const activity = body.find((row) => row.name === "pg_stat_activity");
     expect(Object.keys(activity ?? {}).sort()).toEqual(
@@ -120,7 +120,7 @@ describe("probe configuration endpoints", () => {
   it("lists, sets and deletes overrides per scope; the connection's effective settings follow", async () => {
     const api = typedClient(t, manager.token);
     const rows = await api.call(listProbeOverrides, { params: { scope: "server", scopeId: mine } });
-    expect(rows).toHaveLength(36);
+    expect(rows).toHaveLength(37);
     expect(rows.find((row) => row.name === "pg_stat_activity")).toEqual({
       name: "pg_stat_activity",
       description: expect.any(String),

@@ -1,6 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { Datastore, SecretKey } from "@dbmon/datastore";
-import { createOutboundHostPolicy, type HostPolicy, probeCatalogue } from "@dbmon/monitoring";
+import {
+  createOutboundHostPolicy,
+  type HostPolicy,
+  probeCatalogue,
+  recordHealthChecks,
+} from "@dbmon/monitoring";
 import { type AnomalySettings, defaultAnomalySettings, evaluateAnomalies } from "./anomaly.js";
 import { type BaselineOptions, calculateBaselines } from "./baselines.js";
 import { EvaluationContext } from "./context.js";
@@ -41,7 +46,7 @@ export interface AlerterOptions {
 }
 
 export interface RunningAlerter {
-  /** One evaluation pass now (rules, connections, schedules), then the queue: what tests drive. */
+  /** One evaluation pass now (rules, connections, schedules, health checks): what tests drive. */
   evaluate(): Promise<void>;
   /** Sends the notifications that are due now. */
   dispatch(): Promise<number>;
@@ -58,8 +63,8 @@ export interface RunningAlerter {
 
 /**
  * Starts the alerter: periodic evaluation of threshold rules and connection errors (blackouts,
- * overrides and durations applied), anomaly baselines and detection, blackout schedules, reminders
- * and the notification queue.
+ * overrides and durations applied), anomaly baselines and detection, the health checks, blackout
+ * schedules, reminders and the notification queue.
  * Several alerters may share a datastore: alerts, windows and notifications are each created and
  * sent once (D11).
  */
@@ -90,6 +95,10 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
     if (anomaly) {
       await evaluateAnomalies(sql, context, values, anomaly, logger);
     }
+    // A check that cannot read its rows is left unknown; the rules above are not held back by it.
+    await recordHealthChecks(sql, now, (check, error) =>
+      logger.warn({ err: error, check }, "health check could not be evaluated"),
+    );
     // Whether a pass fits in its interval, for operators and `pnpm bench fleet`.
     logger.debug(
       { connections: context.connections.size, ms: Math.round(performance.now() - started) },

@@ -19,9 +19,9 @@ describe("probe registry", () => {
     }
   });
 
-  it("has the reference's 36 probes with their scopes and default intervals", () => {
+  it("has the reference's 36 probes and pg_object_health, with their scopes and default intervals", () => {
     const byScope = (scope: string) => probeRegistry.filter((probe) => probe.scope === scope).length;
-    expect([byScope("server"), byScope("database"), byScope("host")]).toEqual([16, 10, 10]);
+    expect([byScope("server"), byScope("database"), byScope("host")]).toEqual([16, 11, 10]);
     const defaults = Object.fromEntries(
       probeRegistry.map((probe) => [
         probe.name,
@@ -39,6 +39,7 @@ describe("probe registry", () => {
       pg_node_role: [300, 30, false],
       pg_extension: [3600, 30, true],
       spock_exception_log: [60, 7, false],
+      pg_object_health: [900, 7, false],
       pg_sys_cpu_memory_by_process: [600, 7, false],
     });
   });

@@ -14,6 +14,7 @@ export * from "./connections/index.js";
 export * from "./conversations/index.js";
 export * from "./document.js";
 export * from "./event-stream.js";
+export * from "./health/index.js";
 export * from "./llm/index.js";
 export * from "./mcp/index.js";
 export * from "./memories/index.js";

@@ -10,6 +10,7 @@ import { clusterGroupOperations } from "./cluster-groups/index.js";
 import { clusterOperations } from "./clusters/index.js";
 import { connectionOperations } from "./connections/index.js";
 import { conversationOperations } from "./conversations/index.js";
+import { healthOperations } from "./health/index.js";
 import { llmOperations } from "./llm/index.js";
 import { mcpOperations } from "./mcp/index.js";
 import { memoriesOperations } from "./memories/index.js";
@@ -49,6 +50,7 @@ export const allOperations: readonly Operation[] = [
   ...metricsOperations,
   ...timelineOperations,
   ...activityOperations,
+  ...healthOperations,
   ...conversationOperations,
   ...llmOperations,
   ...memoriesOperations,

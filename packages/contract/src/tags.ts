@@ -13,6 +13,10 @@ export const tags = {
   metrics: { name: "Metrics", description: "Collected metrics, baselines and summaries" },
   activity: { name: "Activity", description: "Database load and sessions from active session history" },
   timeline: { name: "Timeline", description: "Events on the estate's timeline" },
+  health: {
+    name: "Health checks",
+    description: "Health checks of connections, clusters, groups and the estate",
+  },
   overview: { name: "Overview", description: "AI-generated estate overview" },
   conversations: { name: "Conversations", description: "Stored chat conversations" },
   llm: { name: "LLM", description: "LLM proxy: providers, chat, embeddings and reranking" },

@@ -20,6 +20,8 @@ export const advisoryLocks = {
   knowledgeBaseIndex: 7_239_184_567,
   /** Transaction lock around the alerter's update of `autovacuum_crossings`. */
   autovacuumCrossings: 7_239_184_568,
+  /** Transaction lock around recording the health checks' results, one alerter at a time. */
+  healthChecks: 7_239_184_569,
   /** One cluster topology refresh at a time over all collectors ("dbmn"). */
   topologyRefresh: 0x64626d6e,
 } as const;

@@ -1,4 +1,17 @@
 export {
+  evaluateHealthChecks,
+  findHealthCheck,
+  HEALTH_CHECKS,
+  type HealthCheckDefinition,
+  type HealthCheckFailure,
+  type HealthCheckResult,
+  type HealthFinding,
+  type HealthStatus,
+  MAX_FINDINGS,
+  recordHealthChecks,
+  statusOf,
+} from "./health-checks.js";
+export {
   createHostPolicy,
   createOutboundHostPolicy,
   type HostPolicy,

@@ -62,6 +62,7 @@ const grantedTools = {
   get_lock_tree: "Who blocked whom at a moment",
   get_blackouts: "Blackout windows and schedules",
   get_timeline_events: "Events of the estate's timeline",
+  analyze_db_health: "Health checks of connections, clusters, groups and the estate",
   query_datastore: "Run a read-only query on the datastore",
 };
 const publicTools = {

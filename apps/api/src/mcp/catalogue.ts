@@ -15,6 +15,7 @@ import { activityTools } from "./tools/activity.js";
 import { alertingTools } from "./tools/alerting.js";
 import { datastoreTools } from "./tools/datastore.js";
 import { indexAdvisorTools } from "./tools/index-advisor.js";
+import { healthTools } from "./tools/health.js";
 import { knowledgeBaseTools } from "./tools/knowledge-base.js";
 import { llmTools } from "./tools/llm.js";
 import { memoryTools } from "./tools/memories.js";
@@ -30,6 +31,7 @@ export const allTools: readonly Tool[] = [
   ...similarityTools,
   ...monitoringTools,
   ...activityTools,
+  ...healthTools,
   ...datastoreTools,
   ...alertingTools,
   ...memoryTools,

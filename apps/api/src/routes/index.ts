@@ -15,6 +15,7 @@ import { clusterGroupHandlers } from "./cluster-groups/index.js";
 import { clusterHandlers } from "./clusters/index.js";
 import { connectionHandlers } from "./connections/index.js";
 import { conversationHandlers } from "./conversations/index.js";
+import { healthHandlers } from "./health/index.js";
 import { llmHandlers } from "./llm/index.js";
 import { mcpHandlers } from "./mcp/index.js";
 import { memoriesHandlers } from "./memories/index.js";
@@ -53,6 +54,7 @@ export const implementations = [
   ...metricsHandlers,
   ...timelineHandlers,
   ...activityHandlers,
+  ...healthHandlers,
   ...conversationHandlers,
   ...llmHandlers,
   ...memoriesHandlers,

@@ -5,6 +5,7 @@ import {
   type TimelineEventType,
 } from "@dbmon/contract";
 import { type Datastore, readableNumberSql } from "@dbmon/datastore";
+import { HEALTH_CHECKS } from "@dbmon/monitoring";
 import type { z } from "@hono/zod-openapi";
 import type { RequestAccess } from "../auth/access.js";
 import { InvalidInput } from "../errors.js";
@@ -174,7 +175,23 @@ const blackoutEvents = (type: "blackout_started" | "blackout_ended") => {
     where ${VISIBLE_BLACKOUT} and ${column} between $2::timestamptz and $3::timestamptz`;
 };
 
-/** Events read from the alerting feature's tables (alerts, acknowledgments, blackouts). */
+/** SQL text literal of a constant. */
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+/** Changes of a health check's status, as the alerter's pass recorded them. */
+const HEALTH_CHECK_EVENTS = `
+  select 'health-' || h.id as id, 'health_check_changed'::text as event_type, h.connection_id, h.changed_at as at,
+    case when h.status = 'ok' then 'info' else h.status end as severity,
+    'Health Check ' || case when h.status = 'ok' then 'Recovered' else 'Degraded' end || ': ' || d.title as title,
+    d.title || ' went from ' || h.previous_status || ' to ' || h.status as summary,
+    json_build_object('check', h.check_name, 'previous_status', h.previous_status, 'status', h.status,
+      'value', ${readableNumberSql("h.value")}, 'unit', d.unit) as details
+  from health_check_changes h
+  join (values ${HEALTH_CHECKS.map((check) => `(${literal(check.name)}, ${literal(check.title)}, ${literal(check.unit)})`).join(", ")})
+    as d(name, title, unit) on d.name = h.check_name
+  where ${selected("h.connection_id")} and h.changed_at between $2::timestamptz and $3::timestamptz`;
+
+/** Events read from the tables of the alerting feature and the alerter (alerts, acknowledgments, blackouts, health checks). */
 const ALERTING_SOURCES: Partial<Record<TimelineEventType, string>> = {
   alert_fired: `
     select 'alert-fired-' || a.id || '-' || ${epoch("a.triggered_at")} as id, 'alert_fired'::text as event_type,
@@ -207,11 +224,12 @@ const ALERTING_SOURCES: Partial<Record<TimelineEventType, string>> = {
     where ${selected("a.connection_id")} and k.acknowledged_at between $2::timestamptz and $3::timestamptz`,
   blackout_started: blackoutEvents("blackout_started"),
   blackout_ended: blackoutEvents("blackout_ended"),
+  health_check_changed: HEALTH_CHECK_EVENTS,
 };
 
 /**
  * The estate's timeline, derived on each request from collected configuration snapshots, server
- * restarts, alerts and blackouts. One query filters by the caller's connections, orders and pages.
+ * restarts, alerts, blackouts and changes of health checks' status. One query filters by the caller's connections, orders and pages.
  */
 export class Timeline {
   constructor(private readonly deps: { datastore: Datastore; logger: Logger }) {}

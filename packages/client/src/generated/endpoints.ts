@@ -1347,6 +1347,46 @@ export const getGroupActivityTop: Endpoint<typeof C.getGroupActivityTop> = { ope
 export const getGroupActivitySessions: Endpoint<typeof C.getGroupActivitySessions> = { operationId: "getGroupActivitySessions", method: "get", path: "/api/v1/cluster-groups/{id}/activity/sessions", pathParams: ["id"], queryParams: ["at","limit"], body: 0 };
 
 /**
+ * Health checks of a connection, from collected data
+ *
+ * Each check's latest result as the alerter's periodic pass evaluated it from the rows the collector stored: status, value, thresholds, what to do and the objects concerned. Queries no monitored server.
+ *
+ * Access: requires read access to the connection in the path parameter `id`.
+ *
+ * `GET /api/v1/connections/{id}/health`
+ */
+export const getConnectionHealth: Endpoint<typeof C.getConnectionHealth> = { operationId: "getConnectionHealth", method: "get", path: "/api/v1/connections/{id}/health", pathParams: ["id"], queryParams: [], body: 0 };
+
+/**
+ * Health checks of a cluster's connections, aggregated
+ *
+ * Access: any authenticated caller. A cluster the caller cannot see is not found; connections the caller cannot see are neither counted nor listed.
+ *
+ * `GET /api/v1/clusters/{id}/health`
+ */
+export const getClusterHealth: Endpoint<typeof C.getClusterHealth> = { operationId: "getClusterHealth", method: "get", path: "/api/v1/clusters/{id}/health", pathParams: ["id"], queryParams: [], body: 0 };
+
+/**
+ * Health checks of a cluster group's connections, aggregated
+ *
+ * Access: any authenticated caller. A group the caller cannot see is not found; connections the caller cannot see are neither counted nor listed.
+ *
+ * `GET /api/v1/cluster-groups/{id}/health`
+ */
+export const getClusterGroupHealth: Endpoint<typeof C.getClusterGroupHealth> = { operationId: "getClusterGroupHealth", method: "get", path: "/api/v1/cluster-groups/{id}/health", pathParams: ["id"], queryParams: [], body: 0 };
+
+/**
+ * Health checks of every connection the caller can see, aggregated
+ *
+ * Reads the stored results of the alerter's periodic evaluation: no monitored server is queried.
+ *
+ * Access: any authenticated caller. Connections the caller cannot see are neither counted nor listed.
+ *
+ * `GET /api/v1/health`
+ */
+export const getEstateHealth: Endpoint<typeof C.getEstateHealth> = { operationId: "getEstateHealth", method: "get", path: "/api/v1/health", pathParams: [], queryParams: [], body: 0 };
+
+/**
  * List conversations
  *
  * The caller's conversations, most recently updated first.

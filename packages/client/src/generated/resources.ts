@@ -730,6 +730,44 @@ export interface Resources<S extends ResultStyle> {
      */
     delete(...args: Args<FlatInput<typeof C.deleteConversation>, CallOptions>): Promise<Result<typeof C.deleteConversation, S>>;
   };
+  health: {
+    /**
+     * Health checks of a connection, from collected data
+     *
+     * Each check's latest result as the alerter's periodic pass evaluated it from the rows the collector stored: status, value, thresholds, what to do and the objects concerned. Queries no monitored server.
+     *
+     * Access: requires read access to the connection in the path parameter `id`.
+     *
+     * `GET /api/v1/connections/{id}/health`
+     */
+    getConnectionHealth(...args: Args<FlatInput<typeof C.getConnectionHealth>, CallOptions>): Promise<Result<typeof C.getConnectionHealth, S>>;
+    /**
+     * Health checks of a cluster's connections, aggregated
+     *
+     * Access: any authenticated caller. A cluster the caller cannot see is not found; connections the caller cannot see are neither counted nor listed.
+     *
+     * `GET /api/v1/clusters/{id}/health`
+     */
+    getClusterHealth(...args: Args<FlatInput<typeof C.getClusterHealth>, CallOptions>): Promise<Result<typeof C.getClusterHealth, S>>;
+    /**
+     * Health checks of a cluster group's connections, aggregated
+     *
+     * Access: any authenticated caller. A group the caller cannot see is not found; connections the caller cannot see are neither counted nor listed.
+     *
+     * `GET /api/v1/cluster-groups/{id}/health`
+     */
+    getClusterGroupHealth(...args: Args<FlatInput<typeof C.getClusterGroupHealth>, CallOptions>): Promise<Result<typeof C.getClusterGroupHealth, S>>;
+    /**
+     * Health checks of every connection the caller can see, aggregated
+     *
+     * Reads the stored results of the alerter's periodic evaluation: no monitored server is queried.
+     *
+     * Access: any authenticated caller. Connections the caller cannot see are neither counted nor listed.
+     *
+     * `GET /api/v1/health`
+     */
+    getEstateHealth(...args: Args<FlatInput<typeof C.getEstateHealth>, CallOptions>): Promise<Result<typeof C.getEstateHealth, S>>;
+  };
   llm: {
     /**
      * List LLM providers
@@ -1591,6 +1629,12 @@ export const resourceTable: Record<string, Record<string, Endpoint | readonly [E
     update: E.updateConversation,
     rename: E.renameConversation,
     delete: E.deleteConversation,
+  },
+  health: {
+    getConnectionHealth: E.getConnectionHealth,
+    getClusterHealth: E.getClusterHealth,
+    getClusterGroupHealth: E.getClusterGroupHealth,
+    getEstateHealth: E.getEstateHealth,
   },
   llm: {
     listProviders: E.listLLMProviders,

@@ -23,6 +23,7 @@ import {
   pgSysProcessInfo,
 } from "./host.js";
 import { pgNodeRole } from "./node-role.js";
+import { pgObjectHealth } from "./object-health.js";
 import { pgConnectivity, pgDatabase, pgExtension, pgServerInfo, pgSettings } from "./postgres.js";
 import {
   pgHbaFileRules,
@@ -66,6 +67,7 @@ const collections: readonly ProbeCollection[] = [
   pgExtension,
   spockExceptionLog,
   spockResolutions,
+  pgObjectHealth,
   pgSysOsInfo,
   pgSysCpuInfo,
   pgSysCpuUsageInfo,

@@ -12,6 +12,7 @@ export const TIMELINE_EVENT_TYPES = [
   "extension_change",
   "blackout_started",
   "blackout_ended",
+  "health_check_changed",
 ] as const;
 
 export type TimelineEventType = (typeof TIMELINE_EVENT_TYPES)[number];

@@ -6,6 +6,7 @@ export * from "./clusters.js";
 export * from "./collector.js";
 export * from "./connections.js";
 export * from "./conversations.js";
+export * from "./health.js";
 export * from "./knowledge-base.js";
 export * from "./memories.js";
 export * from "./overview.js";

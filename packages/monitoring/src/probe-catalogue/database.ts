@@ -224,4 +224,19 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
       ["remote_lsn", "text"],
     ],
   },
+  {
+    name: "pg_object_health",
+    description:
+      "What the health checks judge per database: invalid, duplicate and unused indexes, NOT VALID constraints, sequences past half their range, table and index bloat estimates",
+    intervalSeconds: 900,
+    columns: [
+      ["kind", "text"],
+      ["schemaname", "text"],
+      ["relname", "text"],
+      ["object_name", "text"],
+      ["value", "double precision"],
+      ["size_bytes", "bigint"],
+      ["detail", "text"],
+    ],
+  },
 ]);

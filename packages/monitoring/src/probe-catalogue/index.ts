@@ -7,7 +7,7 @@ export { metricColumns, numericValue } from "./metric-columns.js";
 export type { ColumnType, DescribedProbeSpec, ProbeColumn, ProbeScope, ProbeSpec } from "./types.js";
 
 /**
- * Every probe's metric table (16 server-wide, 10 per database, 10 host): what the collector stores
+ * Every probe's metric table (16 server-wide, 11 per database, 10 host): what the collector stores
  * and the alerter and the API read. Kept here rather than in the collector, so that no reader
  * imports the collector.
  */

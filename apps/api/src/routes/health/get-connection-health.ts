@@ -1,0 +1,6 @@
+import { getConnectionHealth } from "@dbmon/contract";
+import { implement } from "../../http/operations.js";
+
+export const getConnectionHealthHandler = implement(getConnectionHealth, async (c) =>
+  c.json(await c.get("services").health.connection(c.req.valid("param").id), 200),
+);
