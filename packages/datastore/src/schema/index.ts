@@ -1,3 +1,4 @@
+export * from "./activity.js";
 export * from "./ai-analysis.js";
 export * from "./alerting.js";
 export * from "./auth.js";
