@@ -12,6 +12,7 @@ export const TIMELINE_EVENT_TYPES = [
   "extension_change",
   "blackout_started",
   "blackout_ended",
+  "lock_storm",
 ] as const;
 
 export type TimelineEventType = (typeof TIMELINE_EVENT_TYPES)[number];
