@@ -17,6 +17,9 @@ export const LOAD_WINDOW_MINUTES = 5;
  */
 const BLOCKED_LOOKBACK = "1 hour";
 
+/** The sampler writes its raw samples once a second. */
+const STORE_DELAY_SECONDS = 2;
+
 /** A sampled session waiting for a heavyweight lock another session holds. */
 const BLOCKED = "wait_event_type = 'Lock' and cardinality(blocking_pids) > 0";
 
@@ -68,14 +71,20 @@ export const loadPerVcpu: MetricDefinition = {
  */
 export const maxBlockedSeconds: MetricDefinition = {
   tables: ["activity_samples", "activity_ticks"],
-  // A blocked session is sampled at every tick (1 s by default).
-  freshnessSeconds: 120,
-  latest: `select connection_id, max(sampled_at) as collected_at
-    from ${rowsBetween("activity_samples", "sampled_at", "$2")} a
-    group by connection_id
-    -- Ticks of a later minute sampled nobody (the server went idle): nothing is blocked now.
-    having not exists (select 1 from metrics.activity_ticks k where k.connection_id = a.connection_id
-      and k.minute > date_trunc('minute', max(a.sampled_at)) and k.minute <= $1::timestamptz)`,
+  // Bounded by the sampling interval in `latest`; this only caps how far back the latest is looked for.
+  freshnessSeconds: 600,
+  // The sampler stores no row for a tick that finds every session idle: the latest sample is current
+  // only while no tick can have passed since without a sample, i.e. within three sampling intervals
+  // (60 s ÷ the ticks of the connection's latest complete minute; a minute before the first one
+  // completed) plus the second the sampler takes to store its samples.
+  latest: `select l.connection_id, l.collected_at
+    from (select connection_id, max(sampled_at) as collected_at
+          from ${rowsBetween("activity_samples", "sampled_at", "$2")} a group by connection_id) l
+    left join lateral (select k.ticks from metrics.activity_ticks k
+      where k.connection_id = l.connection_id and k.minute < date_trunc('minute', $1::timestamptz)
+      order by k.minute desc limit 1) r on true
+    where l.collected_at >= $1::timestamptz
+      - make_interval(secs => coalesce(3 * 60.0 / nullif(r.ticks, 0), 60) + ${STORE_DELAY_SECONDS})`,
   sql: `
   with blocking as (
     select distinct connection_id from ${rowsBetween("activity_samples", "sampled_at", "$2", BLOCKED)} a),

@@ -82,8 +82,8 @@ async function sample(at: Date, phase: "fire" | "clear"): Promise<void> {
 
 /**
  * The activity sampler's rows of the five minutes up to `at` on a host of 2 vCPUs: firing, 3 active
- * sessions on average (load 1.5 per vCPU) and a session blocked by pid 4141 for the last minute at
- * every 1 s tick; otherwise 1 session, not blocked.
+ * sessions on average (load 1.5 per vCPU) and a session blocked by pid 4141 for the minute up to
+ * the evaluation at every 1 s tick; otherwise 1 session, not blocked.
  */
 async function sampleActivity(at: Date, fire: boolean): Promise<void> {
   const sql = h.datastore.sql;
@@ -100,7 +100,7 @@ async function sampleActivity(at: Date, fire: boolean): Promise<void> {
     on conflict do nothing`;
   await sql`insert into metrics.activity_samples (connection_id, sampled_at, pid, backend_type, state, wait_event_type,
       wait_event, query_start, blocking_pids)
-    select ${connectionId}, ${ts}::timestamptz - make_interval(secs => g), 4242, 'client backend', 'active',
+    select ${connectionId}, ${h.clock.now().toISOString()}::timestamptz - make_interval(secs => g), 4242, 'client backend', 'active',
       ${fire ? "Lock" : null}, ${fire ? "relation" : null}, ${ts}::timestamptz - interval '2 minutes',
       ${fire ? [4141] : []}::int[]
     from generate_series(0, 60) g`;
