@@ -38,6 +38,13 @@ const SERVER_URL = process.env.DBMON_DATABASE_URL ?? "postgres://postgres@127.0.
  * connection, up to 300 s (snapshot probes' first full copies among them), plus half a minute.
  */
 const WARM_UP_SECONDS = Math.round(Math.min(Math.min(300, 0.3 * DATABASES) + 30, SECONDS / 2));
+/**
+ * Active session sampling (probe `activity_sampling`, every second per server) runs from the start
+ * and is turned off (probe configuration) halfway through the steady state, so that the collector's
+ * cost with and without it comes from the same run, both after the warm-up.
+ */
+const SAMPLING_OFF_SECONDS = Math.round(WARM_UP_SECONDS + (SECONDS - WARM_UP_SECONDS) / 2);
+const ACTIVITY_TABLES = ["activity_samples", "activity_minutes", "activity_ticks"] as const;
 const SAMPLE_SECONDS = 5;
 /** The alerter's default evaluation interval. */
 const EVALUATION_SECONDS = 60;
@@ -141,6 +148,8 @@ interface DatastoreSize {
   other: number;
   /** Rows inserted into the metrics schema so far. */
   metricRows: number;
+  /** The same per metrics table (partitions summed). */
+  metricsTableRows: Map<string, number>;
 }
 
 async function datastoreSize(sql: Sql): Promise<DatastoreSize> {
@@ -160,6 +169,9 @@ async function datastoreSize(sql: Sql): Promise<DatastoreSize> {
   const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
   return {
     metricsTables,
+    metricsTableRows: new Map(
+      tables.filter((table) => table.schema === "metrics").map((table) => [table.name, table.inserted]),
+    ),
     metrics: sum([...metricsTables.values()]),
     other: sum(tables.filter((table) => table.schema !== "metrics").map((table) => table.bytes)),
     metricRows: sum(tables.filter((table) => table.schema === "metrics").map((table) => table.inserted)),
@@ -302,6 +314,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
   const alerterSamples: ProcessSample[] = [];
   const sessions: number[] = [];
   let warmedUp: { at: number; size: DatastoreSize; datastoreSeen: typeof datastoreSeen } | undefined;
+  let samplingOff: { at: number; size: DatastoreSize; datastoreSeen: typeof datastoreSeen } | undefined;
   while (Date.now() - started < SECONDS * 1000) {
     cleanup.checkpoint();
     for (const [child, name] of [
@@ -321,6 +334,11 @@ async function measure(cleanup: Cleanup): Promise<void> {
     }
     if (!warmedUp && at - started >= WARM_UP_SECONDS * 1000) {
       warmedUp = { at, size: await datastoreSize(sql), datastoreSeen: new Map(datastoreSeen) };
+    }
+    if (warmedUp && !samplingOff && at - started >= SAMPLING_OFF_SECONDS * 1000) {
+      samplingOff = { at, size: await datastoreSize(sql), datastoreSeen: new Map(datastoreSeen) };
+      // The trigger on probe_configs tells the collector at once.
+      await sql`update probe_configs set is_enabled = false where name = 'activity_sampling'`;
     }
     await sleep(Math.max(0, at + SAMPLE_SECONDS * 1000 - Date.now()));
   }
@@ -369,6 +387,38 @@ async function measure(cleanup: Cleanup): Promise<void> {
       : 0;
     return `${whole.toFixed(3)} / ${steady.toFixed(3)}`;
   };
+  // Sampling on: from the warm-up mark to the switch; off: from the switch to the end.
+  const window = (from: number, to: number) =>
+    collectorSamples.filter((sample) => sample.at >= from && sample.at <= to);
+  const sampledRssMb = (samples: ProcessSample[]) =>
+    Math.max(0, ...samples.map((sample) => sample.rssBytes)) / MB;
+  const onWindow = window(warmedUp?.at ?? started, samplingOff?.at ?? end);
+  const offWindow = window(samplingOff?.at ?? end, end);
+  const describeCollector = (
+    samples: ProcessSample[],
+    from: { at: number; seen: typeof datastoreSeen },
+    to: { at: number; seen: typeof datastoreSeen },
+  ) => {
+    const seconds = Math.max(1, (to.at - from.at) / 1000);
+    const datastoreWork = datastoreCpuBetween(from.seen, to.seen, "fleet collector") / seconds;
+    return (
+      `${cores(samples[0], samples.at(-1)).toFixed(3)} cores, ${sampledRssMb(samples).toFixed(0)} MB RSS at most ` +
+      `(sampled every ${SAMPLE_SECONDS} s); its datastore sessions ${datastoreWork.toFixed(3)} cores; ${seconds.toFixed(0)} s`
+    );
+  };
+  const warmMark = { at: warmedUp?.at ?? started, seen: warmedUp?.datastoreSeen ?? datastoreBefore };
+  const offMark = { at: samplingOff?.at ?? end, seen: samplingOff?.datastoreSeen ?? datastoreSeen };
+  const endMark = { at: end, seen: datastoreSeen };
+  const onSeconds = warmedUp && samplingOff ? (samplingOff.at - warmedUp.at) / 1000 : 0;
+  const activityGrowth = ACTIVITY_TABLES.map((table) => {
+    const bytes =
+      (samplingOff?.size.metricsTables.get(table) ?? 0) - (warmedUp?.size.metricsTables.get(table) ?? 0);
+    const rows =
+      (samplingOff?.size.metricsTableRows.get(table) ?? 0) -
+      (warmedUp?.size.metricsTableRows.get(table) ?? 0);
+    return { table, bytes, rows };
+  });
+  const perDayOn = (value: number) => (onSeconds > 0 ? (value / onSeconds) * 86400 : 0);
   const largest = [...endSize.metricsTables]
     .map(([table, bytes]) => [table, perDay(bytes - (warmedUp?.size.metricsTables.get(table) ?? 0))] as const)
     .sort((a, b) => b[1] - a[1])
@@ -448,6 +498,23 @@ async function measure(cleanup: Cleanup): Promise<void> {
       "—",
     ],
     ["load on the databases", `${load.requests} requests, ${load.failures} failed`, "—"],
+    [
+      `collector with activity sampling every second (${WARM_UP_SECONDS}–${SAMPLING_OFF_SECONDS} s)`,
+      describeCollector(onWindow, warmMark, offMark),
+      "—",
+    ],
+    [
+      `collector with activity sampling off (${SAMPLING_OFF_SECONDS}–${SECONDS} s)`,
+      describeCollector(offWindow, offMark, endMark),
+      "—",
+    ],
+    ...activityGrowth.map(({ table, bytes, rows }): [string, string, string] => [
+      `${table} while sampling: rows per minute, growth per day (whole fleet / per database)`,
+      `${onSeconds > 0 ? ((rows / onSeconds) * 60).toFixed(0) : 0} rows/min, ` +
+        `${(perDayOn(bytes) / MB).toFixed(1)} MB / ${(perDayOn(bytes) / DATABASES / 1024).toFixed(1)} KB per day` +
+        `${rows > 0 ? `, ${(bytes / rows).toFixed(0)} bytes per row with indexes` : ""}`,
+      "measured",
+    ]),
   ];
   for (const row of rows) {
     console.log(`| ${row.join(" | ")} |`);

@@ -140,6 +140,17 @@ export const environmentVariables = z.object({
     .describe(
       "The most one probe query may receive from a monitored server (MiB); a larger answer is dropped",
     ),
+  DBMON_COLLECTOR_ACTIVITY_QUERY_CHARS: count(100_000)
+    .default(1024)
+    .describe(
+      "Query text kept per active session sample (characters, cut on the monitored server); 0 keeps none",
+    ),
+  DBMON_COLLECTOR_ACTIVITY_RAW_MINUTES: count(10_080)
+    .min(1)
+    .default(60)
+    .describe(
+      "Minutes raw active session samples are kept (dropped by the hour after that); per-minute counts follow the probe's retention",
+    ),
   DBMON_MONITOR_SELF: boolean
     .default(true)
     .describe("Monitor the embedded datastore as the connection `local`"),
@@ -239,6 +250,8 @@ export interface Config {
   collectorLeaseSeconds: number;
   /** The most one probe query may receive from a monitored server, in bytes. */
   collectorMaxResultBytes: number;
+  /** Active session history: query text per sample (characters, 0 none) and raw sample retention. */
+  collectorActivity: { queryChars: number; rawRetentionMinutes: number };
   /** Register the embedded datastore as the monitored connection `local`. */
   monitorSelf: boolean;
   /** The LLM provider for AI features; null when none is configured. */
@@ -315,6 +328,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runCollector: e.DBMON_COLLECTOR,
     collectorLeaseSeconds: e.DBMON_COLLECTOR_LEASE_SECONDS,
     collectorMaxResultBytes: e.DBMON_COLLECTOR_MAX_RESULT_MB * 1024 * 1024,
+    collectorActivity: {
+      queryChars: e.DBMON_COLLECTOR_ACTIVITY_QUERY_CHARS,
+      rawRetentionMinutes: e.DBMON_COLLECTOR_ACTIVITY_RAW_MINUTES,
+    },
     monitorSelf: e.DBMON_MONITOR_SELF,
     llm: loadLlm(env),
     notificationAllowedHosts: e.DBMON_NOTIFICATION_ALLOWED_HOSTS,

@@ -71,6 +71,8 @@ export async function startService(
         secretKey: services.secretKey,
         leaseSeconds: config.collectorLeaseSeconds,
         maxResultBytes: config.collectorMaxResultBytes,
+        activityQueryChars: config.collectorActivity.queryChars,
+        activityRawRetentionMinutes: config.collectorActivity.rawRetentionMinutes,
         sslDirectory: config.sslDirectory,
         hostPolicy: services.hostPolicy,
       });

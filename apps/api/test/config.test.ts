@@ -19,6 +19,7 @@ describe("configuration", () => {
       runCollector: true,
       collectorLeaseSeconds: 30,
       collectorMaxResultBytes: 256 * 1024 * 1024,
+      collectorActivity: { queryChars: 1024, rawRetentionMinutes: 60 },
       monitorSelf: true,
       llm: null,
       notificationAllowedHosts: undefined,
@@ -68,6 +69,8 @@ describe("configuration", () => {
       DBMON_HSTS: "true",
       DBMON_COLLECTOR_LEASE_SECONDS: "6",
       DBMON_COLLECTOR_MAX_RESULT_MB: "64",
+      DBMON_COLLECTOR_ACTIVITY_QUERY_CHARS: "0",
+      DBMON_COLLECTOR_ACTIVITY_RAW_MINUTES: "180",
       DBMON_EVALUATION_INTERVAL_SECONDS: "5",
     });
     expect(config).toMatchObject({
@@ -80,6 +83,7 @@ describe("configuration", () => {
       hsts: true,
       collectorLeaseSeconds: 6,
       collectorMaxResultBytes: 64 * 1024 * 1024,
+      collectorActivity: { queryChars: 0, rawRetentionMinutes: 180 },
       evaluationSeconds: 5,
     });
   });
@@ -87,6 +91,8 @@ describe("configuration", () => {
   it.each([
     [{ DBMON_PORT: "eighty" }, "DBMON_PORT"],
     [{ DBMON_COLLECTOR_MAX_RESULT_MB: "0" }, "DBMON_COLLECTOR_MAX_RESULT_MB"],
+    [{ DBMON_COLLECTOR_ACTIVITY_RAW_MINUTES: "0" }, "DBMON_COLLECTOR_ACTIVITY_RAW_MINUTES"],
+    [{ DBMON_COLLECTOR_ACTIVITY_QUERY_CHARS: "-1" }, "DBMON_COLLECTOR_ACTIVITY_QUERY_CHARS"],
     [{ DBMON_PORT: "70000" }, "DBMON_PORT"],
     [{ DBMON_DATABASE_URL: "mysql://x" }, "DBMON_DATABASE_URL"],
     [{ DBMON_LOG_LEVEL: "loud" }, "DBMON_LOG_LEVEL"],

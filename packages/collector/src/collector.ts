@@ -13,13 +13,15 @@ import {
   type SecretKey,
   seedProbeConfigs,
 } from "@dbmon/datastore";
+import { ACTIVITY_SAMPLING_DESCRIPTION, activitySamplingProbe } from "./activity-sampling.js";
+import { ActivityStore } from "./activity-store.js";
 import { cycleLeases, releaseLeases } from "./leases.js";
 import { type Clock, type CollectorLogger, systemClock } from "./logger.js";
 import { ConnectionMonitor, type MonitorDeps } from "./monitor.js";
 import { firstRunOffsetMs } from "./probe-timers.js";
 import { probeRegistry } from "./probes/registry.js";
 import type { ProbeDefinition } from "./probes/types.js";
-import { dropExpiredPartitions } from "./retention.js";
+import { dropExpiredActivity, dropExpiredPartitions } from "./retention.js";
 import { ServerGroup, serverKey } from "./server-group.js";
 import { describeError } from "./sessions.js";
 import { ensureMetricsTables, lastRunsOf, PartitionManager } from "./storage.js";
@@ -86,6 +88,14 @@ export interface CollectorOptions {
   /** Expired metrics partitions are dropped this often (the first time a minute after start). Default 3600. */
   retentionCheckSeconds?: number;
   /**
+   * Active session history (probe `activity_sampling`, run like a server-wide probe; interval,
+   * enabled and aggregate retention from the probe configuration): query text kept per sample, in
+   * characters (0 keeps none). Default 1024.
+   */
+  activityQueryChars?: number;
+  /** Raw activity samples are kept at least this long (minutes), then dropped by the hour. Default 60. */
+  activityRawRetentionMinutes?: number;
+  /**
    * Settled buckets are rolled up (5-minute and hourly rollups, one process at a time over the
    * datastore) this often. Default 60; 0 turns it off.
    */
@@ -105,6 +115,10 @@ export interface RunningCollector {
 }
 
 const PARTITION_CHECK_MS = 3600 * 1000;
+/** Buffered activity samples are written this often (and closed minutes' counts with them). */
+const ACTIVITY_FLUSH_MS = 1000;
+/** Raw activity samples expire by the hour: looked at this often, so they outlive their retention by little. */
+const ACTIVITY_RETENTION_CHECK_MS = 5 * 60 * 1000;
 /** With 100 connections, first runs spread over 30 s: measured to keep the start under 200 MB. */
 const FIRST_RUN_SPREAD_PER_CONNECTION_SECONDS = 0.3;
 
@@ -122,19 +136,26 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   // Rollup tables are kept like probe tables: created, partitioned by week and expired alike.
   const tables = [...probes, ...rollupTables];
   await ensureMetricsTables(sql, tables);
-  await seedProbeConfigs(
-    sql,
-    probes.map((probe) => ({
+  await seedProbeConfigs(sql, [
+    ...probes.map((probe) => ({
       name: probe.name,
       description: findProbeSpec(probe.name)?.description ?? "",
       intervalSeconds: probe.intervalSeconds,
       retentionDays: probe.retentionDays,
     })),
-  );
+    {
+      name: activitySamplingProbe.name,
+      description: ACTIVITY_SAMPLING_DESCRIPTION,
+      intervalSeconds: activitySamplingProbe.intervalSeconds,
+      retentionDays: activitySamplingProbe.retentionDays,
+    },
+  ]);
   // Probe settings per connection, reloaded with the connections on every sync.
   let configs = new Map<number, Map<string, EffectiveProbeConfig>>();
   const partitions = new PartitionManager(sql, tables);
   await partitions.ensureAround(clock.now());
+  const activityStore = new ActivityStore({ sql, logger, leaseHolder: instanceId, now: () => clock.now() });
+  await activityStore.ensurePartitions(clock.now());
 
   const groups = new Map<string, ServerGroup>();
   const monitors = new Map<number, { monitor: ConnectionMonitor; group: ServerGroup; key: string }>();
@@ -146,8 +167,9 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     clock,
     partitions,
     directory: new Map(),
+    activity: { store: activityStore, queryChars: options.activityQueryChars ?? 1024 },
     settings: {
-      probes,
+      probes: [...probes, activitySamplingProbe],
       schedule(connectionId, probe) {
         const config = configs.get(connectionId)?.get(probe.name);
         return {
@@ -338,6 +360,16 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   firstRetentionTimer.unref();
   const retentionTimer = setInterval(enforceRetention, retentionMs);
   retentionTimer.unref();
+  const rawActivityMs = (options.activityRawRetentionMinutes ?? 60) * 60_000;
+  const activityRetentionMs = Math.min(retentionMs, ACTIVITY_RETENTION_CHECK_MS);
+  const activityRetentionTimer = setInterval(() => {
+    dropExpiredActivity(sql, clock.now(), rawActivityMs, logger).catch((error: unknown) => {
+      logger.error({ err: describeError(error) }, "expiring activity samples failed");
+    });
+  }, activityRetentionMs);
+  activityRetentionTimer.unref();
+  const activityFlushTimer = setInterval(() => void activityStore.flush(), ACTIVITY_FLUSH_MS);
+  activityFlushTimer.unref();
   const rollupSeconds = options.rollupSeconds ?? 60;
   const rollupTimer =
     rollupSeconds > 0
@@ -367,6 +399,8 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       clearInterval(topologyTimer);
       clearTimeout(firstRetentionTimer);
       clearInterval(retentionTimer);
+      clearInterval(activityRetentionTimer);
+      clearInterval(activityFlushTimer);
       clearInterval(rollupTimer);
       clearTimeout(takeoverTimer);
       await cycle;
@@ -375,6 +409,8 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       await Promise.all([...groups.values()].map((group) => group.stop()));
       groups.clear();
       monitors.clear();
+      // The open minute's counts too, while the leases still name this collector.
+      await activityStore.flush(true);
       await releaseLeases(sql, instanceId, CONNECTIONS_CHANNEL).catch((error: unknown) => {
         logger.warn({ err: describeError(error) }, "releasing collector leases failed");
       });

@@ -1,4 +1,5 @@
 import type { ServerDirectoryEntry, Sql } from "@dbmon/datastore";
+import type { ActivityStore } from "./activity-store.js";
 import { FailureBackoff } from "./backoff.js";
 import type { Clock, CollectorLogger } from "./logger.js";
 import { ProbeFailureLog, runProbeOn, tagged } from "./probe-run.js";
@@ -36,6 +37,14 @@ export interface MonitorDeps {
   settings: MonitorSettings;
   /** Every monitored connection's server address (`readServerDirectory`), re-read at each sync. */
   directory: ReadonlyMap<string, ServerDirectoryEntry>;
+  /** Where active session sampling (`activity_sampling`) goes; absent when this collector does not sample. */
+  activity?: ActivitySampling;
+}
+
+export interface ActivitySampling {
+  store: ActivityStore;
+  /** Query text kept per sample (characters); 0 keeps none. */
+  queryChars: number;
 }
 
 // Only databases the role may connect to: a refused connection attempt per run helps no one.

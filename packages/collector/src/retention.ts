@@ -1,9 +1,17 @@
 import { advisoryLocks, longestRetentionDays, type Sql } from "@dbmon/datastore";
+import { activitySamplingProbe } from "./activity-sampling.js";
+import {
+  ACTIVITY_MINUTES_TABLE,
+  ACTIVITY_SAMPLES_TABLE,
+  ACTIVITY_TICKS_TABLE,
+  samplesPartitionHour,
+} from "./activity-store.js";
 import type { CollectorLogger } from "./logger.js";
 import type { ProbeSpec } from "./probes/types.js";
 import { METRICS_SCHEMA } from "./storage.js";
 
-const DAY_MS = 24 * 3600 * 1000;
+const HOUR_MS = 3600 * 1000;
+const DAY_MS = 24 * HOUR_MS;
 const WEEK_MS = 7 * DAY_MS;
 
 function ident(name: string): string {
@@ -35,12 +43,8 @@ export async function dropExpiredPartitions(
   for (const probe of probes) {
     const days = retention.get(probe.name) ?? probe.retentionDays;
     const cutoff = now.getTime() - days * DAY_MS;
-    const partitions = await sql<{ name: string }[]>`
-      select c.relname::text as name from pg_inherits i
-      join pg_class c on c.oid = i.inhrelid
-      where i.inhparent = to_regclass(${`${ident(METRICS_SCHEMA)}.${ident(probe.name)}`})`;
-    const expired = partitions
-      .map((partition) => ({ name: partition.name, week: partitionWeek(probe.name, partition.name) }))
+    const expired = (await partitionsOf(sql, probe.name))
+      .map((name) => ({ name, week: partitionWeek(probe.name, name) }))
       .filter((partition) => partition.week !== null && partition.week.getTime() + WEEK_MS <= cutoff);
     if (expired.length === 0) {
       continue;
@@ -59,12 +63,10 @@ export async function dropExpiredPartitions(
     if (doomed.length === 0) {
       continue;
     }
-    await sql.begin(async (tx) => {
-      await tx`select pg_advisory_xact_lock(${advisoryLocks.metricsDdl})`;
-      for (const { name } of doomed) {
-        await tx.unsafe(`drop table if exists ${ident(METRICS_SCHEMA)}.${ident(name)}`);
-      }
-    });
+    await dropPartitions(
+      sql,
+      doomed.map(({ name }) => name),
+    );
     dropped.push(...doomed.map(({ name }) => name));
     logger.info(
       { probe: probe.name, partitions: doomed.map(({ name }) => name) },
@@ -72,4 +74,63 @@ export async function dropExpiredPartitions(
     );
   }
   return dropped;
+}
+
+async function partitionsOf(sql: Sql, parent: string): Promise<string[]> {
+  const rows = await sql<{ name: string }[]>`
+    select c.relname::text as name from pg_inherits i
+    join pg_class c on c.oid = i.inhrelid
+    where i.inhparent = to_regclass(${`${ident(METRICS_SCHEMA)}.${ident(parent)}`})`;
+  return rows.map((row) => row.name);
+}
+
+async function dropPartitions(sql: Sql, names: readonly string[]): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${advisoryLocks.metricsDdl})`;
+    for (const name of names) {
+      await tx.unsafe(`drop table if exists ${ident(METRICS_SCHEMA)}.${ident(name)}`);
+    }
+  });
+}
+
+/**
+ * Active session history's retention. Raw samples: hourly partitions whose every row is older than
+ * `rawRetentionMs` are dropped. Per-minute aggregates and tick counts: weekly partitions older than
+ * the longest retention the probe configuration gives `activity_sampling`. Nothing is deleted row by
+ * row but what the default partitions hold (rows written where no partition was: normally none),
+ * through a range condition. Returns the dropped partitions.
+ */
+export async function dropExpiredActivity(
+  sql: Sql,
+  now: Date,
+  rawRetentionMs: number,
+  logger: CollectorLogger,
+): Promise<string[]> {
+  const rawCutoff = now.getTime() - rawRetentionMs;
+  const days =
+    (await longestRetentionDays(sql)).get(activitySamplingProbe.name) ?? activitySamplingProbe.retentionDays;
+  const aggregateCutoff = now.getTime() - days * DAY_MS;
+  const doomed = (await partitionsOf(sql, ACTIVITY_SAMPLES_TABLE)).filter((name) => {
+    const hour = samplesPartitionHour(name);
+    return hour !== null && hour.getTime() + HOUR_MS <= rawCutoff;
+  });
+  for (const parent of [ACTIVITY_MINUTES_TABLE, ACTIVITY_TICKS_TABLE]) {
+    doomed.push(
+      ...(await partitionsOf(sql, parent)).filter((name) => {
+        const week = partitionWeek(parent, name);
+        return week !== null && week.getTime() + WEEK_MS <= aggregateCutoff;
+      }),
+    );
+  }
+  if (doomed.length > 0) {
+    await dropPartitions(sql, doomed);
+    logger.info({ partitions: doomed }, "dropped expired activity partitions");
+  }
+  const samples = `${ident(METRICS_SCHEMA)}.${ident(`${ACTIVITY_SAMPLES_TABLE}_default`)}`;
+  await sql.unsafe(`delete from ${samples} where sampled_at < $1`, [new Date(rawCutoff).toISOString()]);
+  for (const parent of [ACTIVITY_MINUTES_TABLE, ACTIVITY_TICKS_TABLE]) {
+    const fallback = `${ident(METRICS_SCHEMA)}.${ident(`${parent}_default`)}`;
+    await sql.unsafe(`delete from ${fallback} where minute < $1`, [new Date(aggregateCutoff).toISOString()]);
+  }
+  return doomed;
 }

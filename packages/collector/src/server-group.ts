@@ -1,5 +1,11 @@
 import { createHash } from "node:crypto";
 import { collectsDatabase, serverAddress } from "@dbmon/datastore";
+import {
+  type ActivitySample,
+  activitySamplingQuery,
+  isActivitySampling,
+  toActivitySample,
+} from "./activity-sampling.js";
 import { FailureBackoff } from "./backoff.js";
 import type { ConnectionMonitor, MonitorDeps } from "./monitor.js";
 import { ProbeFailureLog, type RunServer, runProbeOn } from "./probe-run.js";
@@ -116,7 +122,8 @@ export class ServerGroup {
     const now = this.deps.clock.now().getTime();
     for (const probe of this.probes) {
       const schedule = this.deps.settings.schedule(member.id, probe);
-      if (schedule.enabled) {
+      // Sampling stores nothing per run to catch up on: its next tick covers the new member.
+      if (schedule.enabled && !isActivitySampling(probe)) {
         const last = this.lastStored.get(probe.name)?.get(member.id);
         const firstRun = this.firstRunDelayMs(probe, schedule, member.id);
         this.catchUp(
@@ -321,7 +328,9 @@ export class ServerGroup {
    * due after the previous one has stored.
    */
   private runInTurn(probe: ProbeDefinition): Promise<void> {
-    const run = (this.turns.get(probe.name) ?? Promise.resolve()).then(() => this.runProbe(probe));
+    const run = (this.turns.get(probe.name) ?? Promise.resolve()).then(() =>
+      isActivitySampling(probe) ? this.sampleActivity(probe) : this.runProbe(probe),
+    );
     this.turns.set(
       probe.name,
       run.catch(() => {}),
@@ -374,5 +383,62 @@ export class ServerGroup {
     }
     const stored = await storeCollectedRun(this.deps, probe, ids, collectedAt, rows);
     this.recordStored(probe, stored, collectedAt.getTime());
+  }
+
+  /**
+   * One sampling tick of the server's sessions (`activitySamplingQuery`), handed to the collector's
+   * ActivityStore: each sample under the member that collects its database (`collectsDatabase`, a
+   * session outside any database counting as one of an unregistered database), and a tick for every
+   * member with sampling enabled. Samples no member here collects are another collector's (or of a
+   * connection with sampling off) and are dropped.
+   */
+  private async sampleActivity(probe: ProbeDefinition): Promise<void> {
+    const activity = this.deps.activity;
+    const attemptAt = Date.now();
+    const home = this.home();
+    const ids = [...this.members.keys()]
+      .filter((id) => this.deps.settings.schedule(id, probe).enabled)
+      .sort((a, b) => a - b);
+    if (!activity || !home || this.failure.waiting(attemptAt) || ids.length === 0) {
+      return;
+    }
+    const sampledAt = this.deps.clock.now();
+    const deadline = attemptAt + this.deps.settings.runTimeoutSeconds * 1000;
+    let rows: ProbeRow[];
+    try {
+      rows = await this.sessions.withSession(home.databaseName, deadline, (query) =>
+        query(activitySamplingQuery(this.sessions.serverVersionNum, activity.queryChars)),
+      );
+    } catch (error) {
+      if (error instanceof ConnectError) {
+        await this.connectFailed(home, error, attemptAt);
+      } else if (!this.stopped) {
+        this.failures.failed(probe, { connectionId: home.id, connectionIds: ids }, error);
+      }
+      return;
+    }
+    this.failures.succeeded(probe);
+    await this.reached(home);
+    if (this.stopped) {
+      return;
+    }
+    const members = ids.flatMap((id) => this.members.get(id) ?? []);
+    const byConnection = new Map<number, ActivitySample[]>();
+    for (const sample of rows.map(toActivitySample)) {
+      const database = sample.database_name ?? "";
+      const owner = members.find((member) =>
+        collectsDatabase(
+          this.deps.directory.get(serverAddress(member.connection)),
+          member.connection,
+          database,
+        ),
+      );
+      if (owner) {
+        const list = byConnection.get(owner.id) ?? [];
+        list.push(sample);
+        byConnection.set(owner.id, list);
+      }
+    }
+    activity.store.record(sampledAt, byConnection, ids);
   }
 }

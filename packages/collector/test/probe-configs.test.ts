@@ -74,7 +74,9 @@ describe.skipIf(!machinePostgres)("probe configuration", () => {
     });
     const seeded = await env.datastore.sql<{ name: string; collection_interval_seconds: number }[]>`
       select name, collection_interval_seconds from probe_configs where scope = 'global' order by name`;
+    // Active session sampling is seeded by every collector, beside the probes it is given.
     expect(seeded).toEqual([
+      { name: "activity_sampling", collection_interval_seconds: 1 },
       { name: "tick_fast", collection_interval_seconds: 1 },
       { name: "tick_slow", collection_interval_seconds: 3600 },
     ]);

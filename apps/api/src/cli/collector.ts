@@ -20,6 +20,8 @@ export function registerCollectorCommand(program: Command): void {
         secretKey,
         leaseSeconds: config.collectorLeaseSeconds,
         maxResultBytes: config.collectorMaxResultBytes,
+        activityQueryChars: config.collectorActivity.queryChars,
+        activityRawRetentionMinutes: config.collectorActivity.rawRetentionMinutes,
         sslDirectory: config.sslDirectory,
         hostPolicy: createHostPolicy({ allowed: config.allowedHosts, blocked: config.blockedHosts }),
       });
