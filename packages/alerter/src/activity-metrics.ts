@@ -17,6 +17,9 @@ export const LOAD_WINDOW_MINUTES = 5;
  */
 const BLOCKED_LOOKBACK = "1 hour";
 
+/** The sampling interval of activity_sampling unless its probe configuration says otherwise. */
+const DEFAULT_TICK_SECONDS = 1;
+
 /** The sampler writes its raw samples once a second. */
 const STORE_DELAY_SECONDS = 2;
 
@@ -75,8 +78,8 @@ export const maxBlockedSeconds: MetricDefinition = {
   freshnessSeconds: 600,
   // The sampler stores no row for a tick that finds every session idle: the latest sample is current
   // only while no tick can have passed since without a sample, i.e. within three sampling intervals
-  // (60 s ÷ the ticks of the connection's latest complete minute; a minute before the first one
-  // completed) plus the second the sampler takes to store its samples.
+  // (60 s ÷ the ticks of the connection's latest complete minute; the sampler's default interval
+  // before a minute is complete) plus the second the sampler takes to store its samples.
   latest: `select l.connection_id, l.collected_at
     from (select connection_id, max(sampled_at) as collected_at
           from ${rowsBetween("activity_samples", "sampled_at", "$2")} a group by connection_id) l
@@ -84,7 +87,7 @@ export const maxBlockedSeconds: MetricDefinition = {
       where k.connection_id = l.connection_id and k.minute < date_trunc('minute', $1::timestamptz)
       order by k.minute desc limit 1) r on true
     where l.collected_at >= $1::timestamptz
-      - make_interval(secs => coalesce(3 * 60.0 / nullif(r.ticks, 0), 60) + ${STORE_DELAY_SECONDS})`,
+      - make_interval(secs => 3 * coalesce(60.0 / nullif(r.ticks, 0), ${DEFAULT_TICK_SECONDS}) + ${STORE_DELAY_SECONDS})`,
   sql: `
   with blocking as (
     select distinct connection_id from ${rowsBetween("activity_samples", "sampled_at", "$2", BLOCKED)} a),
