@@ -178,6 +178,35 @@ async function datastoreSize(sql: Sql): Promise<DatastoreSize> {
   };
 }
 
+interface ActivityRowSize {
+  table: string;
+  rows: number;
+  /** Average pg_column_size of a whole row (the tuple's data, without page and index overhead). */
+  rowBytes: number;
+  /** pg_total_relation_size of the table's partitions (indexes included) per row. */
+  storedBytes: number;
+}
+
+/** What the activity tables' rows take, measured on what the run stored. */
+async function activityRowSizes(sql: Sql): Promise<ActivityRowSize[]> {
+  const sizes: ActivityRowSize[] = [];
+  for (const table of ACTIVITY_TABLES) {
+    const [row] = await sql.unsafe<{ rows: number; row_bytes: number | null; total: number }[]>(
+      `select count(*)::float8 as rows, avg(pg_column_size(t.*))::float8 as row_bytes,
+         (select sum(pg_total_relation_size(i.inhrelid))::float8 from pg_inherits i
+          where i.inhparent = 'metrics.${table}'::regclass) as total
+       from metrics.${table} t`,
+    );
+    sizes.push({
+      table,
+      rows: row?.rows ?? 0,
+      rowBytes: row?.row_bytes ?? 0,
+      storedBytes: row && row.rows > 0 ? row.total / row.rows : 0,
+    });
+  }
+  return sizes;
+}
+
 /** The datastore URL of a child, its sessions named so that their CPU can be told apart. */
 function namedSessions(url: string, application: string): string {
   const named = new URL(url);
@@ -314,6 +343,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
   const alerterSamples: ProcessSample[] = [];
   const sessions: number[] = [];
   let warmedUp: { at: number; size: DatastoreSize; datastoreSeen: typeof datastoreSeen } | undefined;
+  let activityRows: ActivityRowSize[] = [];
   let samplingOff: { at: number; size: DatastoreSize; datastoreSeen: typeof datastoreSeen } | undefined;
   while (Date.now() - started < SECONDS * 1000) {
     cleanup.checkpoint();
@@ -337,6 +367,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
     }
     if (warmedUp && !samplingOff && at - started >= SAMPLING_OFF_SECONDS * 1000) {
       samplingOff = { at, size: await datastoreSize(sql), datastoreSeen: new Map(datastoreSeen) };
+      activityRows = await activityRowSizes(sql);
       // The trigger on probe_configs tells the collector at once.
       await sql`update probe_configs set is_enabled = false where name = 'activity_sampling'`;
     }
@@ -508,6 +539,11 @@ async function measure(cleanup: Cleanup): Promise<void> {
       describeCollector(offWindow, offMark, endMark),
       "—",
     ],
+    ...activityRows.map(({ table, rows, rowBytes, storedBytes }): [string, string, string] => [
+      `${table} at the switch: rows, bytes per row (pg_column_size / table and indexes per row)`,
+      `${rows}, ${rowBytes.toFixed(0)} / ${storedBytes.toFixed(0)}`,
+      "measured",
+    ]),
     ...activityGrowth.map(({ table, bytes, rows }): [string, string, string] => [
       `${table} while sampling: rows per minute, growth per day (whole fleet / per database)`,
       `${onSeconds > 0 ? ((rows / onSeconds) * 60).toFixed(0) : 0} rows/min, ` +

@@ -12,12 +12,11 @@ import {
   encryptSecret,
   loadSecretKey,
   openDatastore,
-  rollUpMetrics,
-  rollupTables,
   type Sql,
   silentLogger,
   startEmbeddedServer,
 } from "../packages/datastore/src/index.js";
+import { rollUpMetrics, rollupTables } from "../packages/monitoring/src/index.js";
 import { benchConfig } from "./datastore.js";
 import { processUsage } from "./proc.js";
 

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import { isValidHostEntry } from "@dbmon/datastore";
 import { type LlmConfig, LlmConfigError, loadLlmConfig } from "@dbmon/llm";
+import { isValidHostEntry } from "@dbmon/monitoring";
 import { z } from "zod";
 import { isAddressOrRange } from "./auth/client-address.js";
 

@@ -1,11 +1,7 @@
-import {
-  createHostPolicy,
-  createOutboundHostPolicy,
-  type Datastore,
-  loadSecretKey,
-  type SecretKey,
-} from "@dbmon/datastore";
+import { type Datastore, loadSecretKey, type SecretKey } from "@dbmon/datastore";
 import { LlmProviders } from "@dbmon/llm";
+import { createHostPolicy, createOutboundHostPolicy } from "@dbmon/monitoring";
+import { ActivityService } from "./activity/service.js";
 import { AlertService } from "./alerting/alerts.js";
 import { BlackoutService } from "./alerting/blackouts.js";
 import { ChannelOverrideService } from "./alerting/channel-overrides.js";
@@ -94,6 +90,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     streamsPerUser: config.streamsPerUser.overview,
   });
   await overview.listen();
+  const clusters = new ClusterService(datastore);
   return {
     config,
     datastore,
@@ -113,10 +110,11 @@ export async function createServices(base: ServiceBase): Promise<Services> {
       sslDirectory: config.sslDirectory,
       logger,
     }),
-    clusters: new ClusterService(datastore),
+    clusters,
     serverInfo: new ServerInfoDocuments(datastore),
     probes: new ProbeSettings(datastore),
     metrics: new MetricsReader({ datastore, clock }),
+    activity: new ActivityService({ datastore, clock, clusters }),
     timeline,
     overview,
     alerts: new AlertService(datastore),

@@ -1,5 +1,7 @@
-import type { Datastore, HostPolicy, SecretKey } from "@dbmon/datastore";
+import type { Datastore, SecretKey } from "@dbmon/datastore";
 import type { LlmProviders } from "@dbmon/llm";
+import type { HostPolicy } from "@dbmon/monitoring";
+import type { ActivityService } from "./activity/service.js";
 import type { AlertService } from "./alerting/alerts.js";
 import type { BlackoutService } from "./alerting/blackouts.js";
 import type { ChannelOverrideService } from "./alerting/channel-overrides.js";
@@ -62,6 +64,8 @@ export interface Services {
   probes: ProbeSettings;
   /** Collected metrics: series, baselines, summaries, top queries, latest snapshots. */
   metrics: MetricsReader;
+  /** Database load and sessions from active session history. */
+  activity: ActivityService;
   /** Events on the estate's timeline (GET /timeline/events). */
   timeline: Timeline;
   /** AI overviews of the estate, scopes and selections, and their streams. */

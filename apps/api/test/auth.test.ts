@@ -204,6 +204,26 @@ describe("login throttling and lockout", { timeout: 30_000 }, () => {
     await t.close();
   });
 
+  it("counts an IPv6 client by its /64: a subscriber cannot spread attempts over its own addresses", async () => {
+    const t = await buildTestApp({
+      config: { loginThrottle: { requestsPerMinute: 1000, maxFailedAttempts: 1, failureWindowMs: 60_000 } },
+    });
+    const init = {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ username: "x", password: "wrong-password" }),
+    };
+    const status = async (peer: string) => (await fromPeer(t, "/api/v1/auth/login", init, peer)).status;
+    expect(await status("2001:db8:1:2::1")).toBe(401);
+    // The same /64 in other spellings: another interface id, zeros written out, upper case.
+    expect(await status("2001:db8:1:2:ffff:ffff:ffff:fffe")).toBe(429);
+    expect(await status("2001:0DB8:0001:0002:0:0:0:9")).toBe(429);
+    // The next /64 and an IPv4 client have budgets of their own.
+    expect(await status("2001:db8:1:3::1")).toBe(401);
+    expect(await status("203.0.113.7")).toBe(401);
+    await t.close();
+  });
+
   it("locks an account out after the configured failures and ends its sessions", async () => {
     const t = await buildTestApp({
       config: {

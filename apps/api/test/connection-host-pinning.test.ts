@@ -1,4 +1,4 @@
-import { createHostPolicy } from "@dbmon/datastore";
+import { createHostPolicy } from "@dbmon/monitoring";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConnectionStore } from "../src/connections/store.js";

@@ -57,7 +57,8 @@ describe("a connection's certificate and key paths", () => {
     const changed = await requestJson(t.app, `/api/v1/connections/${id}`, {
       method: "PUT",
       token: manager.token,
-      body: { ssl_root_cert_path: "/dev/zero" },
+      // A new trusted CA needs the password again (secret-destinations.test.ts); the file is judged after.
+      body: { ssl_root_cert_path: "/dev/zero", password: "unused" },
     });
     expect(changed.status).toBe(400);
     expect(await changed.json()).toEqual({

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
-import { createHostPolicy, encryptSecret } from "@dbmon/datastore";
+import { encryptSecret } from "@dbmon/datastore";
 import { loadLlmConfig } from "@dbmon/llm";
 import { type FakeProvider, fakeProviderEnv, startFakeProvider } from "@dbmon/llm/testing";
+import { createHostPolicy } from "@dbmon/monitoring";
 import fc from "fast-check";
 import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";

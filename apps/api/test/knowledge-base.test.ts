@@ -1,4 +1,4 @@
-import { probeCatalogue } from "@dbmon/datastore";
+import { probeCatalogue } from "@dbmon/monitoring";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CorpusChunk, loadCorpus, markdownSections } from "../src/knowledge-base/corpus.js";
 import { KnowledgeBase } from "../src/knowledge-base/service.js";

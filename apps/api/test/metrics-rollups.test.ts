@@ -1,6 +1,6 @@
 import { ensureMetricsTables, PartitionManager } from "@dbmon/collector";
 import { queryMetrics } from "@dbmon/contract";
-import { findProbeSpec, type ProbeSpec, rollUpMetrics, rollupTables } from "@dbmon/datastore";
+import { findProbeSpec, type ProbeSpec, rollUpMetrics, rollupTables } from "@dbmon/monitoring";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addConnection, insertMetrics, prepareMetrics } from "./monitoring-support.js";
 import { buildTestApp, createUser, type TestApp, type TestUser, typedClient } from "./support.js";

@@ -1,5 +1,6 @@
 import { ensureMetricsTables, PartitionManager, probeRegistry, startCollector } from "@dbmon/collector";
-import { findProbeSpec, readServerInfo, seedProbeConfigs } from "@dbmon/datastore";
+import { readServerInfo, seedProbeConfigs } from "@dbmon/datastore";
+import { findProbeSpec } from "@dbmon/monitoring";
 import { presentServerInfo, type ServerInfoDocument } from "../src/server-info/present.js";
 import type { TestApp } from "./support.js";
 
@@ -49,6 +50,13 @@ export async function prepareMetrics(t: TestApp, at: Date): Promise<void> {
   for (const weeksAgo of [0, 1, 2, 3, 4, 5]) {
     await partitions.ensureAround(new Date(at.getTime() - weeksAgo * 7 * 24 * 3600 * 1000));
   }
+}
+
+/** The metrics tables of the named probes only, with partitions for the week around `at`. */
+export async function prepareMetricsOf(t: TestApp, probes: readonly string[], at: Date): Promise<void> {
+  const chosen = probeRegistry.filter((probe) => probes.includes(probe.name));
+  await ensureMetricsTables(t.datastore.sql, chosen);
+  await new PartitionManager(t.datastore.sql, chosen).ensureAround(at);
 }
 
 /** Inserts rows into `metrics.<probe>` (columns named by the rows' keys). */

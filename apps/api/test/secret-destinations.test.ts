@@ -39,7 +39,7 @@ describe("stored secrets and a change of destination", () => {
       await t.datastore.sql`select host, port, hostaddr, password_encrypted from connections where id = ${id}`
     )[0];
 
-  it("a connection's host, hostaddr, port or ssl_mode changes only with its password", async () => {
+  it("a connection's host, hostaddr, port, ssl_mode or trusted CA changes only with its password", async () => {
     const api = typedClient(t, owner.token);
     const { id } = await api.call(createConnection, {
       body: {
@@ -83,9 +83,17 @@ describe("stored secrets and a change of destination", () => {
       const res = await put(owner, `/api/v1/connections/${id}`, { ssl_mode: sslMode });
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({
-        error: "Changing ssl_mode requires re-entering the password (send password with the change)",
+        error:
+          "Changing ssl_mode or ssl_root_cert_path requires re-entering the password (send password with the change)",
       });
     }
+    // The trusted CA decides who may pose as the server under verify-full: it counts as ssl_mode.
+    const ca = await put(owner, `/api/v1/connections/${id}`, { ssl_root_cert_path: "/tmp/attacker-ca.pem" });
+    expect(ca.status).toBe(400);
+    expect(await ca.json()).toEqual({
+      error:
+        "Changing ssl_mode or ssl_root_cert_path requires re-entering the password (send password with the change)",
+    });
     expect(
       await t.datastore.sql`select sslmode, password_encrypted from connections where id = ${id}`,
     ).toEqual(sslBefore);

@@ -73,6 +73,78 @@ describe("imports", () => {
   });
 });
 
+describe("workspace packages", () => {
+  const root = fileURLToPath(new URL("../../../", import.meta.url));
+  const packages = ["apps", "packages", "tooling"].flatMap((parent) =>
+    readdirSync(join(root, parent), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => {
+        const dir = join(root, parent, entry.name);
+        const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+          name: string;
+          exports?: Record<string, unknown>;
+        };
+        return { name: manifest.name, dir, exports: Object.keys(manifest.exports ?? {}) };
+      }),
+  );
+  const byName = new Map(packages.map((pkg) => [pkg.name, pkg]));
+
+  /** Every TypeScript file of a package (its build output and dependencies aside) with its imports. */
+  const importsOf = (dir: string) =>
+    (readdirSync(dir, { recursive: true }) as string[])
+      .filter((file) => file.endsWith(".ts") && !/(^|\/)(node_modules|dist)\//.test(file))
+      .map((file) => join(dir, file))
+      .map((file) => ({
+        file,
+        imports: ts
+          .preProcessFile(readFileSync(file, "utf8"), true, false)
+          .importedFiles.map(({ fileName }) => fileName),
+      }));
+
+  it("import one another only through the entries their package.json exports", () => {
+    const reachingIn: string[] = [];
+    for (const pkg of packages) {
+      for (const { file, imports } of importsOf(pkg.dir)) {
+        for (const name of imports) {
+          const where = `${relative(root, file)}: ${name}`;
+          if (name.startsWith(".")) {
+            if (relative(pkg.dir, resolve(dirname(file), name)).startsWith("..")) {
+              reachingIn.push(where);
+            }
+            continue;
+          }
+          const [scope, base, ...rest] = name.split("/");
+          const target = scope === "@dbmon" ? byName.get(`${scope}/${base}`) : undefined;
+          if (scope === "@dbmon" && !target?.exports.includes(["."].concat(rest).join("/"))) {
+            reachingIn.push(where);
+          }
+        }
+      }
+    }
+    expect(reachingIn).toEqual([]);
+  });
+
+  it("keep storage below monitoring: the datastore imports no workspace package, @dbmon/monitoring only the datastore", () => {
+    const allowed: Record<string, string[]> = {
+      "@dbmon/datastore": ["@dbmon/vitest-config"],
+      "@dbmon/monitoring": ["@dbmon/datastore", "@dbmon/vitest-config"],
+    };
+    const outside: string[] = [];
+    for (const [name, may] of Object.entries(allowed)) {
+      const pkg = byName.get(name);
+      expect(pkg, name).toBeDefined();
+      for (const { file, imports } of importsOf(pkg?.dir ?? "")) {
+        for (const imported of imports.filter((spec) => spec.startsWith("@dbmon/"))) {
+          if (!may.includes(imported.split("/").slice(0, 2).join("/"))) {
+            outside.push(`${relative(root, file)}: ${imported}`);
+          }
+        }
+      }
+    }
+    expect(outside).toEqual([]);
+  });
+});
+
 /** Tarjan's strongly connected components of a directed graph (iterative: no deep recursion). */
 function stronglyConnected(graph: Map<string, string[]>): string[][] {
   const index = new Map<string, number>();

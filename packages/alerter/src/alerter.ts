@@ -1,11 +1,6 @@
 import { randomUUID } from "node:crypto";
-import {
-  createOutboundHostPolicy,
-  type Datastore,
-  type HostPolicy,
-  probeCatalogue,
-  type SecretKey,
-} from "@dbmon/datastore";
+import type { Datastore, SecretKey } from "@dbmon/datastore";
+import { createOutboundHostPolicy, type HostPolicy, probeCatalogue } from "@dbmon/monitoring";
 import { type AnomalySettings, defaultAnomalySettings, evaluateAnomalies } from "./anomaly.js";
 import { type BaselineOptions, calculateBaselines } from "./baselines.js";
 import { EvaluationContext } from "./context.js";

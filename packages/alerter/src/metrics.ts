@@ -1,5 +1,6 @@
 import type { Sql } from "@dbmon/datastore";
-import { collectedDatabaseJoin, findProbeSpec } from "@dbmon/datastore";
+import { collectedDatabaseJoin } from "@dbmon/datastore";
+import { findProbeSpec } from "@dbmon/monitoring";
 import { loadPerVcpu, maxBlockedSeconds } from "./activity-metrics.js";
 import { AUTOVACUUM_FRESHNESS_SECONDS, updateAutovacuumCrossings } from "./autovacuum-crossings.js";
 import { collected, seconds, settingAt } from "./metric-sql.js";

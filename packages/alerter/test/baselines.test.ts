@@ -1,4 +1,4 @@
-import { createOutboundHostPolicy } from "@dbmon/datastore";
+import { createOutboundHostPolicy } from "@dbmon/monitoring";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentAlerterLogger, startAlerter } from "../src/index.js";
 import { createMetricTables } from "./metric-tables.js";

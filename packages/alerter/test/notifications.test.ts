@@ -206,9 +206,20 @@ describe("notifications", () => {
     await h.datastore.sql`delete from notification_channels where id = ${channel}`;
   });
 
+  it("notifications carry measured values as people read them: 99.17, not 99.16666666666667", async () => {
+    const { alertFacts } = await import("../src/notify/queue.js");
+    const connectionId = await addConnection(h.datastore, "rounding-db");
+    const [alert] = await h.datastore.sql<{ id: number }[]>`
+      insert into alerts (alert_type, connection_id, metric_name, metric_value, threshold_value, operator, severity, title)
+      values ('threshold', ${connectionId}, 'cache_hit_ratio', 99.16666666666667, 0.000123456, '>', 'warning', 'Rounding')
+      returning id::int`;
+    const facts = await alertFacts(h.datastore.sql, alert?.id ?? 0);
+    expect(facts).toMatchObject({ metricValue: 99.17, thresholdValue: 0.000123 });
+  });
+
   it("refuses private and metadata hosts unless allowed", async () => {
     const { deliver, loadChannels } = await import("../src/index.js");
-    const { createOutboundHostPolicy } = await import("@dbmon/datastore");
+    const { createOutboundHostPolicy } = await import("@dbmon/monitoring");
     const [row] = await h.datastore.sql<{ id: number }[]>`
       insert into notification_channels (channel_type, name, webhook_url_encrypted)
       values ('mattermost', 'mm', ${encryptSecret(h.secretKey, receiver.url)}) returning id`;

@@ -1,6 +1,6 @@
 import { createServer as createHttpServer, type Server } from "node:http";
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
-import { createHostPolicy } from "@dbmon/datastore";
+import { createHostPolicy } from "@dbmon/monitoring";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Channel, deliver } from "../src/index.js";
 import { startSmtpSink } from "./support.js";

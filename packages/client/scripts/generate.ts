@@ -5,7 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import * as contract from "@dbmon/contract";
-import { allOperations, type Operation, tags } from "@dbmon/contract";
+import { allOperations, type Operation, pagingOf, tags } from "@dbmon/contract";
 
 type Shape = { def?: { type?: string }; shape?: Record<string, Shape> };
 
@@ -131,14 +131,15 @@ for (const operation of allOperations) {
     success200?.def?.type === "object"
       ? Object.entries(success200.shape ?? {}).filter(([, s]) => s.def?.type === "array")
       : [];
-  if (queryParams.includes("limit") && queryParams.includes("offset") && arrays.length === 1) {
+  const paging = pagingOf((request.query as Shape | undefined)?.shape?.limit);
+  if (paging && queryParams.includes("offset") && arrays.length === 1) {
     const [items] = arrays[0] as [string, Shape];
     const iterateName = name.replace(/^list/, "iterate");
     add(iterateName);
     group.types.push(
-      `    /** Every item of \`${name}\`, page by page (\`limit\` is the page size; default 100). */\n    ${iterateName}(...args: Args<Omit<${input}, "offset">, CallOptions>): AsyncIterable<ItemOf<${op}, "${items}">>;`,
+      `    /** Every item of \`${name}\`, page by page (\`limit\` is the page size: at most ${paging.cap}, the default). */\n    ${iterateName}(...args: Args<Omit<${input}, "offset">, CallOptions>): AsyncIterable<ItemOf<${op}, "${items}">>;`,
     );
-    group.table.push(`    ${iterateName}: [E.${id}, "${items}"],`);
+    group.table.push(`    ${iterateName}: [E.${id}, "${items}", ${paging.cap}],`);
   }
 }
 
@@ -165,8 +166,8 @@ export interface Resources<S extends ResultStyle> {
 ${sorted.map(([name, group]) => `  ${name}: {\n${group.types.join("\n")}\n  };`).join("\n")}
 }
 
-/** Which endpoint each method calls; \`[endpoint, items]\` for the iterators of paged lists. */
-export const resourceTable: Record<string, Record<string, Endpoint | readonly [Endpoint, string]>> = {
+/** Which endpoint each method calls; \`[endpoint, items, page cap]\` for the iterators of paged lists. */
+export const resourceTable: Record<string, Record<string, Endpoint | readonly [Endpoint, string, number]>> = {
 ${sorted.map(([name, group]) => `  ${name}: {\n${group.table.join("\n")}\n  },`).join("\n")}
 };
 `,

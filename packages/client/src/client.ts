@@ -152,44 +152,52 @@ export function createClient<S extends ResultStyle = "throw">(options: ClientOpt
       headers.set("content-type", "application/json");
     }
     const target = url(options.baseUrl, route.path, input);
-    const controller = new AbortController();
     const timeout = call.timeout ?? options.timeout ?? 30_000;
+    if (timeout <= 0) {
+      // No deadline (streams): the caller's signal goes to fetch itself, so that aborting it also
+      // ends a body still being read, and frees the socket, long after the headers came.
+      return fetchOrThrow(target, call.signal, () => false);
+    }
+    const controller = new AbortController();
     let timedOut = false;
-    const timer =
-      timeout > 0
-        ? setTimeout(() => {
-            timedOut = true;
-            controller.abort();
-          }, timeout)
-        : undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeout);
     const onAbort = () => controller.abort(call.signal?.reason);
     call.signal?.addEventListener("abort", onAbort, { once: true });
     if (call.signal?.aborted) {
       onAbort();
     }
     try {
-      return await doFetch(
-        new Request(target, {
-          method: route.method.toUpperCase(),
-          headers,
-          body: input.body === undefined ? undefined : JSON.stringify(input.body),
-          signal: controller.signal,
-          ...(options.credentials ? { credentials: options.credentials } : {}),
-        }),
-      );
-    } catch (cause) {
-      if (call.signal?.aborted) {
-        throw call.signal.reason;
-      }
-      if (timedOut) {
-        throw new DbmonTimeoutError(`No answer within ${timeout} ms`, { cause });
-      }
-      throw new DbmonNetworkError(`${route.method.toUpperCase()} ${route.path} failed: ${String(cause)}`, {
-        cause,
-      });
+      return await fetchOrThrow(target, controller.signal, () => timedOut);
     } finally {
       clearTimeout(timer);
       call.signal?.removeEventListener("abort", onAbort);
+    }
+
+    async function fetchOrThrow(target: URL, signal: AbortSignal | undefined, timedOut: () => boolean) {
+      try {
+        return await doFetch(
+          new Request(target, {
+            method: route.method.toUpperCase(),
+            headers,
+            body: input.body === undefined ? undefined : JSON.stringify(input.body),
+            ...(signal ? { signal } : {}),
+            ...(options.credentials ? { credentials: options.credentials } : {}),
+          }),
+        );
+      } catch (cause) {
+        if (call.signal?.aborted) {
+          throw call.signal.reason;
+        }
+        if (timedOut()) {
+          throw new DbmonTimeoutError(`No answer within ${timeout} ms`, { cause });
+        }
+        throw new DbmonNetworkError(`${route.method.toUpperCase()} ${route.path} failed: ${String(cause)}`, {
+          cause,
+        });
+      }
     }
   }
 

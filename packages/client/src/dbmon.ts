@@ -32,8 +32,8 @@ export function createDbmon<S extends ResultStyle = "throw">(options: ClientOpti
     const group: Record<string, unknown> = {};
     for (const [name, target] of Object.entries(methods)) {
       if (Array.isArray(target)) {
-        const [endpoint, items] = target as [Endpoint, string];
-        group[name] = (input?: Flat, call?: object) => pages(client, endpoint, items, input, call);
+        const [endpoint, items, cap] = target as [Endpoint, string, number];
+        group[name] = (input?: Flat, call?: object) => pages(client, [endpoint, items, cap], input, call);
       } else {
         const endpoint = target as Endpoint;
         group[name] = endpoint.stream
@@ -51,19 +51,26 @@ export function createDbmon<S extends ResultStyle = "throw">(options: ClientOpti
   return dbmon as unknown as Dbmon<S>;
 }
 
+/**
+ * Every item of a paged list, following the server's paging: pages of `limit` items, never more
+ * than the list's cap (the server cuts a larger page to it, so a page shorter than asked for would
+ * otherwise look like the last), until a short page or, where the answer has one, its `total`.
+ */
 async function* pages(
   client: DbmonClient<ResultStyle>,
-  endpoint: Endpoint,
-  items: string,
+  [endpoint, items, cap]: readonly [Endpoint, string, number],
   input: Flat = {},
   call?: object,
 ) {
-  const limit = typeof input.limit === "number" ? input.limit : 100;
-  for (let offset = 0; ; offset += limit) {
+  const limit = typeof input.limit === "number" && input.limit > 0 ? Math.min(input.limit, cap) : cap;
+  for (let offset = 0; ; ) {
     const { data } = await client.request(endpoint, structure(endpoint, { ...input, limit, offset }), call);
-    const page = (data as Record<string, unknown[]>)[items] ?? [];
+    const answer = data as Record<string, unknown>;
+    const page = (answer[items] as unknown[] | undefined) ?? [];
     yield* page;
-    if (page.length < limit) {
+    offset += page.length;
+    const total = typeof answer.total === "number" ? answer.total : undefined;
+    if (page.length < limit || (total !== undefined && offset >= total)) {
       return;
     }
   }

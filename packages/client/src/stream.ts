@@ -100,8 +100,10 @@ export async function readEvents<E>(
             throw error;
           }
         } finally {
+          // The body is locked by the decoder's pipe: cancelling the reader cancels the pipe and,
+          // through it, the body, which frees the socket (cancelling the body itself would fail).
+          await reader?.cancel().catch(() => {});
           reader?.releaseLock();
-          await current.body?.cancel().catch(() => {});
         }
         if (!options.reconnect || controller.signal.aborted) {
           return;

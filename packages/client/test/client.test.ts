@@ -204,6 +204,34 @@ describe("transport", () => {
     ]);
   });
 
+  it("iterates by the server's paging: a limit above the cap is asked as the cap, and the total ends it", async () => {
+    const alerts = Array.from({ length: 2500 }, (_, i) => ({ id: i + 1 }));
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.url ?? "");
+      const query = new URL(req.url ?? "", "http://x").searchParams;
+      // As dbmon does: a page never holds more than 1,000 alerts, whatever the limit.
+      const limit = Math.min(Number(query.get("limit")), 1000);
+      const offset = Number(query.get("offset"));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ alerts: alerts.slice(offset, offset + limit), total: alerts.length }));
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const dbmon = createDbmon({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    const ids: number[] = [];
+    for await (const alert of dbmon.alerts.iterate({ limit: 5000 })) {
+      ids.push(alert.id);
+    }
+    expect(ids).toEqual(alerts.map((a) => a.id));
+    expect(seen).toEqual([
+      "/api/v1/alerts?limit=1000&offset=0",
+      "/api/v1/alerts?limit=1000&offset=1000",
+      "/api/v1/alerts?limit=1000&offset=2000",
+    ]);
+  });
+
   it("reconnects a GET stream with Last-Event-ID", async () => {
     const sse = (text: string) => (res: import("node:http").ServerResponse) => {
       res.writeHead(200, { "content-type": "text/event-stream" }).end(text);

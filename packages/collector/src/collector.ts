@@ -4,15 +4,17 @@ import {
   type Datastore,
   type EffectiveProbeConfig,
   effectiveProbeConfigs,
-  findProbeSpec,
-  type HostPolicy,
   readServerDirectory,
-  refreshClusterTopology,
-  rollUpMetrics,
-  rollupTables,
   type SecretKey,
   seedProbeConfigs,
 } from "@dbmon/datastore";
+import {
+  findProbeSpec,
+  type HostPolicy,
+  refreshClusterTopology,
+  rollUpMetrics,
+  rollupTables,
+} from "@dbmon/monitoring";
 import { ACTIVITY_SAMPLING_DESCRIPTION, activitySamplingProbe } from "./activity-sampling.js";
 import { ActivityStore } from "./activity-store.js";
 import { cycleLeases, releaseLeases } from "./leases.js";

@@ -1,4 +1,4 @@
-import { monitoredServerSession, ReceiveBudget } from "@dbmon/datastore";
+import { monitoredServerSession, ReceiveBudget } from "@dbmon/monitoring";
 import postgres from "postgres";
 import type { ProbeRow } from "./probes/types.js";
 import type { ServerTarget } from "./target.js";

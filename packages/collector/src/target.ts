@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import type { ConnectionOptions } from "node:tls";
-import { decryptSecret, type HostPolicy, type SecretKey } from "@dbmon/datastore";
+import { decryptSecret, type SecretKey } from "@dbmon/datastore";
+import type { HostPolicy } from "@dbmon/monitoring";
 import { readSslFile } from "./ssl-files.js";
 
 /** The columns of a `connections` row the collector needs. */

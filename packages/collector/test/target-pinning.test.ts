@@ -1,4 +1,5 @@
-import { createHostPolicy, encryptSecret, loadSecretKey } from "@dbmon/datastore";
+import { encryptSecret, loadSecretKey } from "@dbmon/datastore";
+import { createHostPolicy } from "@dbmon/monitoring";
 import { describe, expect, it } from "vitest";
 import { HostRefusedError, serverTarget, type TargetConnection } from "../src/index.js";
 

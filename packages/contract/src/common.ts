@@ -115,6 +115,36 @@ export function lenientIntQuery(openapi: { description?: string; example?: numbe
   ).optional();
 }
 
+/**
+ * How a list is paged: the page size when the caller gives none, and the most one page holds. A
+ * larger `limit` is not refused (reference behaviour) but cut to `cap`; clients page by it.
+ */
+export interface Paging {
+  defaultSize: number;
+  cap: number;
+}
+
+const pagings = new WeakMap<object, Paging>();
+
+/** The `limit` query parameter of a list paged by `paging`, which `pagingOf` gives back. */
+export function pageLimitQuery(paging: Paging, noun = "Page size") {
+  const schema = lenientIntQuery({
+    description: `${noun} (default ${paging.defaultSize}, at most ${paging.cap})`,
+  });
+  pagings.set(schema, paging);
+  return schema;
+}
+
+/** The paging of a `limit` parameter made by `pageLimitQuery`. */
+export function pagingOf(limit: unknown): Paging | undefined {
+  return typeof limit === "object" && limit !== null ? pagings.get(limit) : undefined;
+}
+
+/** A `limit` as a list answers it: the default when absent or 0, never above the cap. */
+export function pageSize(limit: number | undefined, paging: Paging): number {
+  return limit && limit > 0 ? Math.min(limit, paging.cap) : paging.defaultSize;
+}
+
 /** An optional boolean in the query string: `true` or `1` is true, any other value false. */
 export function lenientBoolQuery(openapi: { description?: string } = {}) {
   return typedText<boolean, z.ZodType<boolean>>(

@@ -1,4 +1,5 @@
 export * from "./access.js";
+export * from "./activity/index.js";
 export * from "./alert-overrides/index.js";
 export * from "./alert-rules/index.js";
 export * from "./alerts/index.js";

@@ -1,3 +1,4 @@
+import { activityOperations } from "./activity/index.js";
 import { alertOverridesOperations } from "./alert-overrides/index.js";
 import { alertRulesOperations } from "./alert-rules/index.js";
 import { alertsOperations } from "./alerts/index.js";
@@ -47,6 +48,7 @@ export const allOperations: readonly Operation[] = [
   ...probeOperations,
   ...metricsOperations,
   ...timelineOperations,
+  ...activityOperations,
   ...conversationOperations,
   ...llmOperations,
   ...memoriesOperations,

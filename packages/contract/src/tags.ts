@@ -11,6 +11,7 @@ export const tags = {
   probes: { name: "Probes", description: "Probe configuration and overrides" },
   serverInfo: { name: "Server information", description: "Host and server details of a connection" },
   metrics: { name: "Metrics", description: "Collected metrics, baselines and summaries" },
+  activity: { name: "Activity", description: "Database load and sessions from active session history" },
   timeline: { name: "Timeline", description: "Events on the estate's timeline" },
   overview: { name: "Overview", description: "AI-generated estate overview" },
   conversations: { name: "Conversations", description: "Stored chat conversations" },

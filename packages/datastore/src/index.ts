@@ -2,30 +2,26 @@ export { advisoryLocks } from "./advisory-locks.js";
 export { type Datastore, type DatastoreConfig, type Db, openDatastore, type Sql } from "./datastore.js";
 export { DATASTORE_READER_ROLE, DATASTORE_SECRET_COLUMNS } from "./datastore-reader.js";
 export { type EmbeddedServer, startEmbeddedServer } from "./embedded.js";
-export {
-  createHostPolicy,
-  createOutboundHostPolicy,
-  type HostPolicy,
-  isAllowedPort,
-  isValidHostEntry,
-  parseHostList,
-  type Resolver,
-} from "./host-policy.js";
 export { type DatastoreLogger, silentLogger } from "./logger.js";
 export { migrateDatastore, migrationsFolder } from "./migrate.js";
-export { MONITORED_SERVER_DRIVER_OPTIONS, monitoredServerSession } from "./monitored-server-driver.js";
-export { ReceiveBudget } from "./monitored-server-socket.js";
 export {
-  type ColumnType,
-  type DescribedProbeSpec,
-  findProbeSpec,
-  metricColumns,
-  numericValue,
-  type ProbeColumn,
-  type ProbeScope,
-  type ProbeSpec,
-  probeCatalogue,
-} from "./probe-catalogue/index.js";
+  ACTIVITY_DIMENSIONS,
+  type ActivityDimension,
+  type ActivityLoad,
+  type ActivityLoadRequest,
+  type ActivityTop,
+  type ActivityTopRequest,
+  type ActivityWindow,
+  activityLoad,
+  activityTop,
+  alignedWindow,
+  CPU,
+  type DimensionValue,
+  hostVcpus,
+  type LoadSeries,
+  queryTexts,
+  type TopValue,
+} from "./queries/activity.js";
 export { type BlackoutScheduleRow, enabledBlackoutSchedules } from "./queries/blackout-schedules.js";
 export {
   collectedDatabaseJoin,
@@ -52,6 +48,7 @@ export {
   resolveProbeConfig,
   seedProbeConfigs,
 } from "./queries/probe-configs.js";
+export { readableNumberSql } from "./queries/readable-number.js";
 export {
   type CollectedDatabase,
   type CollectedDisk,
@@ -63,17 +60,6 @@ export {
   KEY_SETTING_NAMES,
   readServerInfo,
 } from "./queries/server-info.js";
-export {
-  ROLLUP_SETTLING_SECONDS,
-  type RollupCoverage,
-  type RollupPass,
-  type RollupTable,
-  rolledUp,
-  rollUpMetrics,
-  rollupCoverage,
-  rollupDatabaseColumn,
-  rollupTables,
-} from "./rollups/index.js";
 export * as schema from "./schema/index.js";
 export { scramVerifier } from "./scram-verifier.js";
 export {
@@ -86,14 +72,3 @@ export {
   type SecretKeySource,
 } from "./secrets.js";
 export { type BuiltInRule, builtInRules } from "./seed/alert-rules.js";
-export {
-  type DetectedCluster,
-  type DetectedRelationship,
-  type DetectionNode,
-  detectClusters,
-  type RefreshResult,
-  type RelationshipType,
-  readDetectionNodes,
-  refreshClusterTopology,
-  spockPrefix,
-} from "./topology/detect.js";

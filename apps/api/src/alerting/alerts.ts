@@ -1,4 +1,4 @@
-import type { AlertListQuerySchema } from "@dbmon/contract";
+import { ALERT_PAGING, type AlertListQuerySchema } from "@dbmon/contract";
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, count, desc, eq, gte, inArray, isNull, lte, sql } from "drizzle-orm";
 import type { z } from "zod";
@@ -70,7 +70,7 @@ export class AlertService {
         triggeredFrom: parseRfc3339(query.start_time),
         triggeredUntil: parseRfc3339(query.end_time),
       },
-      page(query.limit, query.offset),
+      page(query.limit, query.offset, ALERT_PAGING),
     );
     return { alerts: found.alerts.map(presentAlert), total: found.total };
   }

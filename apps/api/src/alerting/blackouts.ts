@@ -1,3 +1,4 @@
+import { BLACKOUT_PAGING } from "@dbmon/contract";
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, count, desc, eq, gte, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
@@ -126,7 +127,7 @@ export class BlackoutService {
       query.active === undefined ? undefined : sql`${isActive} = ${query.active}`,
       visibility.scoped(blackouts),
     );
-    const { limit, offset } = page(query.limit, query.offset);
+    const { limit, offset } = page(query.limit, query.offset, BLACKOUT_PAGING);
     const db = this.datastore.db;
     const [rows, [total]] = await Promise.all([
       db

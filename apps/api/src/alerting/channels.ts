@@ -4,13 +4,13 @@ import {
   type Datastore,
   type EmailRecipientRow,
   encryptSecret,
-  type HostPolicy,
   type NotificationChannelRow,
   readNotificationChannels,
   type SecretKey,
   type StoredNotificationChannel,
   schema,
 } from "@dbmon/datastore";
+import type { HostPolicy } from "@dbmon/monitoring";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Clock } from "../clock.js";

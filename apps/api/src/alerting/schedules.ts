@@ -1,3 +1,4 @@
+import { BLACKOUT_PAGING } from "@dbmon/contract";
 import { type BlackoutScheduleRow, type Datastore, schema } from "@dbmon/datastore";
 import { Cron } from "croner";
 import { and, asc, count, eq, sql } from "drizzle-orm";
@@ -30,7 +31,7 @@ export class BlackoutScheduleService {
       query.enabled === undefined ? undefined : eq(blackoutSchedules.enabled, query.enabled),
       visibility.scoped(blackoutSchedules),
     );
-    const { limit, offset } = page(query.limit, query.offset);
+    const { limit, offset } = page(query.limit, query.offset, BLACKOUT_PAGING);
     const db = this.datastore.db;
     const [rows, [total]] = await Promise.all([
       db

@@ -1,3 +1,5 @@
+import { type Paging, pageSize } from "@dbmon/contract";
+
 /** A timestamp from the datastore (a Date from Drizzle, a string from raw queries) as ISO 8601 UTC. */
 export function iso(value: Date | string): string {
   return (value instanceof Date ? value : new Date(value)).toISOString();
@@ -18,10 +20,11 @@ export function parseRfc3339(text: string | undefined): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-/** limit/offset of a list: default 100, at most 1000. */
+/** limit/offset of a list paged as the contract's `paging` says. */
 export function page(
   limit: number | undefined,
   offset: number | undefined,
+  paging: Paging,
 ): { limit: number; offset: number } {
-  return { limit: limit && limit > 0 ? Math.min(limit, 1000) : 100, offset: offset ?? 0 };
+  return { limit: pageSize(limit, paging), offset: offset ?? 0 };
 }

@@ -66,3 +66,28 @@ export function clientAddress(c: Context, isTrustedProxy: (address: string) => b
 function normalise(address: string): string {
   return address.startsWith("::ffff:") && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
 }
+
+/**
+ * What a per-address limit counts: an IPv4 address, or the /64 an IPv6 address belongs to, since one
+ * subscriber is routed a whole /64 and could otherwise spread its attempts over 2^64 addresses.
+ * Anything that is not an IP address (a test's "unknown" peer) counts as itself.
+ */
+export function addressBlock(address: string): string {
+  if (isIP(address) !== 6) {
+    return address;
+  }
+  const [head = "", tail] = (address.toLowerCase().split("%")[0] ?? "").split("::");
+  // An embedded IPv4 tail (`::ffff:1.2.3.4`) stands for two groups.
+  const groups = (part: string | undefined) =>
+    part ? part.split(":").flatMap((group) => (group.includes(".") ? ["0", "0"] : [group])) : [];
+  const leading = groups(head);
+  const trailing = groups(tail);
+  const hextets =
+    tail === undefined
+      ? leading
+      : [...leading, ...Array<string>(8 - leading.length - trailing.length).fill("0"), ...trailing];
+  return `${hextets
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(":")}::/64`;
+}

@@ -3,7 +3,7 @@ import type { Clock } from "../clock.js";
 import type { Config } from "../config.js";
 import { NotAuthenticated, TooManyRequests } from "../errors.js";
 import type { AccessCache } from "./access-cache.js";
-import { trustedProxyMatcher } from "./client-address.js";
+import { addressBlock, trustedProxyMatcher } from "./client-address.js";
 import { type Caller, CredentialStore, type IssuedSession } from "./credentials.js";
 import { GroupDirectory } from "./groups.js";
 import { mcpItems as builtInMcpItems, type McpItem } from "./model.js";
@@ -63,11 +63,12 @@ export class AuthService {
    */
   async login(username: string, password: string, clientAddress: string): Promise<IssuedSession> {
     const limits = this.options.config.loginThrottle;
-    const requests = await this.throttle.hit(`requests:${clientAddress}`, MINUTE_MS);
+    const subject = addressBlock(clientAddress);
+    const requests = await this.throttle.hit(`requests:${subject}`, MINUTE_MS);
     if (requests > limits.requestsPerMinute) {
       throw new TooManyRequests("Too many login requests, please try again later", secondsOf(MINUTE_MS));
     }
-    const failuresKey = `failures:${clientAddress}`;
+    const failuresKey = `failures:${subject}`;
     if ((await this.throttle.peek(failuresKey, limits.failureWindowMs)) >= limits.maxFailedAttempts) {
       throw new TooManyRequests(
         "Too many failed authentication attempts, please try again later",

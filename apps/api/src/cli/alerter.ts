@@ -1,5 +1,5 @@
 import { startAlerter } from "@dbmon/alerter";
-import { createOutboundHostPolicy } from "@dbmon/datastore";
+import { createOutboundHostPolicy } from "@dbmon/monitoring";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
 import { createLogger } from "../logger.js";

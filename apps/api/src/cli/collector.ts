@@ -1,5 +1,5 @@
 import { startCollector } from "@dbmon/collector";
-import { createHostPolicy } from "@dbmon/datastore";
+import { createHostPolicy } from "@dbmon/monitoring";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
 import { createLogger } from "../logger.js";

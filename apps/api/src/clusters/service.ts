@@ -1,6 +1,7 @@
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, asc, desc, eq, inArray, isNull, or } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
+import { Visibility } from "../auth/visibility.js";
 import { Conflict, Forbidden, NotFound } from "../errors.js";
 import {
   type ClusterChanges,
@@ -200,6 +201,40 @@ export class ClusterService {
       ...(scope.everything ? {} : { only: [...scope.visible] }),
     });
     return servers.map((server) => ({ ...server, status: serverStatus(server) }));
+  }
+
+  /**
+   * A cluster or group the caller can see (not found otherwise) and its connections the caller can
+   * see, by name: a group holds its live clusters' connections, and the default group also the
+   * connections in no cluster or in a cluster of no group.
+   */
+  async visibleMembers(
+    access: RequestAccess,
+    kind: "cluster" | "group",
+    id: number,
+  ): Promise<{ name: string; members: { id: number; name: string }[] }> {
+    const scope = await clusterScope(access);
+    const owner =
+      kind === "cluster" ? await this.visibleCluster(scope, id) : await this.visibleGroup(scope, id);
+    const inGroup = (group: GroupRow) =>
+      or(
+        and(eq(clusters.groupId, id), eq(clusters.dismissed, false)),
+        group.isDefault
+          ? or(isNull(connections.clusterId), and(isNull(clusters.groupId), eq(clusters.dismissed, false)))
+          : undefined,
+      );
+    const members = await this.db
+      .select({ id: connections.id, name: connections.name })
+      .from(connections)
+      .leftJoin(clusters, eq(clusters.id, connections.clusterId))
+      .where(
+        and(
+          kind === "cluster" ? eq(connections.clusterId, id) : inGroup(owner as GroupRow),
+          (await Visibility.of(access)).connection(connections.id),
+        ),
+      )
+      .orderBy(asc(connections.name), asc(connections.id));
+    return { name: owner.name, members };
   }
 
   /** Places a server in a cluster by hand; its relationships in the cluster it leaves are removed. */

@@ -1,15 +1,7 @@
 import { createHash } from "node:crypto";
 import { HostRefusedError, readSslFile, SslFileError, serverTarget } from "@dbmon/collector";
-import {
-  type Datastore,
-  encryptSecret,
-  type HostPolicy,
-  isAllowedPort,
-  monitoredServerSession,
-  ReceiveBudget,
-  type SecretKey,
-  schema,
-} from "@dbmon/datastore";
+import { type Datastore, encryptSecret, type SecretKey, schema } from "@dbmon/datastore";
+import { type HostPolicy, isAllowedPort, monitoredServerSession, ReceiveBudget } from "@dbmon/monitoring";
 import { asc, eq } from "drizzle-orm";
 import postgres from "postgres";
 import type { PresentedCredential, RequestAccess } from "../auth/access.js";
@@ -105,7 +97,9 @@ function columnsOf(input: ConnectionInput, key: SecretKey) {
  * read its password could otherwise point it at a server of their own that asks for it in clear.
  * Nor does it follow a change of `ssl_mode`: a weaker mode lets whoever sits on the network pose as
  * the server and ask for the password in clear, and any change is treated alike so that no list of
- * "weaker" modes can be got wrong.
+ * "weaker" modes can be got wrong. The trusted CA (`ssl_root_cert_path`) decides who may pose as the
+ * server under verify-ca/verify-full, so it counts as part of `ssl_mode`; the client's own certificate
+ * and key do not decide whom the password is sent to.
  */
 function requireReenteredPassword(stored: ConnectionRow, input: ConnectionInput): void {
   if (stored.passwordEncrypted === null || input.password !== undefined) {
@@ -120,9 +114,13 @@ function requireReenteredPassword(stored: ConnectionRow, input: ConnectionInput)
       "Changing host, hostaddr or port requires re-entering the password (send password with the change)",
     );
   }
-  if (input.ssl_mode !== undefined && input.ssl_mode !== stored.sslmode) {
+  const trustChanged =
+    (input.ssl_mode !== undefined && input.ssl_mode !== stored.sslmode) ||
+    (input.ssl_root_cert_path !== undefined &&
+      (input.ssl_root_cert_path || null) !== (stored.sslrootcert || null));
+  if (trustChanged) {
     throw new InvalidInput(
-      "Changing ssl_mode requires re-entering the password (send password with the change)",
+      "Changing ssl_mode or ssl_root_cert_path requires re-entering the password (send password with the change)",
     );
   }
 }
@@ -261,10 +259,10 @@ export class ConnectionStore {
         throw new InvalidInput(SELF_CONNECTION_SHARING_REFUSED);
       }
     }
+    // The password rule first: a change it refuses probes neither the network nor the file system.
+    requireReenteredPassword(await this.require(id), input);
     await this.checkReachable(input);
     await this.checkSslFiles(input);
-    const stored = await this.require(id);
-    requireReenteredPassword(stored, input);
     const row = await this.update(id, input);
     if (!row) {
       throw new NotFound("Connection not found");

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { CONVERSATION_PAGING, pageSize } from "@dbmon/contract";
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Caller } from "../auth/credentials.js";
@@ -15,8 +16,6 @@ export type StoredMessage = {
   content: string | Record<string, unknown>[];
 };
 
-export const DEFAULT_LIST_LIMIT = 50;
-export const MAX_LIST_LIMIT = 100;
 const TITLE_LENGTH = 50;
 const PREVIEW_LENGTH = 100;
 const NOT_FOUND = "Conversation not found";
@@ -39,7 +38,7 @@ export class ConversationStore {
   ) {}
 
   async list(caller: Caller, page: { limit?: number | undefined; offset?: number | undefined }) {
-    const limit = Math.min(page.limit && page.limit > 0 ? page.limit : DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT);
+    const limit = pageSize(page.limit, CONVERSATION_PAGING);
     // The preview is computed in SQL: the messages themselves never leave the datastore here.
     const rows = await this.datastore.db
       .select({

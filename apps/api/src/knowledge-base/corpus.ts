@@ -3,7 +3,8 @@ import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { builtInRules, probeCatalogue } from "@dbmon/datastore";
+import { builtInRules } from "@dbmon/datastore";
+import { probeCatalogue } from "@dbmon/monitoring";
 import { version } from "../version.js";
 
 /** One searchable section of the corpus. */

@@ -18,6 +18,7 @@ import {
   type ToolDefinition,
 } from "@dbmon/llm";
 import type { RequestAccess } from "../auth/access.js";
+import { addressBlock } from "../auth/client-address.js";
 import type { LoginThrottle } from "../auth/throttle.js";
 import type { Clock } from "../clock.js";
 import { InvalidInput, OperationFailed, TooManyRequests, Unavailable } from "../errors.js";
@@ -198,7 +199,7 @@ export class LlmProxy {
     }
     const name = this.configuredChatProvider(provider);
     if (!(await access.caller())) {
-      const requests = await this.deps.throttle.hit(`llm-models:${clientAddress}`, MINUTE_MS);
+      const requests = await this.deps.throttle.hit(`llm-models:${addressBlock(clientAddress)}`, MINUTE_MS);
       if (requests > this.deps.anonymousModelRequestsPerMinute) {
         throw new TooManyRequests("Too many model list requests, please try again later", MINUTE_MS / 1000);
       }

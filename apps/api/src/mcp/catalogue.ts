@@ -11,6 +11,7 @@ import {
   type ToolResult,
   type Tools,
 } from "./tool.js";
+import { activityTools } from "./tools/activity.js";
 import { alertingTools } from "./tools/alerting.js";
 import { datastoreTools } from "./tools/datastore.js";
 import { knowledgeBaseTools } from "./tools/knowledge-base.js";
@@ -26,6 +27,7 @@ export const allTools: readonly Tool[] = [
   ...sqlTools,
   ...similarityTools,
   ...monitoringTools,
+  ...activityTools,
   ...datastoreTools,
   ...alertingTools,
   ...memoryTools,

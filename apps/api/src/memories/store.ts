@@ -1,3 +1,4 @@
+import { MEMORY_PAGING, pageSize } from "@dbmon/contract";
 import { type Datastore, schema } from "@dbmon/datastore";
 import type { Embedder } from "@dbmon/llm";
 import { and, desc, eq, or, type SQL, sql } from "drizzle-orm";
@@ -13,8 +14,6 @@ const { chatMemories, users } = schema;
 
 export type MemoryScope = "user" | "system";
 
-export const DEFAULT_LIST_LIMIT = 100;
-export const MAX_LIST_LIMIT = 1000;
 export const DEFAULT_RECALL_LIMIT = 10;
 export const MAX_RECALL_LIMIT = 100;
 /** Longest memory kept: a memory is a fact, not a document. */
@@ -113,7 +112,7 @@ export class MemoryStore implements PinnedMemorySource {
 
   /** The caller's memories and every system memory, most recently updated first. */
   async list(caller: Caller, query: { category?: string | undefined; limit?: number | undefined }) {
-    const limit = Math.min(query.limit || DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT);
+    const limit = pageSize(query.limit, MEMORY_PAGING);
     const rows = await this.select(
       and(visibleTo(caller), query.category ? eq(chatMemories.category, query.category) : undefined),
     )

@@ -1,6 +1,7 @@
-import { findProbeSpec, metricColumns, type ProbeColumn, type ProbeSpec, type Sql } from "@dbmon/datastore";
+import type { Sql } from "@dbmon/datastore";
+import { findProbeSpec, metricColumns, type ProbeColumn, type ProbeSpec } from "@dbmon/monitoring";
 
-export { metricColumns, numericValue } from "@dbmon/datastore";
+export { metricColumns, numericValue } from "@dbmon/monitoring";
 
 import { InvalidInput } from "../errors.js";
 

@@ -1,10 +1,5 @@
-import {
-  type ProbeColumn,
-  type ProbeSpec,
-  rollupCoverage,
-  rollupDatabaseColumn,
-  type Sql,
-} from "@dbmon/datastore";
+import type { Sql } from "@dbmon/datastore";
+import { type ProbeColumn, type ProbeSpec, rollupCoverage, rollupDatabaseColumn } from "@dbmon/monitoring";
 import { numericValue, probeTable, quoted } from "./catalogue.js";
 import { isoFromEpoch } from "./request.js";
 

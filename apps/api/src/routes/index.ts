@@ -3,6 +3,7 @@ import type { App } from "../http/app-type.js";
 import { registerMcpEndpoint } from "../http/mcp-endpoint.js";
 import { registerMissingConnectionId } from "../http/missing-connection-id.js";
 import { registerOperations, type UndeclaredStatus } from "../http/operations.js";
+import { activityHandlers } from "./activity/index.js";
 import { alertOverridesHandlers } from "./alert-overrides/index.js";
 import { alertRulesHandlers } from "./alert-rules/index.js";
 import { alertsHandlers } from "./alerts/index.js";
@@ -51,6 +52,7 @@ export const implementations = [
   ...probeHandlers,
   ...metricsHandlers,
   ...timelineHandlers,
+  ...activityHandlers,
   ...conversationHandlers,
   ...llmHandlers,
   ...memoriesHandlers,

@@ -1,4 +1,4 @@
-import { monitoredServerSession, ReceiveBudget } from "@dbmon/datastore";
+import { monitoredServerSession, ReceiveBudget } from "@dbmon/monitoring";
 import postgres from "postgres";
 import { InvalidInput } from "../errors.js";
 import type { Statement } from "./classify.js";

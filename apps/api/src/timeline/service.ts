@@ -4,7 +4,7 @@ import {
   type TimelineEventSchema,
   type TimelineEventType,
 } from "@dbmon/contract";
-import type { Datastore } from "@dbmon/datastore";
+import { type Datastore, readableNumberSql } from "@dbmon/datastore";
 import type { z } from "@hono/zod-openapi";
 import type { RequestAccess } from "../auth/access.js";
 import { InvalidInput } from "../errors.js";
@@ -45,16 +45,6 @@ const selected = (column: string) => `($1::int[] is null or ${column} = any($1::
 const epoch = (column: string) => `floor(extract(epoch from ${column}))::bigint`;
 /** RFC 3339 text of a timestamp, as every time on the wire is written. */
 const text = (column: string) => `to_json(${column}) #>> '{}'`;
-/**
- * A measured value as people read it: two decimals, three significant digits below 1 (a ratio of
- * 99.16666666666667 % reads 99.17, 0.000123456 s reads 0.000123).
- */
-const roundedForReading = (
-  column: string,
-) => `case when ${column} is null or ${column} = 0 or abs(${column}) >= 1
-    then round(${column}::numeric, 2)::float8
-    else round(${column}::numeric, 2 - floor(log(abs(${column}::numeric)))::int)::float8 end`;
-
 interface SnapshotSource {
   type: TimelineEventType;
   table: string;
@@ -235,7 +225,7 @@ const ALERTING_SOURCES: Partial<Record<TimelineEventType, string>> = {
       a.connection_id, a.triggered_at as at, a.severity, 'Alert Fired: ' || a.title as title,
       coalesce(nullif(a.description, ''), a.title) as summary,
       json_build_object('alert_id', a.id, 'alert_type', a.alert_type, 'severity', a.severity, 'status', a.status,
-        'metric_name', a.metric_name, 'metric_value', ${roundedForReading("a.metric_value")}, 'metric_unit', r.metric_unit,
+        'metric_name', a.metric_name, 'metric_value', ${readableNumberSql("a.metric_value")}, 'metric_unit', r.metric_unit,
         'threshold_value', a.threshold_value, 'operator', a.operator, 'database_name', a.database_name,
         'probe_name', a.probe_name) as details
     from alerts a left join alert_rules r on r.id = a.rule_id

@@ -1,4 +1,5 @@
-import type { HostPolicy, SecretKey, Sql } from "@dbmon/datastore";
+import { readableNumberSql, type SecretKey, type Sql } from "@dbmon/datastore";
+import type { HostPolicy } from "@dbmon/monitoring";
 import { type Channel, loadChannels } from "./channel.js";
 import { type AlertFacts, alertMessage, type NotificationType } from "./messages.js";
 import { ChannelConfigError, type Delivery, deliver } from "./transport.js";
@@ -182,7 +183,9 @@ export async function alertFacts(sql: Sql, alertId: number): Promise<AlertFacts 
     }[]
   >`
     select a.id::int as id, a.alert_type, a.title, a.description, a.severity, a.status, a.triggered_at, a.cleared_at,
-      a.connection_id, c.name, c.host, c.port, a.database_name, a.metric_name, a.metric_value, a.threshold_value, a.operator
+      a.connection_id, c.name, c.host, c.port, a.database_name, a.metric_name,
+      ${sql.unsafe(readableNumberSql("a.metric_value"))} as metric_value,
+      ${sql.unsafe(readableNumberSql("a.threshold_value"))} as threshold_value, a.operator
     from alerts a left join connections c on c.id = a.connection_id where a.id = ${alertId}`;
   if (!row) {
     return undefined;

@@ -2,7 +2,7 @@ import type { LookupAddress } from "node:dns";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
-import type { HostPolicy } from "@dbmon/datastore";
+import type { HostPolicy } from "@dbmon/monitoring";
 import { createTransport } from "nodemailer";
 import type { Channel } from "./channel.js";
 

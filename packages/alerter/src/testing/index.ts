@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { createOutboundHostPolicy, type Datastore, openDatastore, type SecretKey } from "@dbmon/datastore";
+import { type Datastore, openDatastore, type SecretKey } from "@dbmon/datastore";
 import { createTestDatabase, type TestDatabase } from "@dbmon/datastore/testing";
+import { createOutboundHostPolicy } from "@dbmon/monitoring";
 import { type AlerterOptions, type RunningAlerter, silentAlerterLogger, startAlerter } from "../index.js";
 
 // Test support for the alerter's own tests and for end-to-end tests elsewhere (collector to alert),

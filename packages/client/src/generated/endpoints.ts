@@ -1226,6 +1226,105 @@ export const getLatestSnapshot: Endpoint<typeof C.getLatestSnapshot> = { operati
 export const listTimelineEvents: Endpoint<typeof C.listTimelineEvents> = { operationId: "listTimelineEvents", method: "get", path: "/api/v1/timeline/events", pathParams: [], queryParams: ["start_time","end_time","connection_id","connection_ids","event_types","limit"], body: 0 };
 
 /**
+ * Database load (average active sessions) of a connection's server over a window, in buckets, grouped by one dimension
+ *
+ * Average active sessions per bucket: the sessions sampled in it (active ones, and those waiting on a lock or idle in a transaction) over the sampling ticks that succeeded in it, so a gap in sampling does not dilute it; `vcpus` beside it is the line above which load is waiting for CPU. From the per-minute aggregates of active session history.
+ *
+ * Access: requires read access to the connection in the path parameter `id`.
+ *
+ * `GET /api/v1/connections/{id}/activity/load`
+ */
+export const getConnectionActivityLoad: Endpoint<typeof C.getConnectionActivityLoad> = { operationId: "getConnectionActivityLoad", method: "get", path: "/api/v1/connections/{id}/activity/load", pathParams: ["id"], queryParams: ["start_time","end_time","dimension","bucket_seconds","series"], body: 0 };
+
+/**
+ * The values of a dimension with the most load on a connection's server over a window (top queries by default)
+ *
+ * Each value's average active sessions over the window, its share of the load and its split by wait event type; queries carry their text from pg_stat_statements (or the sampled sessions).
+ *
+ * Access: requires read access to the connection in the path parameter `id`.
+ *
+ * `GET /api/v1/connections/{id}/activity/top`
+ */
+export const getConnectionActivityTop: Endpoint<typeof C.getConnectionActivityTop> = { operationId: "getConnectionActivityTop", method: "get", path: "/api/v1/connections/{id}/activity/top", pathParams: ["id"], queryParams: ["start_time","end_time","dimension","limit"], body: 0 };
+
+/**
+ * The sessions of a connection's server at a moment, with who blocked whom
+ *
+ * The raw sample nearest the moment (within 5 minutes, while raw samples are kept) and the lock tree built from each session's blocking pids.
+ *
+ * Access: requires read access to the connection in the path parameter `id`.
+ *
+ * `GET /api/v1/connections/{id}/activity/sessions`
+ */
+export const getConnectionActivitySessions: Endpoint<typeof C.getConnectionActivitySessions> = { operationId: "getConnectionActivitySessions", method: "get", path: "/api/v1/connections/{id}/activity/sessions", pathParams: ["id"], queryParams: ["at","limit"], body: 0 };
+
+/**
+ * Database load (average active sessions) of a cluster's servers together over a window, in buckets, grouped by one dimension
+ *
+ * Average active sessions per bucket: the sessions sampled in it (active ones, and those waiting on a lock or idle in a transaction) over the sampling ticks that succeeded in it, so a gap in sampling does not dilute it; `vcpus` beside it is the line above which load is waiting for CPU. From the per-minute aggregates of active session history.
+ *
+ * Access: any authenticated caller. A cluster the caller cannot see is not found; its servers the caller cannot see are left out.
+ *
+ * `GET /api/v1/clusters/{id}/activity/load`
+ */
+export const getClusterActivityLoad: Endpoint<typeof C.getClusterActivityLoad> = { operationId: "getClusterActivityLoad", method: "get", path: "/api/v1/clusters/{id}/activity/load", pathParams: ["id"], queryParams: ["start_time","end_time","dimension","bucket_seconds","series"], body: 0 };
+
+/**
+ * The values of a dimension with the most load on a cluster's servers together over a window (top queries by default)
+ *
+ * Each value's average active sessions over the window, its share of the load and its split by wait event type; queries carry their text from pg_stat_statements (or the sampled sessions).
+ *
+ * Access: any authenticated caller. A cluster the caller cannot see is not found; its servers the caller cannot see are left out.
+ *
+ * `GET /api/v1/clusters/{id}/activity/top`
+ */
+export const getClusterActivityTop: Endpoint<typeof C.getClusterActivityTop> = { operationId: "getClusterActivityTop", method: "get", path: "/api/v1/clusters/{id}/activity/top", pathParams: ["id"], queryParams: ["start_time","end_time","dimension","limit"], body: 0 };
+
+/**
+ * The sessions of a cluster's servers together at a moment, with who blocked whom
+ *
+ * The raw sample nearest the moment (within 5 minutes, while raw samples are kept) and the lock tree built from each session's blocking pids.
+ *
+ * Access: any authenticated caller. A cluster the caller cannot see is not found; its servers the caller cannot see are left out.
+ *
+ * `GET /api/v1/clusters/{id}/activity/sessions`
+ */
+export const getClusterActivitySessions: Endpoint<typeof C.getClusterActivitySessions> = { operationId: "getClusterActivitySessions", method: "get", path: "/api/v1/clusters/{id}/activity/sessions", pathParams: ["id"], queryParams: ["at","limit"], body: 0 };
+
+/**
+ * Database load (average active sessions) of a cluster group's servers together over a window, in buckets, grouped by one dimension
+ *
+ * Average active sessions per bucket: the sessions sampled in it (active ones, and those waiting on a lock or idle in a transaction) over the sampling ticks that succeeded in it, so a gap in sampling does not dilute it; `vcpus` beside it is the line above which load is waiting for CPU. From the per-minute aggregates of active session history.
+ *
+ * Access: any authenticated caller. A group the caller cannot see is not found; its servers the caller cannot see are left out.
+ *
+ * `GET /api/v1/cluster-groups/{id}/activity/load`
+ */
+export const getGroupActivityLoad: Endpoint<typeof C.getGroupActivityLoad> = { operationId: "getGroupActivityLoad", method: "get", path: "/api/v1/cluster-groups/{id}/activity/load", pathParams: ["id"], queryParams: ["start_time","end_time","dimension","bucket_seconds","series"], body: 0 };
+
+/**
+ * The values of a dimension with the most load on a cluster group's servers together over a window (top queries by default)
+ *
+ * Each value's average active sessions over the window, its share of the load and its split by wait event type; queries carry their text from pg_stat_statements (or the sampled sessions).
+ *
+ * Access: any authenticated caller. A group the caller cannot see is not found; its servers the caller cannot see are left out.
+ *
+ * `GET /api/v1/cluster-groups/{id}/activity/top`
+ */
+export const getGroupActivityTop: Endpoint<typeof C.getGroupActivityTop> = { operationId: "getGroupActivityTop", method: "get", path: "/api/v1/cluster-groups/{id}/activity/top", pathParams: ["id"], queryParams: ["start_time","end_time","dimension","limit"], body: 0 };
+
+/**
+ * The sessions of a cluster group's servers together at a moment, with who blocked whom
+ *
+ * The raw sample nearest the moment (within 5 minutes, while raw samples are kept) and the lock tree built from each session's blocking pids.
+ *
+ * Access: any authenticated caller. A group the caller cannot see is not found; its servers the caller cannot see are left out.
+ *
+ * `GET /api/v1/cluster-groups/{id}/activity/sessions`
+ */
+export const getGroupActivitySessions: Endpoint<typeof C.getGroupActivitySessions> = { operationId: "getGroupActivitySessions", method: "get", path: "/api/v1/cluster-groups/{id}/activity/sessions", pathParams: ["id"], queryParams: ["at","limit"], body: 0 };
+
+/**
  * List conversations
  *
  * The caller's conversations, most recently updated first.

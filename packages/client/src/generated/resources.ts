@@ -19,7 +19,7 @@ export interface Resources<S extends ResultStyle> {
      * `GET /api/v1/alerts`
      */
     list(...args: Args<FlatInput<typeof C.listAlerts>, CallOptions>): Promise<Result<typeof C.listAlerts, S>>;
-    /** Every item of `list`, page by page (`limit` is the page size; default 100). */
+    /** Every item of `list`, page by page (`limit` is the page size: at most 1000, the default). */
     iterate(...args: Args<Omit<FlatInput<typeof C.listAlerts>, "offset">, CallOptions>): AsyncIterable<ItemOf<typeof C.listAlerts, "alerts">>;
     /**
      * Alert counts by server
@@ -177,7 +177,7 @@ export interface Resources<S extends ResultStyle> {
      * `GET /api/v1/blackouts`
      */
     list(...args: Args<FlatInput<typeof C.listBlackouts>, CallOptions>): Promise<Result<typeof C.listBlackouts, S>>;
-    /** Every item of `list`, page by page (`limit` is the page size; default 100). */
+    /** Every item of `list`, page by page (`limit` is the page size: at most 1000, the default). */
     iterate(...args: Args<Omit<FlatInput<typeof C.listBlackouts>, "offset">, CallOptions>): AsyncIterable<ItemOf<typeof C.listBlackouts, "blackouts">>;
     /**
      * Create a blackout
@@ -233,7 +233,7 @@ export interface Resources<S extends ResultStyle> {
      * `GET /api/v1/blackout-schedules`
      */
     listSchedules(...args: Args<FlatInput<typeof C.listBlackoutSchedules>, CallOptions>): Promise<Result<typeof C.listBlackoutSchedules, S>>;
-    /** Every item of `listSchedules`, page by page (`limit` is the page size; default 100). */
+    /** Every item of `listSchedules`, page by page (`limit` is the page size: at most 1000, the default). */
     iterateSchedules(...args: Args<Omit<FlatInput<typeof C.listBlackoutSchedules>, "offset">, CallOptions>): AsyncIterable<ItemOf<typeof C.listBlackoutSchedules, "schedules">>;
     /**
      * Create a schedule
@@ -555,7 +555,7 @@ export interface Resources<S extends ResultStyle> {
      * `GET /api/v1/conversations`
      */
     list(...args: Args<FlatInput<typeof C.listConversations>, CallOptions>): Promise<Result<typeof C.listConversations, S>>;
-    /** Every item of `list`, page by page (`limit` is the page size; default 100). */
+    /** Every item of `list`, page by page (`limit` is the page size: at most 100, the default). */
     iterate(...args: Args<Omit<FlatInput<typeof C.listConversations>, "offset">, CallOptions>): AsyncIterable<ItemOf<typeof C.listConversations, "conversations">>;
     /**
      * Create a conversation
@@ -1382,11 +1382,11 @@ export interface Resources<S extends ResultStyle> {
   };
 }
 
-/** Which endpoint each method calls; `[endpoint, items]` for the iterators of paged lists. */
-export const resourceTable: Record<string, Record<string, Endpoint | readonly [Endpoint, string]>> = {
+/** Which endpoint each method calls; `[endpoint, items, page cap]` for the iterators of paged lists. */
+export const resourceTable: Record<string, Record<string, Endpoint | readonly [Endpoint, string, number]>> = {
   alerts: {
     list: E.listAlerts,
-    iterate: [E.listAlerts, "alerts"],
+    iterate: [E.listAlerts, "alerts", 1000],
     getCounts: E.getAlertCounts,
     acknowledge: E.acknowledgeAlert,
     unacknowledge: E.unacknowledgeAlert,
@@ -1407,14 +1407,14 @@ export const resourceTable: Record<string, Record<string, Endpoint | readonly [E
   },
   blackouts: {
     list: E.listBlackouts,
-    iterate: [E.listBlackouts, "blackouts"],
+    iterate: [E.listBlackouts, "blackouts", 1000],
     create: E.createBlackout,
     get: E.getBlackout,
     update: E.updateBlackout,
     delete: E.deleteBlackout,
     stop: E.stopBlackout,
     listSchedules: E.listBlackoutSchedules,
-    iterateSchedules: [E.listBlackoutSchedules, "schedules"],
+    iterateSchedules: [E.listBlackoutSchedules, "schedules", 1000],
     createSchedule: E.createBlackoutSchedule,
     getSchedule: E.getBlackoutSchedule,
     updateSchedule: E.updateBlackoutSchedule,
@@ -1459,7 +1459,7 @@ export const resourceTable: Record<string, Record<string, Endpoint | readonly [E
   },
   conversations: {
     list: E.listConversations,
-    iterate: [E.listConversations, "conversations"],
+    iterate: [E.listConversations, "conversations", 100],
     create: E.createConversation,
     deleteAll: E.deleteAllConversations,
     get: E.getConversation,

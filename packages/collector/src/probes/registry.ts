@@ -1,4 +1,4 @@
-import { probeCatalogue } from "@dbmon/datastore";
+import { probeCatalogue } from "@dbmon/monitoring";
 import {
   pgStatAllIndexes,
   pgStatAllTables,

@@ -1,4 +1,4 @@
-import { type ColumnType, findProbeSpec } from "@dbmon/datastore";
+import { type ColumnType, findProbeSpec } from "@dbmon/monitoring";
 import type { ProbeCollection, ProbeContext, ProbeRow } from "./types.js";
 
 /**

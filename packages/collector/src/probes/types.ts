@@ -1,6 +1,6 @@
-import type { ProbeSpec } from "@dbmon/datastore";
+import type { ProbeSpec } from "@dbmon/monitoring";
 
-export type { ColumnType, ProbeColumn, ProbeScope, ProbeSpec } from "@dbmon/datastore";
+export type { ColumnType, ProbeColumn, ProbeScope, ProbeSpec } from "@dbmon/monitoring";
 
 export type ProbeRow = Record<string, unknown>;
 

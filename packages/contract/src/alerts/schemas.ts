@@ -1,5 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { lenientBoolQuery, lenientIntQuery, message, TimestampSchema } from "../common.js";
+import {
+  lenientBoolQuery,
+  lenientIntQuery,
+  message,
+  type Paging,
+  pageLimitQuery,
+  TimestampSchema,
+} from "../common.js";
 
 export const AlertSeveritySchema = z
   .enum(["info", "warning", "critical"], message("Request failed"))
@@ -45,6 +52,9 @@ export const AlertSchema = z
   })
   .openapi("Alert");
 
+/** Paging of the alert listing. */
+export const ALERT_PAGING: Paging = { defaultSize: 100, cap: 1000 };
+
 export const AlertListQuerySchema = z.object({
   connection_id: lenientIntQuery({ description: "One connection" }),
   connection_ids: z.string().optional().openapi({ description: "Comma-separated connection IDs" }),
@@ -54,7 +64,7 @@ export const AlertListQuerySchema = z.object({
   alert_type: z.string().optional().openapi({ description: "threshold, anomaly or connection" }),
   start_time: z.string().optional().openapi({ format: "date-time", description: "Triggered at or after" }),
   end_time: z.string().optional().openapi({ format: "date-time", description: "Triggered at or before" }),
-  limit: lenientIntQuery({ description: "Page size (default 100, at most 1000)" }),
+  limit: pageLimitQuery(ALERT_PAGING),
   offset: lenientIntQuery(),
 });
 

@@ -1,5 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { idParam, lenientIntQuery, message, TimestampSchema } from "../common.js";
+import {
+  idParam,
+  lenientIntQuery,
+  message,
+  type Paging,
+  pageLimitQuery,
+  TimestampSchema,
+} from "../common.js";
 
 const optionalId = z.number(message("Request failed")).int(message("Request failed")).nullable().optional();
 
@@ -26,13 +33,16 @@ export const blackoutScopeOutput = {
   database_name: z.string().nullable(),
 };
 
+/** Paging of the blackout and schedule listings. */
+export const BLACKOUT_PAGING: Paging = { defaultSize: 100, cap: 1000 };
+
 /** Filters and paging of the blackout and schedule listings. */
 export const blackoutListQuery = {
   scope: z.string().optional(),
   group_id: lenientIntQuery(),
   cluster_id: lenientIntQuery(),
   connection_id: lenientIntQuery(),
-  limit: lenientIntQuery({ description: "Page size (default 100, at most 1000)" }),
+  limit: pageLimitQuery(BLACKOUT_PAGING),
   offset: lenientIntQuery(),
 };
 

@@ -1,5 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { lenientBoolQuery, lenientIntQuery, message, TimestampSchema } from "../common.js";
+import {
+  lenientBoolQuery,
+  lenientIntQuery,
+  message,
+  type Paging,
+  pageLimitQuery,
+  TimestampSchema,
+} from "../common.js";
 
 /** A stored message: kept verbatim, whatever else the client records with it. */
 export const ConversationMessageSchema = z
@@ -77,8 +84,11 @@ export const ConversationIdParamSchema = z.object({
   id: z.string().min(1).openapi({ description: "Conversation ID" }),
 });
 
+/** Paging of the conversation listing. */
+export const CONVERSATION_PAGING: Paging = { defaultSize: 50, cap: 100 };
+
 export const ConversationListQuerySchema = z.object({
-  limit: lenientIntQuery({ description: "Maximum number of results (default 50, at most 100)" }),
+  limit: pageLimitQuery(CONVERSATION_PAGING, "Maximum number of results"),
   offset: lenientIntQuery({ description: "Offset for pagination" }),
 });
 

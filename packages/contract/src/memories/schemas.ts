@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { idParam, lenientIntQuery, message, TimestampSchema } from "../common.js";
+import { idParam, message, type Paging, pageLimitQuery, TimestampSchema } from "../common.js";
 
 export const MemoryScopeSchema = z.enum(["user", "system"]).openapi("MemoryScope");
 
@@ -23,9 +23,12 @@ export const MemorySchema = z
 
 export const MemoryListSchema = z.object({ memories: z.array(MemorySchema) }).openapi("MemoryListResponse");
 
+/** How many memories one listing holds. */
+export const MEMORY_PAGING: Paging = { defaultSize: 100, cap: 1000 };
+
 export const MemoryListQuerySchema = z.object({
   category: z.string().optional().openapi({ description: "Only memories of this category" }),
-  limit: lenientIntQuery({ description: "Maximum number of memories (default 100, at most 1000)" }),
+  limit: pageLimitQuery(MEMORY_PAGING, "Maximum number of memories"),
 });
 
 export const MemoryIdParamsSchema = z.object({ id: idParam("Invalid memory ID") });

@@ -21,7 +21,7 @@ export type TimelineEventType = (typeof TIMELINE_EVENT_TYPES)[number];
 export const MAX_TIMELINE_WINDOW_DAYS = 31;
 
 /** An optional RFC 3339 time in the query string; malformed is a 400 naming the parameter. */
-export const rfc3339Query = (name: string) =>
+export const rfc3339Query = (name: string, description = "Required (RFC 3339)") =>
   z
     .string()
     .refine(
@@ -32,7 +32,7 @@ export const rfc3339Query = (name: string) =>
     )
     .transform((text) => new Date(text))
     .optional()
-    .openapi({ type: "string", format: "date-time", description: `Required (RFC 3339)` });
+    .openapi({ type: "string", format: "date-time", description });
 
 export const TimelineEventSchema = z
   .object({

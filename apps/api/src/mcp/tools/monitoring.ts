@@ -1,5 +1,5 @@
 import { TIME_RANGES } from "@dbmon/contract";
-import { findProbeSpec, probeCatalogue } from "@dbmon/datastore";
+import { findProbeSpec, probeCatalogue } from "@dbmon/monitoring";
 import { z } from "zod";
 import { presentConnection } from "../../connections/store.js";
 import { dimensionColumns, metricColumns } from "../../metrics/catalogue.js";

@@ -1,7 +1,7 @@
+import { createTestDatabase, type TestDatabase } from "@dbmon/datastore/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MONITORED_SERVER_DRIVER_OPTIONS } from "../src/index.js";
-import { createTestDatabase, type TestDatabase } from "../src/testing/index.js";
 
 type Client = postgres.Sql<Record<string, postgres.PostgresType>>;
 

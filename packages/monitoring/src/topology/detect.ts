@@ -1,5 +1,5 @@
+import { advisoryLocks } from "@dbmon/datastore";
 import type postgres from "postgres";
-import { advisoryLocks } from "../advisory-locks.js";
 
 type Sql = postgres.Sql;
 

@@ -1,5 +1,5 @@
-import { advisoryLocks } from "../advisory-locks.js";
-import type { Sql } from "../datastore.js";
+import type { Sql } from "@dbmon/datastore";
+import { advisoryLocks } from "@dbmon/datastore";
 import { metricColumns, numericValue } from "../probe-catalogue/metric-columns.js";
 import type { ProbeSpec } from "../probe-catalogue/types.js";
 import { type RollupTable, rolledUp, rollupDatabaseColumn, rollupTables } from "./tables.js";

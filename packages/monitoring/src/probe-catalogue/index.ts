@@ -8,8 +8,8 @@ export type { ColumnType, DescribedProbeSpec, ProbeColumn, ProbeScope, ProbeSpec
 
 /**
  * Every probe's metric table (16 server-wide, 10 per database, 10 host): what the collector stores
- * and the alerter and the API read. Kept in the datastore, which owns the `metrics` tables, so that
- * no reader imports the collector.
+ * and the alerter and the API read. Kept here rather than in the collector, so that no reader
+ * imports the collector.
  */
 export const probeCatalogue: readonly DescribedProbeSpec[] = [
   ...serverProbes,

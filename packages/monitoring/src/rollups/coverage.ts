@@ -1,4 +1,4 @@
-import type { Sql } from "../datastore.js";
+import type { Sql } from "@dbmon/datastore";
 import type { ProbeSpec } from "../probe-catalogue/types.js";
 import { type RollupTable, rolledUp, rollupTables } from "./tables.js";
 

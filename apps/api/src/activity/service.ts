@@ -1,0 +1,217 @@
+import {
+  type ActivityDimensionName,
+  MAX_ACTIVITY_QUERY_LENGTH,
+  MAX_ACTIVITY_SERIES,
+  MAX_ACTIVITY_SESSIONS,
+} from "@dbmon/contract";
+import {
+  type ActivityLoad,
+  type ActivityLoadRequest,
+  type ActivityTop,
+  type ActivityTopRequest,
+  type ActivityWindow,
+  activityLoad,
+  activityTop,
+  alignedWindow,
+  type Datastore,
+  type DimensionValue,
+  hostVcpus,
+  queryTexts,
+} from "@dbmon/datastore";
+import type { RequestAccess } from "../auth/access.js";
+import type { Clock } from "../clock.js";
+import type { ClusterService } from "../clusters/service.js";
+import { NotFound } from "../errors.js";
+import {
+  type ActivityLoadView,
+  type ActivityScopeView,
+  type ActivitySessionsView,
+  type ActivityTopView,
+  type PresentationContext,
+  presentLoad,
+  presentSessions,
+  presentTop,
+  type SampleRow,
+} from "./present.js";
+import { bucketSeconds, requestedWindow } from "./window.js";
+
+/** What an activity operation is about: one connection, or a cluster's or a group's connections. */
+export interface ActivityTarget {
+  kind: "connection" | "cluster" | "group";
+  id: number;
+}
+
+export interface WindowQuery {
+  start_time?: Date | undefined;
+  end_time?: Date | undefined;
+}
+
+export interface LoadQuery extends WindowQuery {
+  dimension: ActivityDimensionName;
+  bucket_seconds?: number | undefined;
+  series?: number | undefined;
+}
+
+export interface TopQuery extends WindowQuery {
+  dimension: ActivityDimensionName;
+  limit?: number | undefined;
+}
+
+export interface SessionsQuery {
+  at?: Date | undefined;
+  limit?: number | undefined;
+}
+
+const DEFAULT_SERIES = 10;
+const DEFAULT_TOP = 10;
+const MAX_TOP = 100;
+const DEFAULT_SESSIONS = 200;
+/** How far from the moment asked a sample may be. */
+const NEAREST_SAMPLE_SECONDS = 300;
+
+/**
+ * RFC 3339 in UTC, as to_char writes it: timestamps come back from postgres.js as PostgreSQL's text
+ * (Drizzle, sharing its pool, turns off its conversion).
+ */
+const ISO_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
+
+/**
+ * Database load and sessions from active session history (issue 26). `load` and `top` take domain
+ * inputs (connections, a window, a bucket width, a dimension) for callers that decided access
+ * themselves (the bench, MCP tools through their own checks); the `…Of` and `sessionsAt` methods
+ * resolve what a request names, with the caller's visibility, and answer the wire's shapes.
+ */
+export class ActivityService {
+  constructor(private readonly deps: { datastore: Datastore; clock: Clock; clusters: ClusterService }) {}
+
+  /** Average active sessions per bucket, grouped by a dimension, over the connections together. */
+  load(request: ActivityLoadRequest): Promise<ActivityLoad> {
+    return activityLoad(this.deps.datastore.sql, request);
+  }
+
+  /** The values of a dimension with the most load over a window. */
+  top(request: ActivityTopRequest): Promise<ActivityTop> {
+    return activityTop(this.deps.datastore.sql, request);
+  }
+
+  async loadOf(access: RequestAccess, target: ActivityTarget, query: LoadQuery): Promise<ActivityLoadView> {
+    const requested = requestedWindow(this.deps.clock.now(), query);
+    const width = bucketSeconds(requested, query.bucket_seconds);
+    const scope = await this.scope(access, target);
+    const window = { connectionIds: scope.servers.map((server) => server.connection_id), ...requested };
+    // The contract's dimensions are the datastore's (a type error here otherwise).
+    const result = await this.load({
+      ...window,
+      bucketSeconds: width,
+      dimension: query.dimension,
+      seriesLimit: Math.min(query.series ?? DEFAULT_SERIES, MAX_ACTIVITY_SERIES),
+    });
+    const context = await this.context(scope, query.dimension, window, result.series);
+    return presentLoad(result, alignedWindow(requested.start, requested.end, width), width, context);
+  }
+
+  async topOf(access: RequestAccess, target: ActivityTarget, query: TopQuery): Promise<ActivityTopView> {
+    const requested = requestedWindow(this.deps.clock.now(), query);
+    const scope = await this.scope(access, target);
+    const window = { connectionIds: scope.servers.map((server) => server.connection_id), ...requested };
+    const result = await this.top({
+      ...window,
+      dimension: query.dimension,
+      limit: Math.min(query.limit ?? DEFAULT_TOP, MAX_TOP),
+    });
+    return presentTop(result, requested, await this.context(scope, query.dimension, window, result.values));
+  }
+
+  /** Each server's raw sample nearest the moment, with its lock tree. */
+  async sessionsAt(
+    access: RequestAccess,
+    target: ActivityTarget,
+    query: SessionsQuery,
+  ): Promise<ActivitySessionsView> {
+    const moment = query.at ?? this.deps.clock.now();
+    const at = moment.toISOString();
+    const limit = Math.min(query.limit ?? DEFAULT_SESSIONS, MAX_ACTIVITY_SESSIONS);
+    const scope = await this.scope(access, target);
+    const ids = scope.servers.map((server) => server.connection_id);
+    // Sessions in a lock tree first, so that a limit never cuts a tree before other sessions.
+    const rows = await this.deps.datastore.sql<(SampleRow & { involved: boolean })[]>`
+      with nearest as (
+        select c.id as connection_id, n.sampled_at
+        from unnest(${ids}::int[]) c(id)
+        cross join lateral (
+          select sampled_at from (
+            (select sampled_at from metrics.activity_samples
+             where connection_id = c.id and sampled_at <= ${at}
+               and sampled_at >= ${at}::timestamptz - make_interval(secs => ${NEAREST_SAMPLE_SECONDS})
+             order by sampled_at desc limit 1)
+            union all
+            (select sampled_at from metrics.activity_samples
+             where connection_id = c.id and sampled_at > ${at}
+               and sampled_at <= ${at}::timestamptz + make_interval(secs => ${NEAREST_SAMPLE_SECONDS})
+             order by sampled_at limit 1)
+          ) candidates
+          order by abs(extract(epoch from sampled_at - ${at}::timestamptz)), sampled_at
+          limit 1) n
+      ), sample as (
+        select s.* from nearest join metrics.activity_samples s
+          on s.connection_id = nearest.connection_id and s.sampled_at = nearest.sampled_at
+      ), blockers as (
+        select distinct connection_id, unnest(blocking_pids) as pid from sample
+      )
+      select s.connection_id, to_char(s.sampled_at at time zone 'UTC', ${ISO_FORMAT}) as sampled_at, s.pid, s.database_name, s.user_name, s.application_name,
+        s.client_addr, s.backend_type, s.state, s.wait_event_type, s.wait_event, s.query_id::text as query_id,
+        left(s.query, ${MAX_ACTIVITY_QUERY_LENGTH}) as query, to_char(s.xact_start at time zone 'UTC', ${ISO_FORMAT}) as xact_start,
+        to_char(s.query_start at time zone 'UTC', ${ISO_FORMAT}) as query_start, to_char(s.state_change at time zone 'UTC', ${ISO_FORMAT}) as state_change,
+        s.blocking_pids, count(*) over (partition by s.connection_id)::int as session_count,
+        (cardinality(s.blocking_pids) > 0 or b.pid is not null) as involved
+      from sample s left join blockers b on b.connection_id = s.connection_id and b.pid = s.pid
+      order by involved desc, s.connection_id, s.query_start nulls last, s.pid
+      limit ${limit + 1}`;
+    const shown = rows.slice(0, limit).map(({ involved: _, ...row }) => row);
+    return presentSessions(scope, moment, shown, rows.length > limit);
+  }
+
+  /** The servers a target names that the caller can see, with their vCPUs. */
+  private async scope(access: RequestAccess, target: ActivityTarget): Promise<ActivityScopeView> {
+    let name: string;
+    let members: { id: number; name: string }[];
+    if (target.kind === "connection") {
+      await access.require({ connection: { param: "id", level: "read" } }, target.id);
+      const [row] = await this.deps.datastore.sql<{ id: number; name: string }[]>`
+        select id, name from connections where id = ${target.id}`;
+      if (!row) {
+        throw new NotFound("Connection not found");
+      }
+      name = row.name;
+      members = [row];
+    } else {
+      ({ name, members } = await this.deps.clusters.visibleMembers(access, target.kind, target.id));
+    }
+    const vcpus = await hostVcpus(
+      this.deps.datastore.sql,
+      members.map((member) => member.id),
+    );
+    return {
+      kind: target.kind,
+      id: target.id,
+      name,
+      servers: members.map((member) => ({
+        connection_id: member.id,
+        name: member.name,
+        vcpus: vcpus.get(member.id) ?? null,
+      })),
+    };
+  }
+
+  /** The presenters' context: the texts of the query ids shown, when grouping by query. */
+  private async context(
+    scope: ActivityScopeView,
+    dimension: ActivityDimensionName,
+    window: ActivityWindow,
+    values: readonly DimensionValue[],
+  ): Promise<PresentationContext> {
+    const ids =
+      dimension === "query" ? values.flatMap((value) => (value.key === null ? [] : [value.key])) : [];
+    return { scope, dimension, queryTexts: await queryTexts(this.deps.datastore.sql, window, ids) };
+  }
+}

@@ -1,0 +1,7 @@
+import { getClusterActivityLoad } from "@dbmon/contract";
+import { implement } from "../../http/operations.js";
+
+export const getClusterActivityLoadHandler = implement(getClusterActivityLoad, async (c) => {
+  const target = { kind: "cluster", id: c.req.valid("param").id } as const;
+  return c.json(await c.get("services").activity.loadOf(c.get("access"), target, c.req.valid("query")), 200);
+});

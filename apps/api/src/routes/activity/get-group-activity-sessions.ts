@@ -1,0 +1,10 @@
+import { getGroupActivitySessions } from "@dbmon/contract";
+import { implement } from "../../http/operations.js";
+
+export const getGroupActivitySessionsHandler = implement(getGroupActivitySessions, async (c) => {
+  const target = { kind: "group", id: c.req.valid("param").id } as const;
+  return c.json(
+    await c.get("services").activity.sessionsAt(c.get("access"), target, c.req.valid("query")),
+    200,
+  );
+});

@@ -1,0 +1,44 @@
+export {
+  createHostPolicy,
+  createOutboundHostPolicy,
+  type HostPolicy,
+  isAllowedPort,
+  isValidHostEntry,
+  parseHostList,
+  type Resolver,
+} from "./host-policy.js";
+export { MONITORED_SERVER_DRIVER_OPTIONS, monitoredServerSession } from "./monitored-server-driver.js";
+export { ReceiveBudget } from "./monitored-server-socket.js";
+export {
+  type ColumnType,
+  type DescribedProbeSpec,
+  findProbeSpec,
+  metricColumns,
+  numericValue,
+  type ProbeColumn,
+  type ProbeScope,
+  type ProbeSpec,
+  probeCatalogue,
+} from "./probe-catalogue/index.js";
+export {
+  ROLLUP_SETTLING_SECONDS,
+  type RollupCoverage,
+  type RollupPass,
+  type RollupTable,
+  rolledUp,
+  rollUpMetrics,
+  rollupCoverage,
+  rollupDatabaseColumn,
+  rollupTables,
+} from "./rollups/index.js";
+export {
+  type DetectedCluster,
+  type DetectedRelationship,
+  type DetectionNode,
+  detectClusters,
+  type RefreshResult,
+  type RelationshipType,
+  readDetectionNodes,
+  refreshClusterTopology,
+  spockPrefix,
+} from "./topology/detect.js";

@@ -1,0 +1,3 @@
+import { dbmonProject } from "@dbmon/vitest-config";
+
+export default dbmonProject("monitoring");
