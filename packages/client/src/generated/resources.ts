@@ -8,6 +8,98 @@ import * as E from "./endpoints.js";
 
 /** Every operation of dbmon, grouped by resource. */
 export interface Resources<S extends ResultStyle> {
+  activity: {
+    /**
+     * Database load (average active sessions) of a connection's server over a window, in buckets, grouped by one dimension
+     *
+     * Average active sessions per bucket: the sessions sampled in it (active ones, and those waiting on a lock or idle in a transaction) over the sampling ticks that succeeded in it, so a gap in sampling does not dilute it; `vcpus` beside it is the line above which load is waiting for CPU. From the per-minute aggregates of active session history.
+     *
+     * Access: requires read access to the connection in the path parameter `id`.
+     *
+     * `GET /api/v1/connections/{id}/activity/load`
+     */
+    getConnectionActivityLoad(...args: Args<FlatInput<typeof C.getConnectionActivityLoad>, CallOptions>): Promise<Result<typeof C.getConnectionActivityLoad, S>>;
+    /**
+     * The values of a dimension with the most load on a connection's server over a window (top queries by default)
+     *
+     * Each value's average active sessions over the window, its share of the load and its split by wait event type; queries carry their text from pg_stat_statements (or the sampled sessions).
+     *
+     * Access: requires read access to the connection in the path parameter `id`.
+     *
+     * `GET /api/v1/connections/{id}/activity/top`
+     */
+    getConnectionActivityTop(...args: Args<FlatInput<typeof C.getConnectionActivityTop>, CallOptions>): Promise<Result<typeof C.getConnectionActivityTop, S>>;
+    /**
+     * The sessions of a connection's server at a moment, with who blocked whom
+     *
+     * The raw sample nearest the moment (within 5 minutes, while raw samples are kept) and the lock tree built from each session's blocking pids.
+     *
+     * Access: requires read access to the connection in the path parameter `id`.
+     *
+     * `GET /api/v1/connections/{id}/activity/sessions`
+     */
+    getConnectionActivitySessions(...args: Args<FlatInput<typeof C.getConnectionActivitySessions>, CallOptions>): Promise<Result<typeof C.getConnectionActivitySessions, S>>;
+    /**
+     * Database load (average active sessions) of a cluster's servers together over a window, in buckets, grouped by one dimension
+     *
+     * Average active sessions per bucket: the sessions sampled in it (active ones, and those waiting on a lock or idle in a transaction) over the sampling ticks that succeeded in it, so a gap in sampling does not dilute it; `vcpus` beside it is the line above which load is waiting for CPU. From the per-minute aggregates of active session history.
+     *
+     * Access: any authenticated caller. A cluster the caller cannot see is not found; its servers the caller cannot see are left out.
+     *
+     * `GET /api/v1/clusters/{id}/activity/load`
+     */
+    getClusterActivityLoad(...args: Args<FlatInput<typeof C.getClusterActivityLoad>, CallOptions>): Promise<Result<typeof C.getClusterActivityLoad, S>>;
+    /**
+     * The values of a dimension with the most load on a cluster's servers together over a window (top queries by default)
+     *
+     * Each value's average active sessions over the window, its share of the load and its split by wait event type; queries carry their text from pg_stat_statements (or the sampled sessions).
+     *
+     * Access: any authenticated caller. A cluster the caller cannot see is not found; its servers the caller cannot see are left out.
+     *
+     * `GET /api/v1/clusters/{id}/activity/top`
+     */
+    getClusterActivityTop(...args: Args<FlatInput<typeof C.getClusterActivityTop>, CallOptions>): Promise<Result<typeof C.getClusterActivityTop, S>>;
+    /**
+     * The sessions of a cluster's servers together at a moment, with who blocked whom
+     *
+     * The raw sample nearest the moment (within 5 minutes, while raw samples are kept) and the lock tree built from each session's blocking pids.
+     *
+     * Access: any authenticated caller. A cluster the caller cannot see is not found; its servers the caller cannot see are left out.
+     *
+     * `GET /api/v1/clusters/{id}/activity/sessions`
+     */
+    getClusterActivitySessions(...args: Args<FlatInput<typeof C.getClusterActivitySessions>, CallOptions>): Promise<Result<typeof C.getClusterActivitySessions, S>>;
+    /**
+     * Database load (average active sessions) of a cluster group's servers together over a window, in buckets, grouped by one dimension
+     *
+     * Average active sessions per bucket: the sessions sampled in it (active ones, and those waiting on a lock or idle in a transaction) over the sampling ticks that succeeded in it, so a gap in sampling does not dilute it; `vcpus` beside it is the line above which load is waiting for CPU. From the per-minute aggregates of active session history.
+     *
+     * Access: any authenticated caller. A group the caller cannot see is not found; its servers the caller cannot see are left out.
+     *
+     * `GET /api/v1/cluster-groups/{id}/activity/load`
+     */
+    getGroupActivityLoad(...args: Args<FlatInput<typeof C.getGroupActivityLoad>, CallOptions>): Promise<Result<typeof C.getGroupActivityLoad, S>>;
+    /**
+     * The values of a dimension with the most load on a cluster group's servers together over a window (top queries by default)
+     *
+     * Each value's average active sessions over the window, its share of the load and its split by wait event type; queries carry their text from pg_stat_statements (or the sampled sessions).
+     *
+     * Access: any authenticated caller. A group the caller cannot see is not found; its servers the caller cannot see are left out.
+     *
+     * `GET /api/v1/cluster-groups/{id}/activity/top`
+     */
+    getGroupActivityTop(...args: Args<FlatInput<typeof C.getGroupActivityTop>, CallOptions>): Promise<Result<typeof C.getGroupActivityTop, S>>;
+    /**
+     * The sessions of a cluster group's servers together at a moment, with who blocked whom
+     *
+     * The raw sample nearest the moment (within 5 minutes, while raw samples are kept) and the lock tree built from each session's blocking pids.
+     *
+     * Access: any authenticated caller. A group the caller cannot see is not found; its servers the caller cannot see are left out.
+     *
+     * `GET /api/v1/cluster-groups/{id}/activity/sessions`
+     */
+    getGroupActivitySessions(...args: Args<FlatInput<typeof C.getGroupActivitySessions>, CallOptions>): Promise<Result<typeof C.getGroupActivitySessions, S>>;
+  };
   alerts: {
     /**
      * List alerts with filters
@@ -1384,6 +1476,17 @@ export interface Resources<S extends ResultStyle> {
 
 /** Which endpoint each method calls; `[endpoint, items, page cap]` for the iterators of paged lists. */
 export const resourceTable: Record<string, Record<string, Endpoint | readonly [Endpoint, string, number]>> = {
+  activity: {
+    getConnectionActivityLoad: E.getConnectionActivityLoad,
+    getConnectionActivityTop: E.getConnectionActivityTop,
+    getConnectionActivitySessions: E.getConnectionActivitySessions,
+    getClusterActivityLoad: E.getClusterActivityLoad,
+    getClusterActivityTop: E.getClusterActivityTop,
+    getClusterActivitySessions: E.getClusterActivitySessions,
+    getGroupActivityLoad: E.getGroupActivityLoad,
+    getGroupActivityTop: E.getGroupActivityTop,
+    getGroupActivitySessions: E.getGroupActivitySessions,
+  },
   alerts: {
     list: E.listAlerts,
     iterate: [E.listAlerts, "alerts", 1000],
