@@ -1,5 +1,8 @@
 import type { InputOf } from "@dbmon/client";
+import { type RunningCollector, startCollector } from "@dbmon/collector";
 import { listTimelineEvents } from "@dbmon/contract";
+import { databaseUrl, waitFor } from "@dbmon/datastore/testing";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addConnection } from "./monitoring-support.js";
 import { buildTestApp, createUser, type TestApp, type TestUser, typedClient } from "./support.js";
@@ -135,5 +138,130 @@ describe("timeline: lock storms from the active session history", () => {
     const { event_types: _types, ...everything } = window;
     const page = await typedClient(t, root.token).call(listTimelineEvents, { query: everything });
     expect(page.events.filter((event) => event.event_type === "lock_storm")).toHaveLength(2);
+  });
+});
+
+/**
+ * The same from real samples: the real collector samples the test's own server (the machine's
+ * PostgreSQL 15 with TEST_DATABASE_URL, the embedded 18 without) once a second while a session idle
+ * in its transaction holds a row five others want to update.
+ */
+describe("timeline: a lock storm sampled by the real collector", () => {
+  let t: TestApp;
+  let root: TestUser;
+  let stranger: TestUser;
+  let connectionId: number;
+  let database: string;
+  const sessions: postgres.Sql[] = [];
+  let collector: RunningCollector | undefined;
+
+  const session = () => {
+    const sql = postgres(databaseUrl(t.database.serverUrl, database), { max: 1, onnotice: () => {} });
+    sessions.push(sql);
+    return sql;
+  };
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    root = await createUser(t, "root", { superuser: true });
+    stranger = await createUser(t, "stranger");
+    database = `${t.database.name}_storm`;
+    const admin = postgres(t.database.serverUrl, { max: 1, onnotice: () => {} });
+    sessions.push(admin);
+    await admin.unsafe(`create database "${database}"`);
+    await session()`create table accounts (id int primary key, balance int not null)`;
+    await session()`insert into accounts values (1, 100)`;
+    const server = new URL(t.database.url);
+    connectionId = (
+      await t.services.connections.create(
+        {
+          name: "storm",
+          host: server.hostname,
+          port: Number(server.port || 5432),
+          database_name: database,
+          username: decodeURIComponent(server.username),
+          password: decodeURIComponent(server.password) || "unused-with-trust-auth",
+          ssl_mode: "disable",
+        },
+        "root",
+      )
+    ).id;
+  });
+
+  afterAll(async () => {
+    await collector?.stop();
+    await Promise.all(sessions.map((sql) => sql.end({ timeout: 1 }).catch(() => {})));
+    const admin = postgres(t.database.serverUrl, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`drop database if exists "${database}" with (force)`).catch(() => {});
+    await admin.end();
+    await t?.close();
+  });
+
+  it("names the session idle in its transaction that blocked five updates", async () => {
+    const startedAt = new Date();
+    collector = await startCollector({
+      datastore: t.datastore,
+      logger: t.services.logger,
+      secretKey: t.services.secretKey,
+      // Sampling always runs; no other probe is needed.
+      probes: [],
+      topologySeconds: 0,
+      rollupSeconds: 0,
+    });
+    await waitFor(
+      "the connection collected",
+      async () => (collector?.connectionIds().length === 1 ? true : undefined),
+      20_000,
+    );
+    const holder = session();
+    const [{ pid: holderPid } = { pid: 0 }] = await holder<{ pid: number }[]>`select pg_backend_pid() as pid`;
+    await holder`begin`;
+    await holder`update accounts set balance = balance - 10 where id = 1`;
+    const waiters = Array.from({ length: 5 }, () => session());
+    const blocked = waiters.map((waiter) =>
+      waiter`update accounts set balance = balance + 1 where id = 1`.catch((error: unknown) => error),
+    );
+    const stormOf = async (token: string) =>
+      (
+        await typedClient(t, token).call(listTimelineEvents, {
+          query: {
+            start_time: startedAt.toISOString(),
+            end_time: new Date(Date.now() + 60_000).toISOString(),
+            event_types: "lock_storm",
+          },
+        })
+      ).events;
+    try {
+      const [event] = await waitFor(
+        "a lock storm on the timeline",
+        async () => {
+          const events = await stormOf(root.token);
+          return events.length > 0 ? events : undefined;
+        },
+        20_000,
+      );
+      expect(event).toMatchObject({
+        event_type: "lock_storm",
+        connection_id: connectionId,
+        server_name: "storm",
+        severity: "warning",
+        title: "Lock Storm",
+      });
+      expect(event?.summary).toMatch(new RegExp(`^5 sessions blocked by pid ${holderPid}`));
+      expect(event?.details).toMatchObject({
+        blocked_sessions: 5,
+        threshold: 5,
+        blocker: {
+          pid: holderPid,
+          state: "idle in transaction",
+          database_name: database,
+          query: "update accounts set balance = balance - 10 where id = 1",
+        },
+      });
+      expect(await stormOf(stranger.token)).toEqual([]);
+    } finally {
+      await holder`rollback`;
+      await Promise.all(blocked);
+    }
   });
 });
