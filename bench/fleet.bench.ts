@@ -6,7 +6,7 @@
 // baseline update over what was collected, and the datastore's growth.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -39,11 +39,12 @@ const SERVER_URL = process.env.DBMON_DATABASE_URL ?? "postgres://postgres@127.0.
  */
 const WARM_UP_SECONDS = Math.round(Math.min(Math.min(300, 0.3 * DATABASES) + 30, SECONDS / 2));
 /**
- * Active session sampling (probe `activity_sampling`, every second per server) runs from the start
- * and is turned off (probe configuration) halfway through the steady state, so that the collector's
- * cost with and without it comes from the same run, both after the warm-up.
+ * Active session sampling (probe `activity_sampling`, every second per server) runs during the
+ * warm-up, is turned off (probe configuration) for the first half of the steady state and on again
+ * for the second, so that the collector's cost without and with it comes from the same run, both
+ * after the warm-up, and the sampled half does not inherit the warm-up's garbage.
  */
-const SAMPLING_OFF_SECONDS = Math.round(WARM_UP_SECONDS + (SECONDS - WARM_UP_SECONDS) / 2);
+const SAMPLING_ON_SECONDS = Math.round(WARM_UP_SECONDS + (SECONDS - WARM_UP_SECONDS) / 2);
 const ACTIVITY_TABLES = ["activity_samples", "activity_minutes", "activity_ticks"] as const;
 const SAMPLE_SECONDS = 5;
 /** The alerter's default evaluation interval. */
@@ -334,7 +335,12 @@ async function measure(cleanup: Cleanup): Promise<void> {
     }
   });
   cleanup.add("stop the alerter", () => stopChild(alerter));
-  const collector = await startChild("collector", childEnv("collector"));
+  // The collector's memory every 10 s (rss and V8 heap in use), to tell live data from garbage.
+  const memoryFile = join(secretDir, "collector-memory.jsonl");
+  const collector = await startChild("collector", {
+    ...childEnv("collector"),
+    BENCH_COLLECTOR_MEMORY_FILE: memoryFile,
+  });
   cleanup.add("stop the collector", () => stopChild(collector));
   cleanup.checkpoint();
 
@@ -343,8 +349,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
   const alerterSamples: ProcessSample[] = [];
   const sessions: number[] = [];
   let warmedUp: { at: number; size: DatastoreSize; datastoreSeen: typeof datastoreSeen } | undefined;
-  let activityRows: ActivityRowSize[] = [];
-  let samplingOff: { at: number; size: DatastoreSize; datastoreSeen: typeof datastoreSeen } | undefined;
+  let samplingOn: { at: number; size: DatastoreSize; datastoreSeen: typeof datastoreSeen } | undefined;
   while (Date.now() - started < SECONDS * 1000) {
     cleanup.checkpoint();
     for (const [child, name] of [
@@ -364,12 +369,12 @@ async function measure(cleanup: Cleanup): Promise<void> {
     }
     if (!warmedUp && at - started >= WARM_UP_SECONDS * 1000) {
       warmedUp = { at, size: await datastoreSize(sql), datastoreSeen: new Map(datastoreSeen) };
-    }
-    if (warmedUp && !samplingOff && at - started >= SAMPLING_OFF_SECONDS * 1000) {
-      samplingOff = { at, size: await datastoreSize(sql), datastoreSeen: new Map(datastoreSeen) };
-      activityRows = await activityRowSizes(sql);
       // The trigger on probe_configs tells the collector at once.
       await sql`update probe_configs set is_enabled = false where name = 'activity_sampling'`;
+    }
+    if (warmedUp && !samplingOn && at - started >= SAMPLING_ON_SECONDS * 1000) {
+      samplingOn = { at, size: await datastoreSize(sql), datastoreSeen: new Map(datastoreSeen) };
+      await sql`update probe_configs set is_enabled = true where name = 'activity_sampling'`;
     }
     await sleep(Math.max(0, at + SAMPLE_SECONDS * 1000 - Date.now()));
   }
@@ -380,6 +385,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
     datastoreSeen.set(pid, session);
   }
   const endSize = await datastoreSize(sql);
+  const activityRows = await activityRowSizes(sql);
   const collected = await sql<{ connections: number; errors: number; error: string | null }[]>`
     select count(distinct r.connection_id)::int as connections,
       (select count(*)::int from connections where connection_error is not null) as errors,
@@ -418,37 +424,41 @@ async function measure(cleanup: Cleanup): Promise<void> {
       : 0;
     return `${whole.toFixed(3)} / ${steady.toFixed(3)}`;
   };
-  // Sampling on: from the warm-up mark to the switch; off: from the switch to the end.
+  // Sampling off: from the warm-up mark to the switch; on: from the switch to the end.
   const window = (from: number, to: number) =>
     collectorSamples.filter((sample) => sample.at >= from && sample.at <= to);
   const sampledRssMb = (samples: ProcessSample[]) =>
     Math.max(0, ...samples.map((sample) => sample.rssBytes)) / MB;
-  const onWindow = window(warmedUp?.at ?? started, samplingOff?.at ?? end);
-  const offWindow = window(samplingOff?.at ?? end, end);
-  const describeCollector = (
-    samples: ProcessSample[],
-    from: { at: number; seen: typeof datastoreSeen },
-    to: { at: number; seen: typeof datastoreSeen },
-  ) => {
+  const memory = (await readFile(memoryFile, "utf8").catch(() => ""))
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { s: number; heapUsed: number });
+  const heapMb = (from: number, to: number) =>
+    Math.max(
+      0,
+      ...memory
+        .filter((m) => started + m.s * 1000 >= from && started + m.s * 1000 <= to)
+        .map((m) => m.heapUsed),
+    );
+  const warmMark = { at: warmedUp?.at ?? started, seen: warmedUp?.datastoreSeen ?? datastoreBefore };
+  const onMark = { at: samplingOn?.at ?? end, seen: samplingOn?.datastoreSeen ?? datastoreSeen };
+  const endMark = { at: end, seen: datastoreSeen };
+  const describeCollector = (from: typeof warmMark, to: typeof warmMark) => {
+    const samples = window(from.at, to.at);
     const seconds = Math.max(1, (to.at - from.at) / 1000);
     const datastoreWork = datastoreCpuBetween(from.seen, to.seen, "fleet collector") / seconds;
     return (
-      `${cores(samples[0], samples.at(-1)).toFixed(3)} cores, ${sampledRssMb(samples).toFixed(0)} MB RSS at most ` +
-      `(sampled every ${SAMPLE_SECONDS} s); its datastore sessions ${datastoreWork.toFixed(3)} cores; ${seconds.toFixed(0)} s`
+      `${cores(samples[0], samples.at(-1)).toFixed(3)} cores, ${sampledRssMb(samples).toFixed(0)} MB RSS ` +
+      `and ${heapMb(from.at, to.at)} MB V8 heap in use at most (sampled every ${SAMPLE_SECONDS} / 10 s); ` +
+      `its datastore sessions ${datastoreWork.toFixed(3)} cores; ${seconds.toFixed(0)} s`
     );
   };
-  const warmMark = { at: warmedUp?.at ?? started, seen: warmedUp?.datastoreSeen ?? datastoreBefore };
-  const offMark = { at: samplingOff?.at ?? end, seen: samplingOff?.datastoreSeen ?? datastoreSeen };
-  const endMark = { at: end, seen: datastoreSeen };
-  const onSeconds = warmedUp && samplingOff ? (samplingOff.at - warmedUp.at) / 1000 : 0;
-  const activityGrowth = ACTIVITY_TABLES.map((table) => {
-    const bytes =
-      (samplingOff?.size.metricsTables.get(table) ?? 0) - (warmedUp?.size.metricsTables.get(table) ?? 0);
-    const rows =
-      (samplingOff?.size.metricsTableRows.get(table) ?? 0) -
-      (warmedUp?.size.metricsTableRows.get(table) ?? 0);
-    return { table, bytes, rows };
-  });
+  const onSeconds = samplingOn ? (end - samplingOn.at) / 1000 : 0;
+  const activityGrowth = ACTIVITY_TABLES.map((table) => ({
+    table,
+    bytes: (endSize.metricsTables.get(table) ?? 0) - (samplingOn?.size.metricsTables.get(table) ?? 0),
+    rows: (endSize.metricsTableRows.get(table) ?? 0) - (samplingOn?.size.metricsTableRows.get(table) ?? 0),
+  }));
   const perDayOn = (value: number) => (onSeconds > 0 ? (value / onSeconds) * 86400 : 0);
   const largest = [...endSize.metricsTables]
     .map(([table, bytes]) => [table, perDay(bytes - (warmedUp?.size.metricsTables.get(table) ?? 0))] as const)
@@ -530,17 +540,17 @@ async function measure(cleanup: Cleanup): Promise<void> {
     ],
     ["load on the databases", `${load.requests} requests, ${load.failures} failed`, "—"],
     [
-      `collector with activity sampling every second (${WARM_UP_SECONDS}–${SAMPLING_OFF_SECONDS} s)`,
-      describeCollector(onWindow, warmMark, offMark),
+      `collector with activity sampling off (${WARM_UP_SECONDS}–${SAMPLING_ON_SECONDS} s)`,
+      describeCollector(warmMark, onMark),
       "—",
     ],
     [
-      `collector with activity sampling off (${SAMPLING_OFF_SECONDS}–${SECONDS} s)`,
-      describeCollector(offWindow, offMark, endMark),
+      `collector with activity sampling every second (${SAMPLING_ON_SECONDS}–${SECONDS} s)`,
+      describeCollector(onMark, endMark),
       "—",
     ],
     ...activityRows.map(({ table, rows, rowBytes, storedBytes }): [string, string, string] => [
-      `${table} at the switch: rows, bytes per row (pg_column_size / table and indexes per row)`,
+      `${table} at the end: rows, bytes per row (pg_column_size / table and indexes per row)`,
       `${rows}, ${rowBytes.toFixed(0)} / ${storedBytes.toFixed(0)}`,
       "measured",
     ]),

@@ -206,18 +206,24 @@ export class ActivityStore {
 
   /**
    * Writes the buffered samples, and the counts of closed minutes (every minute with `all`, on stop).
-   * One flush at a time; a failed flush keeps the counts for the next one (raw samples, kept for
-   * drill-down only, are dropped).
+   * One flush at a time: while one runs, a periodic flush is skipped (the next takes what is
+   * buffered then) and a final one waits for it. A failed flush keeps the counts for the next one
+   * (raw samples, kept for drill-down only, are dropped).
    */
   flush(all = false): Promise<void> {
+    if (this.flushing && !all) {
+      return this.flushing;
+    }
     const previous = this.flushing ?? Promise.resolve();
-    const next = previous.then(() => this.write(all));
-    this.flushing = next.finally(() => {
-      if (this.flushing === next) {
-        this.flushing = undefined;
-      }
-    });
-    return next;
+    const tracked: Promise<void> = previous
+      .then(() => this.write(all))
+      .finally(() => {
+        if (this.flushing === tracked) {
+          this.flushing = undefined;
+        }
+      });
+    this.flushing = tracked;
+    return tracked;
   }
 
   private async write(all: boolean): Promise<void> {

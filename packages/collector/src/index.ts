@@ -1,3 +1,4 @@
+export { ACTIVITY_SAMPLING_DESCRIPTION, activitySamplingProbe } from "./activity-sampling.js";
 export {
   CONNECTIONS_CHANNEL,
   type CollectorOptions,
@@ -18,7 +19,7 @@ export type {
   ProbeSpec,
   VersionedQuery,
 } from "./probes/types.js";
-export { dropExpiredPartitions } from "./retention.js";
+export { dropExpiredActivity, dropExpiredPartitions } from "./retention.js";
 export { COLLECTOR_APPLICATION_NAME } from "./sessions.js";
 export { MAX_SSL_FILE_BYTES, readSslFile, SslFileError } from "./ssl-files.js";
 export { ensureMetricsTables, PartitionManager, storeProbeRun } from "./storage.js";
