@@ -23,13 +23,14 @@ import {
 
 /**
  * Seeded aggregates and samples, so that every number of the answers can be worked out by hand.
- * Connection A (the viewer's, in cluster 9001, 4 vCPUs), from 10:00:
+ * Connection A (the viewer's, in cluster 9001, a host of 4 vCPUs), from 10:00:
  *   10:00–10:04: 60 ticks a minute; 60 samples on CPU (query 11), 120 waiting on Lock/transactionid (query 22)
  *   10:05–10:09: 60 ticks a minute; 30 samples on CPU (query 11), 30 on IO/DataFileRead (query 11)
  *   10:10: 30 ticks (sampling stopped half-way); 30 samples on CPU (query 11)
  *   10:11 onwards: nothing sampled.
- * Connection H (root's, hidden from the viewer, also in cluster 9001): 10 sessions on CPU 10:00–10:09.
- * Connection B (the viewer's, in no cluster): 10:00, 60 ticks, 30 samples of user "batch" on CPU.
+ * Connection H (root's, hidden from the viewer, also in cluster 9001, a host of 64 vCPUs): 10 sessions on
+ * CPU 10:00–10:09.
+ * Connection B (the viewer's, in no cluster, on A's host): 10:00, 60 ticks, 30 samples of user "batch" on CPU.
  */
 const day = "2026-11-20";
 /** A time of the seeded day, as the text postgres.js sends (Drizzle turns off its Date conversion). */
@@ -83,11 +84,18 @@ describe("activity: database load, top values and sessions", () => {
     }
     // A's host: 4 logical processors; query 22's text from pg_stat_statements.
     await prepareMetricsOf(t, ["pg_sys_cpu_info", "pg_stat_statements"], new Date(at("10:00:00")));
-    await sql`insert into metrics.pg_sys_cpu_info (connection_id, collected_at, logical_processor)
-      values (${a}, ${at("09:00:00")}, 4), (${hidden}, ${at("09:00:00")}, 64)`;
-    await sql`insert into probe_runs (connection_id, probe_name, last_run_at, snapshot_collected_at)
-      values (${a}, 'pg_sys_cpu_info', ${at("10:00:00")}, ${at("09:00:00")}),
-        (${hidden}, 'pg_sys_cpu_info', ${at("10:00:00")}, ${at("09:00:00")})`;
+    // B reaches the same host as A (its vCPUs count once); the hidden connection another, of 64.
+    await sql`update connections set host = '10.0.0.9' where id = ${hidden}`;
+    for (const [connection, vcpus] of [
+      [a, 4],
+      [b, 4],
+      [hidden, 64],
+    ] as const) {
+      await sql`insert into metrics.pg_sys_cpu_info (connection_id, collected_at, logical_processor)
+        values (${connection}, ${at("09:00:00")}, ${vcpus})`;
+      await sql`insert into probe_runs (connection_id, probe_name, last_run_at, snapshot_collected_at)
+        values (${connection}, 'pg_sys_cpu_info', ${at("10:00:00")}, ${at("09:00:00")})`;
+    }
     await sql`insert into metrics.pg_stat_statements (connection_id, database_name, collected_at, queryid, query, calls)
       values (${a}, 'shop', ${at("10:05:00")}, 22, 'update accounts set balance = balance + $1 where id = $2', 10)`;
     // Raw samples: two ticks of A around 10:10:01 and one of the hidden connection.
@@ -268,7 +276,11 @@ describe("activity: database load, top values and sessions", () => {
         params: { id: defaultGroup },
         query: { ...window, bucket_seconds: 300, dimension: "user" },
       });
-      expect(group.scope.servers.map((server) => server.name)).toEqual(["alpha", "bravo"]);
+      expect(group.scope.servers.map((server) => [server.name, server.vcpus])).toEqual([
+        ["alpha", 4],
+        ["bravo", 4],
+      ]);
+      // One host reached by two connections: its processors count once.
       expect(group.vcpus).toBe(4);
       expect(group.series).toEqual([
         { value: "app", label: "app", average_load: 1.952, load: [3, 1, 1] },

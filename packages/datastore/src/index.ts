@@ -17,6 +17,7 @@ export {
   alignedWindow,
   CPU,
   type DimensionValue,
+  type HostVcpus,
   hostVcpus,
   type LoadSeries,
   queryTexts,

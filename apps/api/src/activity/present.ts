@@ -29,17 +29,13 @@ const LOAD_DIGITS = 3;
 /** The start of a query's text that labels it. */
 const LABEL_LENGTH = 80;
 
-/** What the presenters need beside the rows: the scope and the texts of the query ids shown. */
+/** What the presenters need beside the rows: the scope, its vCPUs and the texts of the query ids shown. */
 export interface PresentationContext {
   scope: ActivityScopeView;
+  /** The logical processors of the scope's hosts, each host counted once; null when none is known. */
+  vcpus: number | null;
   dimension: ActivityDimensionName;
   queryTexts: ReadonlyMap<string, string>;
-}
-
-/** The scope's vCPUs together: the sum of those known, null when none is. */
-export function scopeVcpus(scope: ActivityScopeView): number | null {
-  const known = scope.servers.flatMap((server) => (server.vcpus === null ? [] : [server.vcpus]));
-  return known.length === 0 ? null : known.reduce((sum, vcpus) => sum + vcpus, 0);
 }
 
 /** Query text capped to what an answer carries. */
@@ -90,7 +86,7 @@ export function presentLoad(
     end_time: window.end.toISOString(),
     bucket_seconds: bucketSeconds,
     dimension: context.dimension,
-    vcpus: scopeVcpus(context.scope),
+    vcpus: context.vcpus,
     average_load: load(result.average),
     times: result.bucketStarts.map((start) => start.toISOString()),
     total: loads(result.total),
@@ -119,7 +115,7 @@ export function presentTop(
     start_time: window.start.toISOString(),
     end_time: window.end.toISOString(),
     dimension: context.dimension,
-    vcpus: scopeVcpus(context.scope),
+    vcpus: context.vcpus,
     average_load: load(result.average),
     items: result.values.map((value) => ({
       ...presentValue(value, context),

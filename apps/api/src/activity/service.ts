@@ -98,7 +98,7 @@ export class ActivityService {
     const requested = requestedWindow(this.deps.clock.now(), query);
     const width = bucketSeconds(requested, query.bucket_seconds);
     const scope = await this.scope(access, target);
-    const window = { connectionIds: scope.servers.map((server) => server.connection_id), ...requested };
+    const window = { connectionIds: scope.view.servers.map((server) => server.connection_id), ...requested };
     // The contract's dimensions are the datastore's (a type error here otherwise).
     const result = await this.load({
       ...window,
@@ -113,13 +113,14 @@ export class ActivityService {
   async topOf(access: RequestAccess, target: ActivityTarget, query: TopQuery): Promise<ActivityTopView> {
     const requested = requestedWindow(this.deps.clock.now(), query);
     const scope = await this.scope(access, target);
-    const window = { connectionIds: scope.servers.map((server) => server.connection_id), ...requested };
+    const window = { connectionIds: scope.view.servers.map((server) => server.connection_id), ...requested };
     const result = await this.top({
       ...window,
       dimension: query.dimension,
       limit: Math.min(query.limit ?? DEFAULT_TOP, MAX_TOP),
     });
-    return presentTop(result, requested, await this.context(scope, query.dimension, window, result.values));
+    const minutes = alignedWindow(requested.start, requested.end, 60);
+    return presentTop(result, minutes, await this.context(scope, query.dimension, window, result.values));
   }
 
   /** Each server's raw sample nearest the moment, with its lock tree. */
@@ -132,7 +133,7 @@ export class ActivityService {
     const at = moment.toISOString();
     const limit = Math.min(query.limit ?? DEFAULT_SESSIONS, MAX_ACTIVITY_SESSIONS);
     const scope = await this.scope(access, target);
-    const ids = scope.servers.map((server) => server.connection_id);
+    const ids = scope.view.servers.map((server) => server.connection_id);
     // Sessions in a lock tree first, so that a limit never cuts a tree before other sessions.
     const rows = await this.deps.datastore.sql<(SampleRow & { involved: boolean })[]>`
       with nearest as (
@@ -168,11 +169,17 @@ export class ActivityService {
       order by involved desc, s.connection_id, s.query_start nulls last, s.pid
       limit ${limit + 1}`;
     const shown = rows.slice(0, limit).map(({ involved: _, ...row }) => row);
-    return presentSessions(scope, moment, shown, rows.length > limit);
+    return presentSessions(scope.view, moment, shown, rows.length > limit);
   }
 
-  /** The servers a target names that the caller can see, with their vCPUs. */
-  private async scope(access: RequestAccess, target: ActivityTarget): Promise<ActivityScopeView> {
+  /**
+   * The servers a target names that the caller can see, with their vCPUs, and the vCPUs of their
+   * hosts together (a host that several connections reach is counted once).
+   */
+  private async scope(
+    access: RequestAccess,
+    target: ActivityTarget,
+  ): Promise<{ view: ActivityScopeView; vcpus: number | null }> {
     let name: string;
     let members: { id: number; name: string }[];
     if (target.kind === "connection") {
@@ -191,27 +198,31 @@ export class ActivityService {
       this.deps.datastore.sql,
       members.map((member) => member.id),
     );
+    const hosts = new Map([...vcpus.values()].map((host) => [host.host, host.vcpus]));
     return {
-      kind: target.kind,
-      id: target.id,
-      name,
-      servers: members.map((member) => ({
-        connection_id: member.id,
-        name: member.name,
-        vcpus: vcpus.get(member.id) ?? null,
-      })),
+      view: {
+        kind: target.kind,
+        id: target.id,
+        name,
+        servers: members.map((member) => ({
+          connection_id: member.id,
+          name: member.name,
+          vcpus: vcpus.get(member.id)?.vcpus ?? null,
+        })),
+      },
+      vcpus: hosts.size === 0 ? null : [...hosts.values()].reduce((sum, count) => sum + count, 0),
     };
   }
 
   /** The presenters' context: the texts of the query ids shown, when grouping by query. */
   private async context(
-    scope: ActivityScopeView,
+    { view: scope, vcpus }: { view: ActivityScopeView; vcpus: number | null },
     dimension: ActivityDimensionName,
     window: ActivityWindow,
     values: readonly DimensionValue[],
   ): Promise<PresentationContext> {
     const ids =
       dimension === "query" ? values.flatMap((value) => (value.key === null ? [] : [value.key])) : [];
-    return { scope, dimension, queryTexts: await queryTexts(this.deps.datastore.sql, window, ids) };
+    return { scope, vcpus, dimension, queryTexts: await queryTexts(this.deps.datastore.sql, window, ids) };
   }
 }

@@ -187,8 +187,10 @@ export const ActivityLoadSchema = z
 export const ActivityTopSchema = z
   .object({
     scope: ActivityScopeSchema,
-    start_time: z.string(),
-    end_time: z.string(),
+    start_time: z
+      .string()
+      .openapi({ description: "Start of the window's first minute (the aggregates are per minute)" }),
+    end_time: z.string().openapi({ description: "End of the window's last minute" }),
     dimension: z.enum(ACTIVITY_DIMENSIONS),
     vcpus: vcpusField,
     average_load: z

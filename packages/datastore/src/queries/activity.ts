@@ -50,6 +50,14 @@ const DIMENSION_SQL: Record<ActivityDimension, { key: string; detail: string }> 
   server: { key: "m.connection_id::text", detail: "null::text" },
 };
 
+/**
+ * Two rows name the same value of a dimension. Null keys and details are compared as '': no
+ * dimension has both a null and an empty value (empty ones are made null, but the application name,
+ * which is never null). An equality, unlike `is not distinct from`, lets the planner hash the join.
+ */
+const sameValue = (a: string, b: string) =>
+  `coalesce(${a}.key, '') = coalesce(${b}.key, '') and coalesce(${a}.detail, '') = coalesce(${b}.detail, '')`;
+
 /** The window and the connections a load is computed over. */
 export interface ActivityWindow {
   connectionIds: readonly number[];
@@ -168,7 +176,7 @@ export async function activityLoad(sql: Sql, request: ActivityLoadRequest): Prom
        group by 1, 2, 3
      ), shown as (
        select l.bucket, case when r.rank <= $5 then r.rank end as rank, l.load
-       from loads l join ranked r on r.key is not distinct from l.key and r.detail is not distinct from l.detail
+       from loads l join ranked r on ${sameValue("r", "l")}
      )
      select 'sampled' as kind, extract(epoch from bucket)::float8 as bucket, null::int as rank,
        null::text as key, null::text as detail, 0::float8 as load
@@ -237,12 +245,16 @@ export interface ActivityTop {
   values: TopValue[];
 }
 
-/** The values of a dimension with the most load over a window, each split by wait event type. */
+/**
+ * The values of a dimension with the most load over a window (its whole minutes: from the minute
+ * that holds its start to the minute that holds its end), each split by wait event type.
+ */
 export async function activityTop(sql: Sql, request: ActivityTopRequest): Promise<ActivityTop> {
   if (request.connectionIds.length === 0) {
     return { average: null, values: [] };
   }
   const { key, detail } = DIMENSION_SQL[request.dimension];
+  const window = alignedWindow(request.start, request.end, 60);
   const rows = await sql.unsafe<
     {
       rank: number | null;
@@ -274,17 +286,12 @@ export async function activityTop(sql: Sql, request: ActivityTopRequest): Promis
        from per_wait group by 1, 2
      )
      select r.rank::int as rank, r.key, r.detail, p.wait, p.load, null::float8 as total
-     from ranked r join per_wait p on p.key is not distinct from r.key and p.detail is not distinct from r.detail
+     from ranked r join per_wait p on ${sameValue("p", "r")}
      where r.rank <= $4
      union all
      select null, null, null, null, 0, (select sum(load) from per_wait)
      where exists (select 1 from window_ticks)`,
-    [
-      request.connectionIds as number[],
-      request.start.toISOString(),
-      request.end.toISOString(),
-      request.limit,
-    ],
+    [request.connectionIds as number[], window.start.toISOString(), window.end.toISOString(), request.limit],
   );
   const values: TopValue[] = [];
   let average: number | null = null;
@@ -304,11 +311,18 @@ export async function activityTop(sql: Sql, request: ActivityTopRequest): Promis
   return { average, values: values.filter(Boolean) };
 }
 
+/** The logical processors of a connection's host, and the host they are counted once for. */
+export interface HostVcpus {
+  vcpus: number;
+  /** The connection's host as registered (its address when it has one). */
+  host: string;
+}
+
 /**
  * The logical processors (vCPUs) of each connection's host, from the latest snapshot of the host
  * probe `pg_sys_cpu_info`; a connection whose host was never collected is absent.
  */
-export async function hostVcpus(sql: Sql, connectionIds: readonly number[]): Promise<Map<number, number>> {
+export async function hostVcpus(sql: Sql, connectionIds: readonly number[]): Promise<Map<number, HostVcpus>> {
   if (connectionIds.length === 0) {
     return new Map();
   }
@@ -319,15 +333,17 @@ export async function hostVcpus(sql: Sql, connectionIds: readonly number[]): Pro
     return new Map();
   }
   // A snapshot probe stores rows only when they change: its latest snapshot is the one probe_runs names.
-  const rows = await sql<{ connection_id: number; vcpus: number }[]>`
-    select c.connection_id, sum(c.logical_processor)::int as vcpus
+  const rows = await sql<{ connection_id: number; vcpus: number; host: string }[]>`
+    select c.connection_id, sum(c.logical_processor)::int as vcpus,
+      min(coalesce(conn.hostaddr, conn.host)) as host
     from probe_runs r
+    join connections conn on conn.id = r.connection_id
     join metrics.pg_sys_cpu_info c
       on c.connection_id = r.connection_id and c.collected_at = r.snapshot_collected_at
     where r.connection_id = any(${connectionIds as number[]}::int[]) and r.probe_name = 'pg_sys_cpu_info'
       and c.logical_processor > 0
     group by 1`;
-  return new Map(rows.map((row) => [row.connection_id, row.vcpus]));
+  return new Map(rows.map((row) => [row.connection_id, { vcpus: row.vcpus, host: row.host }]));
 }
 
 /**
