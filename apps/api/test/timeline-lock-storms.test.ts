@@ -75,6 +75,19 @@ describe("timeline: lock storms from the active session history", () => {
     ]);
     // Five minutes later, three blocked: under the default threshold (5).
     await moment(mine, minutesAgo(5), [{ pid: 200, state: "active" }, ...waiting([201, 202, 203], 200)]);
+    // What the per-minute aggregates keep: 40 minutes ago (raw samples gone) 7 sessions waited on
+    // locks on average, 35 minutes ago 2; the storm's minute has its raw samples, which take precedence.
+    const lockMinute = async (at: Date, ticks: number, waiting: number) => {
+      const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000).toISOString();
+      await t.datastore
+        .sql`insert into metrics.activity_ticks (connection_id, minute, ticks) values (${mine}, ${minute}, ${ticks})`;
+      await t.datastore.sql`
+        insert into metrics.activity_minutes (connection_id, minute, database_name, state, wait_event_type, wait_event, samples)
+        values (${mine}, ${minute}, 'app', 'active', 'Lock', 'transactionid', ${waiting})`;
+    };
+    await lockMinute(minutesAgo(40), 60, 420);
+    await lockMinute(minutesAgo(35), 60, 120);
+    await lockMinute(storm, 60, 540);
     await moment(theirs, storm, [
       { pid: 300, state: "idle in transaction" },
       ...waiting([301, 302, 303, 304, 305, 306, 307, 308], 300),
@@ -87,7 +100,7 @@ describe("timeline: lock storms from the active session history", () => {
 
   it("one event per minute at its peak, naming the head of the chain and what it was doing", async () => {
     const page = await list(root.token, { connection_id: mine });
-    expect(page.total_count).toBe(1);
+    expect(page.total_count).toBe(2);
     const storm = minutesAgo(10);
     const minute = Math.floor(storm.getTime() / 60_000) * 60;
     expect(page.events[0]).toEqual({
@@ -100,6 +113,7 @@ describe("timeline: lock storms from the active session history", () => {
       title: "Lock Storm",
       summary: "7 sessions blocked by pid 100 (user100)",
       details: {
+        source: "samples",
         blocked_sessions: 7,
         threshold: 5,
         sampled_at: wire(storm),
@@ -120,13 +134,30 @@ describe("timeline: lock storms from the active session history", () => {
     });
   });
 
+  it("after the raw samples are gone, from the minutes' average of sessions waiting on locks", async () => {
+    const page = await list(root.token, { connection_id: mine });
+    const minute = new Date(Math.floor(minutesAgo(40).getTime() / 60_000) * 60_000);
+    expect(page.events[1]).toEqual({
+      id: `lock-storm-${mine}-${minute.getTime() / 1000}`,
+      event_type: "lock_storm",
+      connection_id: mine,
+      server_name: "mine",
+      occurred_at: minute.toISOString().replace(".000Z", "+00:00"),
+      severity: "warning",
+      title: "Lock Storm",
+      summary: "7.0 sessions blocked on average over the minute",
+      details: { source: "minutes", blocked_sessions: 7, threshold: 5, sampled_at: null, blocker: null },
+    });
+  });
+
   it("respects connection visibility", async () => {
     const seen = await list(viewer.token);
-    expect(seen.events.map((event) => event.connection_id)).toEqual([mine]);
+    expect(seen.events.map((event) => event.connection_id)).toEqual([mine, mine]);
     expect((await list(viewer.token, { connection_id: theirs })).events).toEqual([]);
     const all = await list(root.token);
     expect(all.events.map((event) => [event.connection_id, event.details?.blocked_sessions]).sort()).toEqual(
       [
+        [mine, 7],
         [mine, 7],
         [theirs, 8],
       ].sort(),
@@ -137,7 +168,7 @@ describe("timeline: lock storms from the active session history", () => {
     expect((await list(root.token, { event_types: "restart" })).events).toEqual([]);
     const { event_types: _types, ...everything } = window;
     const page = await typedClient(t, root.token).call(listTimelineEvents, { query: everything });
-    expect(page.events.filter((event) => event.event_type === "lock_storm")).toHaveLength(2);
+    expect(page.events.filter((event) => event.event_type === "lock_storm")).toHaveLength(3);
   });
 });
 

@@ -157,13 +157,17 @@ const RESTART_EVENTS = `
  * least the threshold. The blocker named is the session that blocked the most of them among
  * those not blocked themselves (the head of a chain), else the one that blocked the most; what it
  * was doing at that moment is in the details when it was sampled (it is, unless it was idle).
- * Raw samples are kept a short time (an hour by default): storms older than that are gone.
+ * Raw samples are kept a short time (an hour by default): for a minute whose raw samples are gone,
+ * the per-minute aggregates still tell the sessions waiting on a Lock on average over the minute
+ * (samples ÷ ticks), a storm when that average is at least the threshold (so a short peak no longer
+ * shows), without a blocker; `details.source` says which.
  */
 const LOCK_STORM_EVENTS = `
   select 'lock-storm-' || m.connection_id || '-' || ${epoch("m.minute")} as id, 'lock_storm'::text as event_type,
     m.connection_id, m.sampled_at as at, 'warning'::text as severity, 'Lock Storm'::text as title,
     m.blocked || ' sessions blocked' || coalesce(' by pid ' || b.pid || coalesce(' (' || h.user_name || ')', ''), '') as summary,
-    json_build_object('blocked_sessions', m.blocked, 'threshold', (select sessions from lock_storm), 'sampled_at', ${text("m.sampled_at")},
+    json_build_object('source', 'samples', 'blocked_sessions', m.blocked, 'threshold', (select sessions from lock_storm),
+      'sampled_at', ${text("m.sampled_at")},
       'blocker', case when b.pid is null then null else json_build_object('pid', b.pid, 'blocked_sessions', b.blocking,
         'database_name', h.database_name, 'user_name', h.user_name, 'application_name', h.application_name,
         'client_addr', h.client_addr, 'state', h.state, 'wait_event_type', h.wait_event_type,
@@ -191,7 +195,21 @@ const LOCK_STORM_EVENTS = `
     limit 1
   ) b on true
   left join metrics.activity_samples h on h.connection_id = m.connection_id and h.sampled_at = m.sampled_at
-    and h.pid = b.pid`;
+    and h.pid = b.pid
+  union all
+  select 'lock-storm-' || t.connection_id || '-' || ${epoch("t.minute")}, 'lock_storm'::text, t.connection_id,
+    t.minute, 'warning'::text, 'Lock Storm'::text,
+    round((l.waiting / t.ticks)::numeric, 1) || ' sessions blocked on average over the minute',
+    json_build_object('source', 'minutes', 'blocked_sessions', round((l.waiting / t.ticks)::numeric, 1)::float8,
+      'threshold', (select sessions from lock_storm), 'sampled_at', null, 'blocker', null)
+  from (select connection_id, minute, sum(samples)::float8 as waiting from metrics.activity_minutes
+        where ${selected("connection_id")} and wait_event_type = 'Lock'
+          and minute between $2::timestamptz and $3::timestamptz
+        group by connection_id, minute) l
+  join metrics.activity_ticks t on t.connection_id = l.connection_id and t.minute = l.minute and t.ticks > 0
+  where l.waiting / t.ticks >= (select sessions from lock_storm)
+    and not exists (select 1 from metrics.activity_samples s where s.connection_id = t.connection_id
+      and s.sampled_at >= t.minute and s.sampled_at < t.minute + interval '1 minute')`;
 
 /** Blackouts the caller may know of: estate ones, and others through a connection it can see. */
 const VISIBLE_BLACKOUT = `
