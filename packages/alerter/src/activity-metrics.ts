@@ -69,13 +69,14 @@ export const loadPerVcpu: MetricDefinition = {
  * At each sampled moment, how long the longest-blocked session has been blocked: the time since the
  * first of its consecutive samples (same pid and statement, by query_start) that were blocked; a
  * sample of the statement not blocked ends the run. Sessions are sampled at every tick while they are
- * not idle, so a run is what the sampler saw continuously. Only connections with a blocked session in
- * the range read history (up to BLOCKED_LOOKBACK before it).
+ * not idle, so a run is what the sampler saw continuously. Only statements blocked in the range read
+ * history, from when they started (up to BLOCKED_LOOKBACK before the range).
  */
 export const maxBlockedSeconds: MetricDefinition = {
   tables: ["activity_samples", "activity_ticks"],
-  // Bounded by the sampling interval in `latest`; this only caps how far back the latest is looked for.
-  freshnessSeconds: 600,
+  // Bounded by the sampling interval in `latest`; this only caps how far back the latest is looked for
+  // (and which statements' history an evaluation reads).
+  freshnessSeconds: 300,
   // The sampler stores no row for a tick that finds every session idle: the latest sample is current
   // only while no tick can have passed since without a sample, i.e. within three sampling intervals
   // (60 s ÷ the ticks of the connection's latest complete minute; the sampler's default interval
@@ -89,13 +90,15 @@ export const maxBlockedSeconds: MetricDefinition = {
     where l.collected_at >= $1::timestamptz
       - make_interval(secs => 3 * coalesce(60.0 / nullif(r.ticks, 0), ${DEFAULT_TICK_SECONDS}) + ${STORE_DELAY_SECONDS})`,
   sql: `
-  with blocking as (
-    select distinct connection_id from ${rowsBetween("activity_samples", "sampled_at", "$2", BLOCKED)} a),
+  with statements as (
+    select distinct connection_id, pid, query_start
+    from ${rowsBetween("activity_samples", "sampled_at", "$2", BLOCKED)} a),
   history as (
     select s.connection_id, s.pid, s.query_start, s.sampled_at, ${BLOCKED} as blocked
-    from blocking b cross join lateral (
+    from statements b cross join lateral (
       select * from metrics.activity_samples where connection_id = b.connection_id
-        and sampled_at > $2::timestamptz - interval '${BLOCKED_LOOKBACK}' and sampled_at <= $1::timestamptz) s),
+        and sampled_at >= greatest(b.query_start, $2::timestamptz - interval '${BLOCKED_LOOKBACK}')
+        and sampled_at <= $1::timestamptz and pid = b.pid and query_start is not distinct from b.query_start) s),
   runs as (
     select *, count(*) filter (where not blocked) over (partition by connection_id, pid, query_start order by sampled_at) as run
     from history),
