@@ -434,8 +434,6 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
 
     it("a session blocked by another's lock, seen by the activity sampler every second", async () => {
       const since = await quiet(P, "session_blocked_duration");
-      // Seconds instead of 30 s.
-      await override("session_blocked_duration", P, ">", 2);
       const [holder, waiter] = (await openSessions(app, 2)) as [postgres.Sql, postgres.Sql];
       const release = deferred();
       const locked = deferred();
@@ -450,6 +448,18 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
         });
         await locked.promise;
         const waiting = waiter`update accounts set balance = balance - 1 where id = 1`.execute();
+        // Sampled blocked by this holder first: a block that ended a moment ago (the test before) is
+        // what the latest samples say until this one's are stored.
+        await pollUntil(
+          async () =>
+            (
+              await h.datastore.sql`select 1 from metrics.activity_samples
+                where connection_id = ${P} and ${holderPid} = any(blocking_pids) limit 1`
+            )[0],
+          async () => "the waiter was not sampled blocked by the holder",
+        );
+        // Seconds instead of 30 s.
+        await override("session_blocked_duration", P, ">", 2);
         const alerts = await raised(P, since, ["session_blocked_duration"]);
         expect(alerts.session_blocked_duration?.[0]?.metric_value).toBeGreaterThan(2);
         // The samples the alert was raised from: the waiter, blocked by the holder's pid.
