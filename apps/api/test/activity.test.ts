@@ -82,12 +82,15 @@ describe("activity: database load, top values and sessions", () => {
     for (const [connection, time, count] of ticks) {
       await sql`insert into metrics.activity_ticks (connection_id, minute, ticks) values (${connection}, ${time}, ${count})`;
     }
-    // Their hourly sums, as the collector adds them in the transaction that writes the minutes.
-    await sql`insert into metrics.activity_hours (connection_id, hour, database_name, user_name, application_name,
-        client_addr, backend_type, state, wait_event_type, wait_event, query_id, samples)
-      select connection_id, date_bin('1 hour', minute, timestamptz 'epoch'), database_name, user_name,
-        application_name, client_addr, backend_type, state, wait_event_type, wait_event, query_id, sum(samples)
-      from metrics.activity_minutes group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11`;
+    // Their hourly sums per dimension, as the collector adds them in the transaction that writes the minutes.
+    await sql`insert into metrics.activity_hours (connection_id, hour, dimension, value, wait_event_type, samples)
+      select m.connection_id, date_bin('1 hour', m.minute, timestamptz 'epoch'), d.dimension, d.value,
+        m.wait_event_type, sum(m.samples)
+      from metrics.activity_minutes m
+      cross join lateral (values ('', ''), ('database_name', m.database_name), ('user_name', m.user_name),
+        ('application_name', m.application_name), ('client_addr', m.client_addr), ('wait_event', m.wait_event),
+        ('query_id', m.query_id::text)) d(dimension, value)
+      group by 1, 2, 3, 4, 5`;
     await sql`insert into metrics.activity_hour_ticks (connection_id, hour, ticks)
       select connection_id, date_bin('1 hour', minute, timestamptz 'epoch'), sum(ticks)
       from metrics.activity_ticks group by 1, 2`;
@@ -244,7 +247,16 @@ describe("activity: database load, top values and sessions", () => {
 
     it("answers buckets of whole hours from the hourly sums with the load the minutes give", async () => {
       const hour = { start_time: `${day}T10:00:00Z`, end_time: `${day}T11:00:00Z` };
-      for (const dimension of ["wait_event", "query", "server"] as const) {
+      for (const dimension of [
+        "wait_event_type",
+        "wait_event",
+        "query",
+        "database",
+        "user",
+        "application",
+        "client",
+        "server",
+      ] as const) {
         // Buckets of whole hours read activity_hours, of minutes activity_minutes: over the same
         // window each value's average is the same, and the hour's one bucket is that average.
         const [byHour, byMinute] = await Promise.all(

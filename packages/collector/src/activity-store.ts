@@ -50,6 +50,20 @@ const DIMENSIONS = [
   "query_id",
 ] as const;
 
+/**
+ * The dimensions `activity_hours` sums the minutes by, one at a time: '' for none (the load by wait
+ * event type, or of the whole connection), else the column whose value it keeps.
+ */
+const HOUR_DIMENSIONS = [
+  "",
+  "database_name",
+  "user_name",
+  "application_name",
+  "client_addr",
+  "wait_event",
+  "query_id",
+] as const;
+
 type RawRecord = Record<(typeof RAW_COLUMNS)[number], string | number | null>;
 
 interface MinuteCount {
@@ -125,8 +139,8 @@ export interface ActivityStoreOptions {
  * written once per flush (one transaction a second for the whole collector, not one per server);
  * per-minute counts and tick counts are kept in memory and upserted (adding to what is stored) once
  * their minute has closed, and on stop for the open one, so a crash loses at most the open minute.
- * The same transaction adds them to their hour's rows (`activity_hours`, `activity_hour_ticks`), so
- * the hourly sums always equal the minutes'.
+ * The same transaction adds them to their hour's rows (`activity_hours`, per dimension, and
+ * `activity_hour_ticks`), so the hourly sums always equal the minutes'.
  * Partitions (hourly for samples, weekly for the aggregates) are created ahead of need.
  */
 export class ActivityStore {
@@ -342,25 +356,36 @@ export class ActivityStore {
           insert into ${tx.unsafe(table(ACTIVITY_TICKS_TABLE))} ${tx(chunk, "connection_id", "minute", "ticks")}
           on conflict (connection_id, minute) do update set ticks = activity_ticks.ticks + excluded.ticks`;
       }
-      const hourRows = sumByHour(
-        minuteRows,
-        (row) => String(row.minute),
-        (row) => Number(row.samples),
-        (row) => JSON.stringify([row.connection_id, ...DIMENSIONS.map((name) => row[name])]),
-      ).map(
-        ({ row, hour, total }): Record<string, string | number> => ({
+      // Each minute row counts once per dimension of activity_hours, under its value there.
+      const perDimension = minuteRows.flatMap((row) =>
+        HOUR_DIMENSIONS.map((dimension) => ({
           connection_id: Number(row.connection_id),
-          hour,
-          ...Object.fromEntries(DIMENSIONS.map((name) => [name, row[name] ?? ""])),
-          samples: total,
-        }),
+          minute: String(row.minute),
+          dimension,
+          value: dimension === "" ? "" : String(row[dimension] ?? ""),
+          wait_event_type: String(row.wait_event_type ?? ""),
+          samples: Number(row.samples),
+        })),
       );
+      const hourRows = sumByHour(
+        perDimension,
+        (row) => row.minute,
+        (row) => row.samples,
+        (row) => JSON.stringify([row.connection_id, row.dimension, row.value, row.wait_event_type]),
+      ).map(({ row, hour, total }) => ({
+        connection_id: row.connection_id,
+        hour,
+        dimension: row.dimension,
+        value: row.value,
+        wait_event_type: row.wait_event_type,
+        samples: total,
+      }));
       for (let offset = 0; offset < hourRows.length; offset += AGGREGATE_CHUNK_ROWS) {
         const chunk = hourRows.slice(offset, offset + AGGREGATE_CHUNK_ROWS);
         await tx`
           insert into ${tx.unsafe(table(ACTIVITY_HOURS_TABLE))}
-            ${tx(chunk, ["connection_id", "hour", ...DIMENSIONS, "samples"])}
-          on conflict (connection_id, hour, ${tx.unsafe(DIMENSIONS.join(", "))})
+            ${tx(chunk, "connection_id", "hour", "dimension", "value", "wait_event_type", "samples")}
+          on conflict (connection_id, hour, dimension, value, wait_event_type)
           do update set samples = activity_hours.samples + excluded.samples`;
       }
       const hourTickRows = sumByHour(

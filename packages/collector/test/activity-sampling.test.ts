@@ -185,12 +185,15 @@ describe("activity sampling", () => {
     // The hourly sums written in the same transactions are the minutes' per hour, key for key.
     const hourMismatches = await sql`
       with minutes as (
-        select connection_id, date_bin('1 hour', minute, timestamptz 'epoch') as hour, database_name, user_name,
-          application_name, client_addr, backend_type, state, wait_event_type, wait_event, query_id,
-          sum(samples)::int as samples
-        from metrics.activity_minutes group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
-      select * from minutes full join metrics.activity_hours h using (connection_id, hour, database_name, user_name,
-        application_name, client_addr, backend_type, state, wait_event_type, wait_event, query_id)
+        select m.connection_id, date_bin('1 hour', m.minute, timestamptz 'epoch') as hour, d.dimension, d.value,
+          m.wait_event_type, sum(m.samples)::int as samples
+        from metrics.activity_minutes m
+        cross join lateral (values ('', ''), ('database_name', m.database_name), ('user_name', m.user_name),
+          ('application_name', m.application_name), ('client_addr', m.client_addr), ('wait_event', m.wait_event),
+          ('query_id', m.query_id::text)) d(dimension, value)
+        group by 1, 2, 3, 4, 5)
+      select * from minutes full join metrics.activity_hours h
+        using (connection_id, hour, dimension, value, wait_event_type)
       where minutes.samples is distinct from h.samples`;
     expect(hourMismatches).toEqual([]);
     const tickMismatches = await sql`
@@ -200,10 +203,19 @@ describe("activity sampling", () => {
       select * from minutes full join metrics.activity_hour_ticks h using (connection_id, hour)
       where minutes.ticks is distinct from h.ticks`;
     expect(tickMismatches).toEqual([]);
-    const [hourTotal] = await sql<
-      { samples: number }[]
-    >`select sum(samples)::int as samples from metrics.activity_hours`;
-    expect(hourTotal?.samples).toBe(totals?.raw);
+    // Every dimension's rows count each sample once.
+    const hourTotals = await sql<{ dimension: string; samples: number }[]>`
+      select dimension, sum(samples)::int as samples from metrics.activity_hours group by 1 order by 1`;
+    expect(hourTotals.map((row) => row.dimension)).toEqual([
+      "",
+      "application_name",
+      "client_addr",
+      "database_name",
+      "query_id",
+      "user_name",
+      "wait_event",
+    ]);
+    expect(hourTotals.map((row) => row.samples)).toEqual(hourTotals.map(() => totals?.raw));
     // A sample's ticks: the work database was sampled in as many ticks as the quiet one.
     const [workTicks] = await sql<{ ticks: number }[]>`
       select sum(ticks)::int as ticks from metrics.activity_ticks where connection_id = ${workId}`;
@@ -273,8 +285,9 @@ describe("activity sampling", () => {
         insert into metrics.activity_ticks (connection_id, minute, ticks)
         values (${workId}, date_trunc('minute', ${at.toISOString()}::timestamptz), 60)`;
       await sql`
-        insert into metrics.activity_hours (connection_id, hour, samples)
-        values (${workId}, date_bin('1 hour', ${at.toISOString()}::timestamptz, timestamptz 'epoch'), ${samples})`;
+        insert into metrics.activity_hours (connection_id, hour, dimension, value, wait_event_type, samples)
+        values (${workId}, date_bin('1 hour', ${at.toISOString()}::timestamptz, timestamptz 'epoch'), '', '', '',
+          ${samples})`;
       await sql`
         insert into metrics.activity_hour_ticks (connection_id, hour, ticks)
         values (${workId}, date_bin('1 hour', ${at.toISOString()}::timestamptz, timestamptz 'epoch'), 60)`;

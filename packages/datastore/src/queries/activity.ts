@@ -61,11 +61,6 @@ const sameValue = (a: string, b: string) =>
 
 const HOUR_MS = 3_600_000;
 
-/** The columns of a per-minute or hourly aggregate row, its time column named `minute`. */
-const AGGREGATE_COLUMNS =
-  "connection_id, database_name, user_name, application_name, client_addr, backend_type, state, " +
-  "wait_event_type, wait_event, query_id, samples";
-
 /**
  * Which whole hours of a window are read from the hourly sums: [start, end) of them, the minutes
  * before and after from the per-minute rows. With `hoursOnly` (buckets of whole hours, so the
@@ -83,21 +78,73 @@ function hourlySpan(window: { start: Date; end: Date }, hoursOnly: boolean): { s
     : { start: window.end.toISOString(), end: window.end.toISOString() };
 }
 
+/** The columns of a per-minute aggregate row but its minute. */
+const MINUTE_COLUMNS = [
+  "connection_id",
+  "database_name",
+  "user_name",
+  "application_name",
+  "client_addr",
+  "backend_type",
+  "state",
+  "wait_event_type",
+  "wait_event",
+  "query_id",
+  "samples",
+] as const;
+
 /**
- * The aggregate rows of the connections `$1` from `$2` to `$3` (exclusive): the hours from `hours[0]`
- * to `hours[1]` (parameter numbers, see hourlySpan) from `activity_hours`, the minutes around them
- * from `activity_minutes`. Equal sums either way (the collector writes both in one transaction), so a
- * load is the same whichever answers it; a week of hours is 60 times fewer rows than its minutes.
+ * The `activity_hours` dimension that answers each dimension: '' (none: per wait event type only)
+ * or the `activity_minutes` column whose values it sums by.
  */
-function samplesSource(hours: readonly [number, number]): string {
+const HOUR_DIMENSION: Record<ActivityDimension, string> = {
+  wait_event_type: "",
+  server: "",
+  wait_event: "wait_event",
+  query: "query_id",
+  database: "database_name",
+  user: "user_name",
+  application: "application_name",
+  client: "client_addr",
+};
+
+/**
+ * `activity_hours` rows of one dimension in the shape of `activity_minutes` rows: the dimension's
+ * column holds the value, the wait event type its own, the other columns are empty.
+ */
+function hourColumns(dimension: ActivityDimension): string {
+  const kept = HOUR_DIMENSION[dimension];
+  return MINUTE_COLUMNS.map((column) => {
+    if (column === "connection_id" || column === "samples" || column === "wait_event_type") {
+      return column;
+    }
+    if (column === kept) {
+      return column === "query_id" ? "value::bigint as query_id" : `value as ${column}`;
+    }
+    return column === "query_id" ? "0::bigint as query_id" : `''::text as ${column}`;
+  }).join(", ");
+}
+
+/**
+ * The aggregate rows of the connections `$1` from `$2` to `$3` (exclusive), as `activity_minutes`
+ * rows (the time column named `minute`): the hours from `hours[0]` to `hours[1]` (parameter
+ * numbers, see hourlySpan) from `activity_hours`, only the rows of the dimension asked for, and the
+ * minutes around them from `activity_minutes`. The sums are equal either way (the collector writes
+ * both in one transaction), so a load is the same whichever answers it; a week of one dimension's
+ * hours is many times fewer rows than its minutes (for wait event types, a few per connection and
+ * hour).
+ */
+function samplesSource(hours: readonly [number, number], dimension: ActivityDimension): string {
   const [from, to] = hours.map((index) => `$${index}`);
-  return `(select ${AGGREGATE_COLUMNS}, minute from metrics.activity_minutes
+  const columns = MINUTE_COLUMNS.join(", ");
+  return `(select ${columns}, minute from metrics.activity_minutes
        where connection_id = any($1::int[]) and minute >= $2 and minute < ${from}
      union all
-     select ${AGGREGATE_COLUMNS}, hour from metrics.activity_hours
+     select ${hourColumns(dimension)}, hour from metrics.activity_hours
        where connection_id = any($1::int[]) and hour >= ${from} and hour < ${to}
+         and dimension = '${HOUR_DIMENSION[dimension]}'
      union all
-     select ${AGGREGATE_COLUMNS}, minute from metrics.activity_minutes
+     select ${columns}, minute from metrics.activity_minutes
        where connection_id = any($1::int[]) and minute >= ${to} and minute < $3)`;
 }
 
@@ -214,7 +261,7 @@ export async function activityLoad(sql: Sql, request: ActivityLoadRequest): Prom
      ), samples as (
        select m.connection_id, ${bucket("m.minute")} as bucket, ${key} as key, ${detail} as detail,
          sum(m.samples)::float8 as samples
-       from ${samplesSource([6, 7])} m
+       from ${samplesSource([6, 7], request.dimension)} m
        group by 1, 2, 3, 4
      ), window_ticks as (
        select connection_id, sum(ticks) as ticks from ticks group by 1
@@ -333,7 +380,7 @@ export async function activityTop(sql: Sql, request: ActivityTopRequest): Promis
      ), samples as (
        select m.connection_id, ${key} as key, ${detail} as detail, ${waitEventType} as wait,
          sum(m.samples)::float8 as samples
-       from ${samplesSource([5, 6])} m
+       from ${samplesSource([5, 6], request.dimension)} m
        group by 1, 2, 3, 4
      ), per_wait as (
        select s.key, s.detail, s.wait, sum(s.samples / w.ticks) as load

@@ -99,43 +99,28 @@ export const activityTicks = metrics.table(
 );
 
 /**
- * `activity_minutes` summed per hour (the same key with the hour): what a load over whole hours
- * reads, 60 times fewer rows than the minutes for a steady mix of sessions. The collector adds to
- * it in the transaction that adds the closed minutes, so it always sums them. Partitioned by week
- * and kept as long as `activity_minutes`.
+ * `activity_minutes` summed per hour and reduced to one dimension at a time: for each `dimension`
+ * (a column of `activity_minutes`, or '' for none: the load of a wait event type or of the whole
+ * connection), the samples of each of its values (`value`, '' for none) and wait event types. A load
+ * over whole hours by one dimension reads only its rows: a few per connection and hour for wait
+ * event types, however many queries, users and clients share them. The collector adds to it in the
+ * transaction that adds the closed minutes, so it always sums them. Partitioned by week and kept as
+ * long as `activity_minutes`.
  */
 export const activityHours = metrics.table(
   "activity_hours",
   {
     connectionId: monitoredConnection(),
     hour: timestamptz().notNull(),
-    databaseName: text().notNull().default(""),
-    userName: text().notNull().default(""),
-    applicationName: text().notNull().default(""),
-    clientAddr: text().notNull().default(""),
-    backendType: text().notNull().default(""),
-    state: text().notNull().default(""),
-    waitEventType: text().notNull().default(""),
-    waitEvent: text().notNull().default(""),
-    queryId: bigint({ mode: "bigint" }).notNull().default(sql`0`),
+    dimension: text().notNull(),
+    value: text().notNull(),
+    waitEventType: text().notNull(),
     samples: integer().notNull(),
   },
   (table) => [
     primaryKey({
       name: "activity_hours_pkey",
-      columns: [
-        table.connectionId,
-        table.hour,
-        table.databaseName,
-        table.userName,
-        table.applicationName,
-        table.clientAddr,
-        table.backendType,
-        table.state,
-        table.waitEventType,
-        table.waitEvent,
-        table.queryId,
-      ],
+      columns: [table.connectionId, table.hour, table.dimension, table.value, table.waitEventType],
     }),
   ],
 );
