@@ -225,6 +225,10 @@ export const environmentVariables = z.object({
     .min(1)
     .default(10)
     .describe("Overview streams one user may have open at once, per process (429 beyond)"),
+  DBMON_LOCK_STORM_SESSIONS: count(100_000)
+    .min(1)
+    .default(5)
+    .describe("Sessions blocked by locks at one sampled moment that make a `lock_storm` timeline event"),
 });
 
 export interface Config {
@@ -290,6 +294,8 @@ export interface Config {
   anonymousModelRequestsPerMinute: number;
   /** Streams one user may have open at once in this process, by kind. */
   streamsPerUser: { overview: number; llmChat: number };
+  /** Sessions blocked at one sampled moment that make a lock storm on the timeline. */
+  lockStormSessions: number;
   overview: {
     /** How often the estate snapshot is built (and the summary regenerated on a significant change). */
     intervalMs: number;
@@ -356,6 +362,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       overview: e.DBMON_OVERVIEW_STREAMS_PER_USER,
       llmChat: e.DBMON_LLM_STREAMS_PER_USER,
     },
+    lockStormSessions: e.DBMON_LOCK_STORM_SESSIONS,
     overview: {
       intervalMs: e.DBMON_OVERVIEW_INTERVAL_SECONDS * 1000,
       keepaliveMs: e.DBMON_OVERVIEW_KEEPALIVE_SECONDS * 1000,

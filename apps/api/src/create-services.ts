@@ -80,7 +80,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
   const llm = new LlmProviders(config.llm);
   const memories = new MemoryStore({ datastore, clock, logger, embedder: llm.embedder });
   await memories.listen();
-  const timeline = new Timeline({ datastore, logger });
+  const timeline = new Timeline({ datastore, logger, lockStormSessions: config.lockStormSessions });
   const overview = new OverviewService({
     datastore,
     llm: llm.defaultChat,

@@ -211,9 +211,28 @@ describe("alerts", () => {
 });
 
 describe("alert rules and overrides", () => {
-  it("lists the 34 built-in rules with the reference's defaults", async () => {
+  it("lists the 36 built-in rules with the reference's defaults (and the two over active session history)", async () => {
     const rules = await as(plain).call(listAlertRules);
-    expect(rules).toHaveLength(34);
+    expect(rules).toHaveLength(36);
+    expect(rules.find((rule) => rule.name === "database_load_above_vcpus")).toMatchObject({
+      category: "performance",
+      metric_name: "activity_sampling.load_per_vcpu",
+      metric_unit: "ratio",
+      default_operator: ">",
+      default_threshold: 1,
+      default_severity: "warning",
+      default_enabled: true,
+      is_built_in: true,
+    });
+    expect(rules.find((rule) => rule.name === "session_blocked_duration")).toMatchObject({
+      category: "locks",
+      metric_name: "activity_sampling.max_blocked_seconds",
+      metric_unit: "seconds",
+      default_operator: ">",
+      default_threshold: 30,
+      default_severity: "warning",
+      is_built_in: true,
+    });
     const disk = rules.find((rule) => rule.name === "disk_usage_critical");
     expect(disk).toMatchObject({
       category: "storage",
@@ -327,7 +346,7 @@ describe("alert rules and overrides", () => {
     const list = await as(plain).call(listAlertOverrides, {
       params: { scope: "server", scopeId: visibleId },
     });
-    expect(list).toHaveLength(34);
+    expect(list).toHaveLength(36);
     expect(list.find((row) => row.rule_id === ruleId)).toMatchObject({
       name: "cpu_usage_high",
       default_threshold: 80,

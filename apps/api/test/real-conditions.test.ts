@@ -39,6 +39,8 @@ const PROBE_SECONDS: Readonly<Record<string, number>> = {
   pg_sys_memory_info: 2,
   pg_sys_disk_info: 2,
   pg_sys_load_avg_info: 2,
+  // The host's vCPUs, which database_load_above_vcpus divides the load by.
+  pg_sys_cpu_info: 2,
 };
 
 /** The standby serves the rules about itself; its other probes are turned off (probe configuration). */
@@ -66,9 +68,13 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-/** Polls until `check` answers something; after 20 s fails with what `explain` says. */
-async function pollUntil<T>(check: () => Promise<T | undefined>, explain: () => Promise<string>): Promise<T> {
-  const until = Date.now() + 20_000;
+/** Polls until `check` answers something; after 20 s (or `ms`) fails with what `explain` says. */
+async function pollUntil<T>(
+  check: () => Promise<T | undefined>,
+  explain: () => Promise<string>,
+  ms = 20_000,
+): Promise<T> {
+  const until = Date.now() + ms;
   for (;;) {
     const value = await check();
     if (value !== undefined) {
@@ -424,6 +430,103 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
         await closeSessions([holder, ...waiters]);
         await restore(P, "lock_wait_time");
       }
+    });
+
+    it("a session blocked by another's lock, seen by the activity sampler every second", async () => {
+      const since = await quiet(P, "session_blocked_duration");
+      const [holder, waiter] = (await openSessions(app, 2)) as [postgres.Sql, postgres.Sql];
+      const release = deferred();
+      const locked = deferred();
+      try {
+        let holderPid = 0;
+        const holding = holder.begin(async (tx) => {
+          const [row] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
+          holderPid = row?.pid ?? 0;
+          await tx`update accounts set balance = balance + 1 where id = 1`;
+          locked.resolve();
+          await release.promise;
+        });
+        await locked.promise;
+        const waiting = waiter`update accounts set balance = balance - 1 where id = 1`.execute();
+        // Sampled blocked by this holder first: a block that ended a moment ago (the test before) is
+        // what the latest samples say until this one's are stored.
+        await pollUntil(
+          async () =>
+            (
+              await h.datastore.sql`select 1 from metrics.activity_samples
+                where connection_id = ${P} and ${holderPid} = any(blocking_pids) limit 1`
+            )[0],
+          async () => "the waiter was not sampled blocked by the holder",
+        );
+        // Seconds instead of 30 s.
+        await override("session_blocked_duration", P, ">", 2);
+        const alerts = await raised(P, since, ["session_blocked_duration"]);
+        expect(alerts.session_blocked_duration?.[0]?.metric_value).toBeGreaterThan(2);
+        // The samples the alert was raised from: the waiter, blocked by the holder's pid.
+        const [blocked] = await h.datastore.sql<{ blocking_pids: number[]; database_name: string }[]>`
+          select blocking_pids, database_name from metrics.activity_samples
+          where connection_id = ${P} and cardinality(blocking_pids) > 0 order by sampled_at desc limit 1`;
+        expect(blocked).toEqual({ blocking_pids: [holderPid], database_name: "app" });
+        release.resolve();
+        await holding;
+        await waiting;
+        await cleared(P, flat(alerts));
+      } finally {
+        release.resolve();
+        await closeSessions([holder, waiter]);
+        await restore(P, "session_blocked_duration");
+      }
+    });
+
+    it("CPU-bound sessions raise the database load, averaged over five minutes, against the host's vCPUs", {
+      timeout: 240_000,
+    }, async () => {
+      // Five minutes of more sessions than this machine's processors would take five minutes and
+      // the whole machine, and the tests before leave sessions in the five-minute average: the
+      // current value is read first (an alert at >= 0), then the ratio is set a quarter above it,
+      // which one minute of three sessions on CPU, averaged over five, exceeds (0.3 on 2 vCPUs).
+      await override("database_load_above_vcpus", P, ">", 1000);
+      const before = await quiet(P, "database_load_above_vcpus");
+      await override("database_load_above_vcpus", P, ">=", 0);
+      const current = await raised(P, before, ["database_load_above_vcpus"]);
+      const background = current.database_load_above_vcpus?.[0]?.metric_value ?? 0;
+      await override("database_load_above_vcpus", P, ">", 1000);
+      await cleared(P, flat(current));
+      await override("database_load_above_vcpus", P, ">", background + 0.25);
+      const since = await quiet(P, "database_load_above_vcpus");
+      const workers = await openSessions(app, 3);
+      let stop = false;
+      const spin = workers.map(async (worker) => {
+        while (!stop) {
+          await worker`select count(*) from generate_series(1, 20000000)`;
+        }
+      });
+      try {
+        const fired = await pollUntil(
+          async () => {
+            await evaluateNow();
+            const [alert] = await alertsOf(P, ["database_load_above_vcpus"], since);
+            return alert;
+          },
+          async () => {
+            const minutes = await h.datastore.sql`
+                select t.minute, t.ticks, (select sum(samples) from metrics.activity_minutes m
+                  where m.connection_id = t.connection_id and m.minute = t.minute) as samples
+                from metrics.activity_ticks t where t.connection_id = ${P} order by t.minute desc limit 6`;
+            return `not raised; minutes: ${JSON.stringify(minutes)}`;
+          },
+          180_000,
+        );
+        expect(fired.metric_value).toBeGreaterThan(background + 0.25);
+      } finally {
+        stop = true;
+        await Promise.all(spin);
+        await closeSessions(workers);
+      }
+      // The load's average takes five minutes to come down: above anything it can be instead.
+      await override("database_load_above_vcpus", P, ">", 1000);
+      await cleared(P, await alertsOf(P, ["database_load_above_vcpus"], since));
+      await restore(P, "database_load_above_vcpus");
     });
 
     it("a deadlock between two sessions", async () => {

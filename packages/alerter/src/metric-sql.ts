@@ -5,10 +5,17 @@
  * leads with connection_id, so a short range (the latest collections) is a few index lookups per
  * connection instead of a scan of the week's partition.
  */
-export const collected = (table: string, where = "true") =>
+export const collected = (table: string, where = "true") => rowsBetween(table, "collected_at", "$2", where);
+
+/**
+ * Rows of a metrics table whose `time` lies in (`from`, $1], reached through each connection as
+ * `collected` does: for tables whose time column has another name (the activity sampler's), and for
+ * queries that read some history before the range ($2).
+ */
+export const rowsBetween = (table: string, time: string, from: string, where = "true") =>
   `(select t.* from public.connections c
     cross join lateral (select * from metrics.${table} where connection_id = c.id
-      and collected_at > $2::timestamptz and collected_at <= $1::timestamptz and ${where}) t)`;
+      and ${time} > ${from}::timestamptz and ${time} <= $1::timestamptz and ${where}) t)`;
 
 /**
  * A join giving, as `alias.value`, the value a setting had when sample `a` was collected: the stored

@@ -1,6 +1,7 @@
 import type { Sql } from "@dbmon/datastore";
 import { collectedDatabaseJoin } from "@dbmon/datastore";
 import { findProbeSpec } from "@dbmon/monitoring";
+import { loadPerVcpu, maxBlockedSeconds } from "./activity-metrics.js";
 import { AUTOVACUUM_FRESHNESS_SECONDS, updateAutovacuumCrossings } from "./autovacuum-crossings.js";
 import { collected, seconds, settingAt } from "./metric-sql.js";
 
@@ -36,6 +37,13 @@ export interface MetricDefinition {
    * evaluation (one alerter at a time): what would otherwise take the query a look through history.
    */
   prepare?: (sql: Sql, now: Date) => Promise<void>;
+  /**
+   * For sources that are not a probe's collections (the activity sampler's tables): each
+   * connection's latest sample time in ($2, $1], as rows (connection_id, collected_at), at which the
+   * current value is read; the source says itself when a later tick found nothing to store.
+   * Without it: the latest collection of the first table, unless a later run of its probe stored nothing.
+   */
+  latest?: string;
 }
 
 export interface MetricValue {
@@ -72,11 +80,13 @@ export function currentValues(sql: Sql, definition: MetricDefinition, now: Date)
     definition.freshnessSeconds === null
       ? "-infinity"
       : new Date(now.getTime() - definition.freshnessSeconds * 1000).toISOString();
-  return sql.unsafe<MetricValue[]>(
-    `select s.connection_id, s.database_name, s.object_name, s.value from (${definition.sql}) s
-     join (select ${key}, max(collected_at) as collected_at from ${collected(table)} a group by ${key}) latest
+  const latest = definition.latest
+    ? `join (${definition.latest}) latest using (connection_id, collected_at)`
+    : `join (select ${key}, max(collected_at) as collected_at from ${collected(table)} a group by ${key}) latest
        using (${key}, collected_at)
-     ${findProbeSpec(table)?.snapshot ? "" : `where not ${superseded(table)}`}`,
+     ${findProbeSpec(table)?.snapshot ? "" : `where not ${superseded(table)}`}`;
+  return sql.unsafe<MetricValue[]>(
+    `select s.connection_id, s.database_name, s.object_name, s.value from (${definition.sql}) s ${latest}`,
     [now.toISOString(), oldest],
   );
 }
@@ -351,4 +361,6 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
     sql: `select connection_id, ${SERVER}, collected_at, max(retained_bytes::float8) as value
           from ${collected("pg_replication_slots")} a group by connection_id, collected_at`,
   },
+  "activity_sampling.load_per_vcpu": loadPerVcpu,
+  "activity_sampling.max_blocked_seconds": maxBlockedSeconds,
 };

@@ -30,6 +30,7 @@ const tables: Record<string, { database: boolean; columns: string }> = {
     database: false,
     columns: "processor_time_percent double precision, idle_mode_percent double precision",
   },
+  pg_sys_cpu_info: { database: false, columns: "logical_processor integer, no_of_cores integer" },
   pg_sys_memory_info: {
     database: false,
     columns: "total_memory bigint, used_memory bigint, free_memory bigint",

@@ -74,13 +74,40 @@ async function sample(at: Date, phase: "fire" | "clear"): Promise<void> {
     await sql`insert into metrics.spock_resolutions (connection_id, database_name, collected_at, conflict_type)
       select ${c}, 'app', ${ts}::timestamptz, 'update_update' from generate_series(1, 30)`;
   }
+  await sampleActivity(at, fire);
   await sql`insert into probe_runs (connection_id, probe_name, last_run_at)
     values (${c}, 'pg_connectivity', ${fire ? new Date(at.getTime() - 600_000).toISOString() : ts})
     on conflict (connection_id, probe_name) do update set last_run_at = excluded.last_run_at`;
 }
 
+/**
+ * The activity sampler's rows of the five minutes up to `at` on a host of 2 vCPUs: firing, 3 active
+ * sessions on average (load 1.5 per vCPU) and a session blocked by pid 4141 for the minute up to
+ * the evaluation at every 1 s tick; otherwise 1 session, not blocked.
+ */
+async function sampleActivity(at: Date, fire: boolean): Promise<void> {
+  const sql = h.datastore.sql;
+  const ts = at.toISOString();
+  await sql`insert into metrics.pg_sys_cpu_info (connection_id, collected_at, logical_processor, no_of_cores)
+    values (${connectionId}, ${ts}, 2, 1)`;
+  await sql`insert into metrics.activity_ticks (connection_id, minute, ticks)
+    select ${connectionId}, m, 60
+    from generate_series(date_trunc('minute', ${ts}::timestamptz) - interval '4 minutes', date_trunc('minute', ${ts}::timestamptz), interval '1 minute') m
+    on conflict do nothing`;
+  await sql`insert into metrics.activity_minutes (connection_id, minute, state, wait_event_type, samples)
+    select ${connectionId}, m, 'active', '', ${fire ? 180 : 60}
+    from generate_series(date_trunc('minute', ${ts}::timestamptz) - interval '4 minutes', date_trunc('minute', ${ts}::timestamptz), interval '1 minute') m
+    on conflict do nothing`;
+  await sql`insert into metrics.activity_samples (connection_id, sampled_at, pid, backend_type, state, wait_event_type,
+      wait_event, query_start, blocking_pids)
+    select ${connectionId}, ${h.clock.now().toISOString()}::timestamptz - make_interval(secs => g), 4242, 'client backend', 'active',
+      ${fire ? "Lock" : null}, ${fire ? "relation" : null}, ${ts}::timestamptz - interval '2 minutes',
+      ${fire ? [4141] : []}::int[]
+    from generate_series(0, 60) g`;
+}
+
 describe("built-in rules", () => {
-  it("every one of the 34 rules fires on violating data and clears when the data is back to normal", async () => {
+  it("every one of the 36 rules fires on violating data and clears when the data is back to normal", async () => {
     const alerter = h.alerter();
     const t0 = new Date();
     h.clock.set(t0);
@@ -95,7 +122,7 @@ describe("built-in rules", () => {
     );
     const missing = builtInRules.map((r) => r.name).filter((name) => !active.has(name));
     expect(missing).toEqual([]);
-    expect(fired.filter((a) => a.status === "active")).toHaveLength(34);
+    expect(fired.filter((a) => a.status === "active")).toHaveLength(36);
     const wraparound = await alertsOf(h.datastore, "transaction_wraparound");
     expect(wraparound[0]).toMatchObject({ database_name: "app", metric_value: 90, severity: "critical" });
     const bloat = await alertsOf(h.datastore, "table_bloat_ratio");

@@ -17,12 +17,7 @@ export class ChannelOverrideService {
 
   /** Every enabled channel with the scope's override, if any; a scope the caller cannot see is not found. */
   async list(access: RequestAccess, scope: ScopeKind, scopeId: number) {
-    await requireSettingsScope(
-      this.datastore.db,
-      access,
-      { scope, scopeId, purpose: "read" },
-      SCOPE_NOT_FOUND,
-    );
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, "read", SCOPE_NOT_FOUND);
     const rows = await this.datastore.db
       .select({ channel: notificationChannels, override: overrides })
       .from(notificationChannels)
@@ -48,12 +43,7 @@ export class ChannelOverrideService {
     channelId: number,
     enabled: boolean,
   ): Promise<void> {
-    await requireSettingsScope(
-      this.datastore.db,
-      access,
-      { scope, scopeId, purpose: "change" },
-      SCOPE_NOT_FOUND,
-    );
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, "change", SCOPE_NOT_FOUND);
     await this.channels.requireChannel(channelId);
     await this.datastore.db
       .insert(overrides)
@@ -66,12 +56,7 @@ export class ChannelOverrideService {
 
   /** Removes a scope's switch (having none is fine); a scope the caller cannot see is not found. */
   async remove(access: RequestAccess, scope: ScopeKind, scopeId: number, channelId: number): Promise<void> {
-    await requireSettingsScope(
-      this.datastore.db,
-      access,
-      { scope, scopeId, purpose: "change" },
-      SCOPE_NOT_FOUND,
-    );
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, "change", SCOPE_NOT_FOUND);
     await this.datastore.db
       .delete(overrides)
       .where(and(eq(overrides.channelId, channelId), this.at(scope, scopeId)));

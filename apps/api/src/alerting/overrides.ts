@@ -42,12 +42,7 @@ export class AlertOverrideService {
 
   /** Every rule with the scope's override, if any; a scope the caller cannot see is not found. */
   async list(access: RequestAccess, scope: ScopeKind, scopeId: number): Promise<OverriddenRule[]> {
-    await requireSettingsScope(
-      this.datastore.db,
-      access,
-      { scope, scopeId, purpose: "read" },
-      SCOPE_NOT_FOUND,
-    );
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, "read", SCOPE_NOT_FOUND);
     return this.datastore.db
       .select({ rule: alertRules, override: alertThresholds })
       .from(alertRules)
@@ -67,12 +62,7 @@ export class AlertOverrideService {
     filter: RuleFilter,
     { limit, offset }: Page,
   ): Promise<{ rules: OverriddenRule[]; total: number }> {
-    await requireSettingsScope(
-      this.datastore.db,
-      access,
-      { scope, scopeId, purpose: "read" },
-      SCOPE_NOT_FOUND,
-    );
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, "read", SCOPE_NOT_FOUND);
     const where = and(
       filter.category === undefined ? undefined : eq(alertRules.category, filter.category),
       filter.enabled === undefined
@@ -106,12 +96,7 @@ export class AlertOverrideService {
     ruleId: number,
     input: OverrideInput,
   ): Promise<void> {
-    await requireSettingsScope(
-      this.datastore.db,
-      access,
-      { scope, scopeId, purpose: "change" },
-      SCOPE_NOT_FOUND,
-    );
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, "change", SCOPE_NOT_FOUND);
     await this.rules.require(ruleId);
     const values = {
       operator: input.operator,
@@ -136,12 +121,7 @@ export class AlertOverrideService {
 
   /** Removes the scope's override of a rule (having none is fine); a scope the caller cannot see is not found. */
   async remove(access: RequestAccess, scope: ScopeKind, scopeId: number, ruleId: number): Promise<void> {
-    await requireSettingsScope(
-      this.datastore.db,
-      access,
-      { scope, scopeId, purpose: "change" },
-      SCOPE_NOT_FOUND,
-    );
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, "change", SCOPE_NOT_FOUND);
     await this.datastore.db
       .delete(alertThresholds)
       .where(and(eq(alertThresholds.ruleId, ruleId), this.at(scope, scopeId)));

@@ -169,14 +169,16 @@ export class Visibility {
 export async function requireSettingsScope(
   db: Db,
   access: RequestAccess,
-  target: { scope: ScopeKind; scopeId: number; purpose: "read" | "change" },
+  scope: ScopeKind,
+  scopeId: number,
+  purpose: "read" | "change",
   notFound: string,
 ): Promise<void> {
   const visibility = await Visibility.of(access);
-  const ref = scopeRef(target.scope, target.scopeId);
-  await visibility.requireScope(db, ref, notFound);
-  if (target.purpose === "change") {
-    await visibility.requireWholeScope(db, ref);
+  const target = scopeRef(scope, scopeId);
+  await visibility.requireScope(db, target, notFound);
+  if (purpose === "change") {
+    await visibility.requireWholeScope(db, target);
   }
 }
 

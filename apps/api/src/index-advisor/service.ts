@@ -136,7 +136,7 @@ export class IndexAdvisor {
   async target(
     access: RequestAccess,
     id: number,
-    databaseName: string | undefined,
+    request: { database_name?: string | undefined },
     signal: AbortSignal,
   ): Promise<Target> {
     const row = await this.deps.connections.require(id);
@@ -144,7 +144,7 @@ export class IndexAdvisor {
       throw new Forbidden(SELF_CONNECTION_QUERY_REFUSED);
     }
     const caller = await access.requireCaller();
-    return { row, databaseName, userId: caller.userId, signal };
+    return { row, databaseName: request.database_name, userId: caller.userId, signal };
   }
 
   async advise(target: Target, request: IndexAdviceRequest): Promise<IndexAdvice> {

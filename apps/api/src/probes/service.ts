@@ -113,12 +113,7 @@ export class ProbeSettings {
     scope: ScopeKind,
     scopeId: number,
   ): Promise<ProbeOverrideView[]> {
-    await requireSettingsScope(
-      this.datastore.db,
-      access,
-      { scope, scopeId, purpose: "read" },
-      SCOPE_NOT_FOUND,
-    );
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, "read", SCOPE_NOT_FOUND);
     return this.datastore.sql<ProbeOverrideView[]>`
       select g.name, g.description, g.is_enabled as default_enabled,
         g.collection_interval_seconds as default_interval_seconds, g.retention_days as default_retention_days,
@@ -138,12 +133,7 @@ export class ProbeSettings {
     probeName: string,
     settings: ProbeOverrideSettings,
   ): Promise<void> {
-    await requireSettingsScope(
-      this.datastore.db,
-      access,
-      { scope, scopeId, purpose: "change" },
-      SCOPE_NOT_FOUND,
-    );
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, "change", SCOPE_NOT_FOUND);
     await this.requireKnownProbe(probeName);
     await this.datastore.sql`
       insert into probe_configs (name, description, collection_interval_seconds, retention_days, is_enabled,
@@ -166,12 +156,7 @@ export class ProbeSettings {
     scopeId: number,
     probeName: string,
   ): Promise<void> {
-    await requireSettingsScope(
-      this.datastore.db,
-      access,
-      { scope, scopeId, purpose: "change" },
-      SCOPE_NOT_FOUND,
-    );
+    await requireSettingsScope(this.datastore.db, access, scope, scopeId, "change", SCOPE_NOT_FOUND);
     await this.requireKnownProbe(probeName);
     await this.datastore.sql`
       delete from probe_configs where name = ${probeName} and scope = ${scope} and scope_id = ${scopeId}`;

@@ -34,8 +34,9 @@ const DAY_MS = 86_400_000;
 /*
  * Every source below is one SELECT of the same columns: id, event_type, connection_id, at (when it
  * happened), severity, title, summary, details (json). Their parameters: $1 the connections whose
- * events to include (null: all), $2 and $3 the window; `visible.ids` holds the connections the caller can see,
- * or null when every scope is visible (superusers).
+ * events to include (null: all), $2 and $3 the window; `visible.ids` holds the connections the caller
+ * can see, or null when every scope is visible (superusers), and `lock_storm.sessions` the sessions
+ * blocked at once that make a lock storm.
  */
 
 /** Whether a connection is one whose events to include ($1; null for every one). */
@@ -150,6 +151,66 @@ const RESTART_EVENTS = `
   where previous is not null and postmaster_start_time is distinct from previous
     and collected_at >= $2::timestamptz`;
 
+/**
+ * Lock storms from the active session history's raw samples: per connection and minute, the sampled
+ * moment with the most sessions blocked by another's lock (the first of equals), when they are at
+ * least the threshold. The blocker named is the session that blocked the most of them among
+ * those not blocked themselves (the head of a chain), else the one that blocked the most; what it
+ * was doing at that moment is in the details when it was sampled (it is, unless it was idle).
+ * Raw samples are kept a short time (an hour by default): for a minute whose raw samples are gone,
+ * the per-minute aggregates still tell the sessions waiting on a Lock on average over the minute
+ * (samples ÷ ticks), a storm when that average is at least the threshold (so a short peak no longer
+ * shows), without a blocker; `details.source` says which.
+ */
+const LOCK_STORM_EVENTS = `
+  select 'lock-storm-' || m.connection_id || '-' || ${epoch("m.minute")} as id, 'lock_storm'::text as event_type,
+    m.connection_id, m.sampled_at as at, 'warning'::text as severity, 'Lock Storm'::text as title,
+    m.blocked || ' sessions blocked' || coalesce(' by pid ' || b.pid || coalesce(' (' || h.user_name || ')', ''), '') as summary,
+    json_build_object('source', 'samples', 'blocked_sessions', m.blocked, 'threshold', (select sessions from lock_storm),
+      'sampled_at', ${text("m.sampled_at")},
+      'blocker', case when b.pid is null then null else json_build_object('pid', b.pid, 'blocked_sessions', b.blocking,
+        'database_name', h.database_name, 'user_name', h.user_name, 'application_name', h.application_name,
+        'client_addr', h.client_addr, 'state', h.state, 'wait_event_type', h.wait_event_type,
+        'wait_event', h.wait_event, 'query', h.query, 'xact_start', ${text("h.xact_start")}) end) as details
+  from (
+    select distinct on (connection_id, date_trunc('minute', sampled_at)) connection_id,
+      date_trunc('minute', sampled_at) as minute, sampled_at, blocked
+    from (
+      select connection_id, sampled_at, count(*) filter (where cardinality(blocking_pids) > 0)::int as blocked
+      from metrics.activity_samples
+      where ${selected("connection_id")} and sampled_at between $2::timestamptz and $3::timestamptz
+      group by connection_id, sampled_at
+    ) moments
+    where blocked >= (select sessions from lock_storm)
+    order by connection_id, date_trunc('minute', sampled_at), blocked desc, sampled_at
+  ) m
+  left join lateral (
+    select p.pid, count(*)::int as blocking
+    from metrics.activity_samples w cross join unnest(w.blocking_pids) as p(pid)
+    left join metrics.activity_samples q on q.connection_id = w.connection_id and q.sampled_at = w.sampled_at
+      and q.pid = p.pid
+    where w.connection_id = m.connection_id and w.sampled_at = m.sampled_at
+    group by p.pid, coalesce(cardinality(q.blocking_pids), 0) > 0
+    order by coalesce(cardinality(q.blocking_pids), 0) > 0, count(*) desc, p.pid
+    limit 1
+  ) b on true
+  left join metrics.activity_samples h on h.connection_id = m.connection_id and h.sampled_at = m.sampled_at
+    and h.pid = b.pid
+  union all
+  select 'lock-storm-' || t.connection_id || '-' || ${epoch("t.minute")}, 'lock_storm'::text, t.connection_id,
+    t.minute, 'warning'::text, 'Lock Storm'::text,
+    round((l.waiting / t.ticks)::numeric, 1) || ' sessions blocked on average over the minute',
+    json_build_object('source', 'minutes', 'blocked_sessions', round((l.waiting / t.ticks)::numeric, 1)::float8,
+      'threshold', (select sessions from lock_storm), 'sampled_at', null, 'blocker', null)
+  from (select connection_id, minute, sum(samples)::float8 as waiting from metrics.activity_minutes
+        where ${selected("connection_id")} and wait_event_type = 'Lock'
+          and minute between $2::timestamptz and $3::timestamptz
+        group by connection_id, minute) l
+  join metrics.activity_ticks t on t.connection_id = l.connection_id and t.minute = l.minute and t.ticks > 0
+  where l.waiting / t.ticks >= (select sessions from lock_storm)
+    and not exists (select 1 from metrics.activity_samples s where s.connection_id = t.connection_id
+      and s.sampled_at >= t.minute and s.sampled_at < t.minute + interval '1 minute')`;
+
 /** Blackouts the caller may know of: estate ones, and others through a connection it can see. */
 const VISIBLE_BLACKOUT = `
   (b.scope <> 'server' or ${selected("b.connection_id")})
@@ -232,7 +293,14 @@ const ALERTING_SOURCES: Partial<Record<TimelineEventType, string>> = {
  * restarts, alerts, blackouts and changes of health checks' status. One query filters by the caller's connections, orders and pages.
  */
 export class Timeline {
-  constructor(private readonly deps: { datastore: Datastore; logger: Logger }) {}
+  constructor(
+    private readonly deps: {
+      datastore: Datastore;
+      logger: Logger;
+      /** Sessions blocked at one sampled moment that make a lock storm (DBMON_LOCK_STORM_SESSIONS). */
+      lockStormSessions: number;
+    },
+  ) {}
 
   /**
    * Events of the window, newest first, on the connections the caller can see: one page, filtered
@@ -295,6 +363,7 @@ export class Timeline {
       options.page.limit,
       options.visibleIds,
       options.page.offset,
+      this.deps.lockStormSessions,
     ];
     const collected = await this.collectedSources(types);
     const alerting = TIMELINE_EVENT_TYPES.flatMap((type) => {
@@ -321,6 +390,7 @@ export class Timeline {
         select: snapshotEvents(source),
       })),
       ...(types.has("restart") ? [{ table: "metrics.pg_node_role", select: RESTART_EVENTS }] : []),
+      ...(types.has("lock_storm") ? [{ table: "metrics.activity_samples", select: LOCK_STORM_EVENTS }] : []),
     ];
     if (wanted.length === 0) {
       return [];
@@ -341,7 +411,7 @@ export class Timeline {
       return { events: [], total: 0 };
     }
     const rows = await this.deps.datastore.sql.unsafe<(Partial<TimelineEvent> & { total: number })[]>(
-      `with visible(ids) as (select $5::int[]),
+      `with visible(ids) as (select $5::int[]), lock_storm(sessions) as (select $7::int),
        events as (${sources.join("\nunion all\n")})
        select counted.total, p.*
        from (select count(*)::int as total from events) counted

@@ -21,6 +21,11 @@ const KIND_ROW_LIMIT = 200;
 /** Relations smaller than this are not worth a finding about size (bloat, unused). */
 const MIN_RELATION_BYTES = 1024 * 1024;
 
+/** A relation's fillfactor (percent) from its storage options, else the access method's default. */
+const fillfactor = (reloptions: string, byDefault: number) =>
+  `coalesce((select option_value::int from pg_options_to_table(${reloptions})
+    where option_name = 'fillfactor'), ${byDefault})`;
+
 const sql = `
 with params as (
   select current_setting('block_size')::int as bs
@@ -114,8 +119,7 @@ column_stats as (
 table_estimates as (
   select t.schemaname, t.relname, t.relpages::int8 * p.bs as size_bytes,
     t.relpages - ceil(t.reltuples / greatest(floor(
-      (p.bs - 24) * coalesce((select option_value::int from pg_options_to_table(t.reloptions)
-                              where option_name = 'fillfactor'), 100) / 100.0
+      (p.bs - 24) * ${fillfactor("t.reloptions", 100)} / 100.0
       -- a tuple: its 23-byte header (and null bitmap) aligned to 8, its data aligned to 8, a 4-byte line pointer
       / (8 * ceil((8 * ceil((23 + case when c.has_nulls then ceil(c.columns / 8.0) else 0 end) / 8.0)
                    + c.data_width) / 8.0) + 4)), 1)) as wasted_pages,
@@ -147,8 +151,7 @@ index_estimates as (
   -- 24 bytes of header and 16 of btree data, filled to the fillfactor (90 by default); one meta page.
   select i.schemaname, i.relname, i.indexname, i.relpages::int8 * p.bs as size_bytes,
     i.relpages - 1 - ceil(i.reltuples / greatest(floor(
-      (p.bs - 24 - 16) * coalesce((select option_value::int from pg_options_to_table(i.reloptions)
-                                   where option_name = 'fillfactor'), 90) / 100.0
+      (p.bs - 24 - 16) * ${fillfactor("i.reloptions", 90)} / 100.0
       / (8 * ceil((8 + c.key_width) / 8.0) + 4)), 1)) as wasted_pages,
     p.bs
   from indexes i join index_columns c on c.indexrelid = i.indexrelid cross join params p

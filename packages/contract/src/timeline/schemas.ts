@@ -13,6 +13,7 @@ export const TIMELINE_EVENT_TYPES = [
   "blackout_started",
   "blackout_ended",
   "health_check_changed",
+  "lock_storm",
 ] as const;
 
 export type TimelineEventType = (typeof TIMELINE_EVENT_TYPES)[number];

@@ -390,6 +390,30 @@ export const builtInRules: readonly BuiltInRule[] = [
     "spock",
     "Spock resolved many replication conflicts recently",
   ),
+  // From the activity sampler (metrics.activity_*); the load is averaged over the last 5 minutes
+  // (LOAD_WINDOW_MINUTES of @dbmon/alerter) and divided by the host's vCPUs.
+  rule(
+    "database_load_above_vcpus",
+    "performance",
+    "activity_sampling.load_per_vcpu",
+    "ratio",
+    ">",
+    1,
+    "warning",
+    null,
+    "Database load (average active sessions over the last 5 minutes) exceeds the host's vCPUs",
+  ),
+  rule(
+    "session_blocked_duration",
+    "locks",
+    "activity_sampling.max_blocked_seconds",
+    "seconds",
+    ">",
+    30,
+    "warning",
+    null,
+    "A session has been blocked by another session's lock for long, without interruption",
+  ),
   rule(
     "replication_slot_retention_warn",
     "replication",

@@ -1,5 +1,4 @@
-import { MAX_ADVISED_STATEMENT_LENGTH } from "@dbmon/contract";
-import { z } from "zod";
+import { HypotheticalExplainRequestSchema, IndexAdviceRequestSchema } from "@dbmon/contract";
 import type { HypotheticalExplain, IndexAdvice } from "../../index-advisor/service.js";
 import { boundConnection } from "../connection.js";
 import { defineTool, type ToolContext, text } from "../tool.js";
@@ -14,10 +13,13 @@ async function advisorTarget(
   return context.services.indexAdvisor.target(
     context.access,
     bound.row.id,
-    bound.databaseName,
+    { database_name: bound.databaseName },
     context.signal,
   );
 }
+
+const adviceFields = IndexAdviceRequestSchema.shape;
+const explainFields = HypotheticalExplainRequestSchema.shape;
 
 const cost = (value: number | null) => (value === null ? "?" : String(value));
 
@@ -76,26 +78,14 @@ export const recommendIndexes = defineTool({
   compactDescription: "Recommend indexes (HypoPG); creates nothing.",
   input: {
     ...connectionArgs,
-    statements: z
-      .array(z.string().min(1).max(MAX_ADVISED_STATEMENT_LENGTH))
-      .min(1)
-      .max(20)
-      .optional()
-      .describe("SELECT, UPDATE or DELETE statements to advise on; default: the top of pg_stat_statements"),
-    size_budget_mb: z
-      .number()
-      .int()
-      .min(1)
-      .max(1_048_576)
-      .optional()
-      .describe("Size budget in MB (default 1024)"),
-    top_statements: z
-      .number()
-      .int()
-      .min(1)
-      .max(50)
-      .optional()
-      .describe("Statements taken from pg_stat_statements when none are given (default 10)"),
+    // The REST operation's own bounds, so that the tool and the operation accept the same requests.
+    statements: adviceFields.statements.describe(
+      "SELECT, UPDATE or DELETE statements to advise on; default: the top of pg_stat_statements",
+    ),
+    size_budget_mb: adviceFields.size_budget_mb.describe("Size budget in MB (default 1024)"),
+    top_statements: adviceFields.top_statements.describe(
+      "Statements taken from pg_stat_statements when none are given (default 10)",
+    ),
   },
   async run(context, args) {
     const target = await advisorTarget(context, args);
@@ -115,8 +105,8 @@ export const explainWithHypotheticalIndexes = defineTool({
     "Plan one query on a monitored database without and with hypothetical indexes (HypoPG): EXPLAIN (never ANALYZE) in a READ ONLY session; nothing is created on the server. Give the indexes as CREATE INDEX statements on plain columns (INCLUDE allowed; btree, hash or brin). Answers both plans, the costs, and whether the plan uses each index. Use it to check an index before proposing it.",
   compactDescription: "EXPLAIN a query with hypothetical indexes.",
   input: {
-    query: z.string().min(1).max(MAX_ADVISED_STATEMENT_LENGTH).describe("The statement to plan"),
-    indexes: z.array(z.string().min(1).max(10_000)).min(1).max(10).describe("CREATE INDEX statements"),
+    query: explainFields.statement.describe("The statement to plan"),
+    indexes: explainFields.indexes.describe("CREATE INDEX statements"),
     ...connectionArgs,
   },
   async run(context, args) {
