@@ -62,8 +62,23 @@ async function seed(sql: Sql, ids: number[], end: Date): Promise<void> {
           as event) w
       where ${kinds} > 1 or random() < 0.1`;
   }
-  await sql`analyze metrics.activity_ticks`;
-  await sql`analyze metrics.activity_minutes`;
+  // The hourly sums the collector adds in the transactions that write the minutes.
+  await sql`
+    insert into metrics.activity_hours (connection_id, hour, dimension, value, wait_event_type, samples)
+    select m.connection_id, date_bin('1 hour', m.minute, timestamptz 'epoch'), d.dimension, d.value,
+      m.wait_event_type, sum(m.samples)
+    from metrics.activity_minutes m
+    cross join lateral (values ('', ''), ('database_name', m.database_name), ('user_name', m.user_name),
+      ('application_name', m.application_name), ('client_addr', m.client_addr), ('wait_event', m.wait_event),
+      ('query_id', m.query_id::text)) d(dimension, value)
+    group by 1, 2, 3, 4, 5`;
+  await sql`
+    insert into metrics.activity_hour_ticks (connection_id, hour, ticks)
+    select connection_id, date_bin('1 hour', minute, timestamptz 'epoch'), sum(ticks)
+    from metrics.activity_ticks group by 1, 2`;
+  for (const table of ["activity_ticks", "activity_minutes", "activity_hours", "activity_hour_ticks"]) {
+    await sql.unsafe(`analyze metrics.${table}`);
+  }
 }
 
 interface Scenario {
@@ -149,6 +164,22 @@ export async function run(): Promise<void> {
         bucketSeconds: 900,
         dimension: "wait_event_type",
         path: `/api/v1/cluster-groups/${group?.id}/activity/load?dimension=wait_event_type&${range(24)}&bucket_seconds=900`,
+      },
+      {
+        title: `group of ${CONNECTIONS}, ${DAYS} days, 2-h buckets, by wait event type`,
+        ids,
+        hours: DAYS * 24,
+        bucketSeconds: 7200,
+        dimension: "wait_event_type",
+        path: `/api/v1/cluster-groups/${group?.id}/activity/load?dimension=wait_event_type&${range(DAYS * 24)}&bucket_seconds=7200`,
+      },
+      {
+        title: `group of ${CONNECTIONS}, ${DAYS} days, 2-h buckets, by query`,
+        ids,
+        hours: DAYS * 24,
+        bucketSeconds: 7200,
+        dimension: "query",
+        path: `/api/v1/cluster-groups/${group?.id}/activity/load?dimension=query&${range(DAYS * 24)}&bucket_seconds=7200`,
       },
     ];
     console.log(`\n## Database load (active session history), ${DAYS} days x ${CONNECTIONS} connections`);

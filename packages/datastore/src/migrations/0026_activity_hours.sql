@@ -19,7 +19,7 @@ CREATE TABLE "metrics"."activity_hours" (
 	"value" text NOT NULL,
 	"wait_event_type" text NOT NULL,
 	"samples" integer NOT NULL,
-	CONSTRAINT "activity_hours_pkey" PRIMARY KEY("connection_id","hour","dimension","value","wait_event_type")
+	CONSTRAINT "activity_hours_pkey" PRIMARY KEY("connection_id","dimension","hour","value","wait_event_type")
 ) PARTITION BY RANGE ("hour");
 --> statement-breakpoint
 ALTER TABLE "metrics"."activity_hour_ticks" ADD CONSTRAINT "activity_hour_ticks_connection_id_connections_id_fk" FOREIGN KEY ("connection_id") REFERENCES "public"."connections"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

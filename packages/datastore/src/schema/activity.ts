@@ -120,7 +120,8 @@ export const activityHours = metrics.table(
   (table) => [
     primaryKey({
       name: "activity_hours_pkey",
-      columns: [table.connectionId, table.hour, table.dimension, table.value, table.waitEventType],
+      // The dimension before the hour: a load reads one dimension's range of hours per connection.
+      columns: [table.connectionId, table.dimension, table.hour, table.value, table.waitEventType],
     }),
   ],
 );
