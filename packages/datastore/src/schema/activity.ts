@@ -121,6 +121,7 @@ export const activityHours = metrics.table(
     primaryKey({
       name: "activity_hours_pkey",
       // The dimension before the hour: a load reads one dimension's range of hours per connection.
+      // Migration 0026 adds INCLUDE (samples), for index-only scans (Drizzle declares no INCLUDE).
       columns: [table.connectionId, table.dimension, table.hour, table.value, table.waitEventType],
     }),
   ],
