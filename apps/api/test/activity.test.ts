@@ -273,6 +273,17 @@ describe("activity: database load, top values and sessions", () => {
           byMinute?.series.map((one) => [one.value, one.label, one.average_load, [one.average_load]]),
         );
       }
+      // Buckets narrower than an hour over a window of whole hours come from the minutes.
+      const [quarters, firstQuarter] = await Promise.all(
+        [hour, { start_time: `${day}T10:00:00Z`, end_time: `${day}T10:15:00Z` }].map((query) =>
+          typedClient(t, root.token).call(getClusterActivityLoad, {
+            params: { id: String(CLUSTER) },
+            query: { ...query, bucket_seconds: 300 },
+          }),
+        ),
+      );
+      expect(firstQuarter?.total).toEqual([13, 11, 1]);
+      expect(quarters?.total).toEqual([13, 11, 1, ...Array(9).fill(null)]);
       // Top values over a window of whole hours read the hourly sums too.
       const [top, byQuery] = await Promise.all([
         typedClient(t, viewer.token).call(getConnectionActivityTop, { params: { id: a }, query: hour }),

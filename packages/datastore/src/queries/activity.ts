@@ -63,17 +63,21 @@ const HOUR_MS = 3_600_000;
 
 /**
  * Which whole hours of a window are read from the hourly sums: [start, end) of them, the minutes
- * before and after from the per-minute rows. With `hoursOnly` (buckets of whole hours, so the
- * window is whole hours) all of it; else the whole hours inside the window, or none (start = end =
- * the window's end) when it holds no whole hour.
+ * before and after from the per-minute rows. `all`: the whole window (buckets of whole hours, so the
+ * window is whole hours); `none` (buckets narrower than an hour, which an hour's sum cannot split):
+ * no hour (start = end = the window's end); `inside`: the whole hours inside the window, or none
+ * when it holds no whole hour.
  */
-function hourlySpan(window: { start: Date; end: Date }, hoursOnly: boolean): { start: string; end: string } {
-  if (hoursOnly) {
+function hourlySpan(
+  window: { start: Date; end: Date },
+  hours: "all" | "none" | "inside",
+): { start: string; end: string } {
+  if (hours === "all") {
     return { start: window.start.toISOString(), end: window.end.toISOString() };
   }
   const start = Math.ceil(window.start.getTime() / HOUR_MS) * HOUR_MS;
   const end = Math.floor(window.end.getTime() / HOUR_MS) * HOUR_MS;
-  return start < end
+  return hours === "inside" && start < end
     ? { start: new Date(start).toISOString(), end: new Date(end).toISOString() }
     : { start: window.end.toISOString(), end: window.end.toISOString() };
 }
@@ -240,8 +244,8 @@ export async function activityLoad(sql: Sql, request: ActivityLoadRequest): Prom
     return empty;
   }
   const { key, detail } = DIMENSION_SQL[request.dimension];
-  // Buckets of whole hours hold whole hours: the hourly sums answer them all.
-  const hours = hourlySpan(window, bucketSeconds % 3600 === 0);
+  // Buckets of whole hours hold whole hours: the hourly sums answer them all; narrower ones, the minutes.
+  const hours = hourlySpan(window, bucketSeconds % 3600 === 0 ? "all" : "none");
   const bucket = (column: string) => `date_bin(make_interval(secs => $4), ${column}, timestamptz 'epoch')`;
   const rows = await sql.unsafe<
     {
@@ -361,7 +365,7 @@ export async function activityTop(sql: Sql, request: ActivityTopRequest): Promis
   }
   const { key, detail } = DIMENSION_SQL[request.dimension];
   const window = alignedWindow(request.start, request.end, 60);
-  const hours = hourlySpan(window, false);
+  const hours = hourlySpan(window, "inside");
   const rows = await sql.unsafe<
     {
       rank: number | null;
