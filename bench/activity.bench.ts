@@ -114,12 +114,18 @@ export async function run(): Promise<void> {
       .sort((a, b) => a - b);
     const end = new Date(Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS);
     const seeding = await timed(() => seed(sql, ids, end));
-    const [counts] = await sql<{ minutes: number; ticks: number; size: string }[]>`
-      select (select count(*) from metrics.activity_minutes)::int as minutes,
+    const size = (table: string) => `pg_size_pretty((select sum(pg_total_relation_size(c.oid)) from pg_class c
+      join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = 'metrics' and c.relname like '${table}%' and c.relkind = 'r'))`;
+    const [counts] = await sql.unsafe<
+      { minutes: number; ticks: number; size: string; hours: number; hours_size: string }[]
+    >(
+      `select (select count(*) from metrics.activity_minutes)::int as minutes,
         (select count(*) from metrics.activity_ticks)::int as ticks,
-        pg_size_pretty((select sum(pg_total_relation_size(c.oid)) from pg_class c
-          join pg_namespace n on n.oid = c.relnamespace
-          where n.nspname = 'metrics' and c.relname like 'activity_minutes%' and c.relkind = 'r')) as size`;
+        ${size("activity_minutes")} as size,
+        (select count(*) from metrics.activity_hours)::int as hours,
+        ${size("activity_hours")} as hours_size`,
+    );
     const token = await loginAdmin(service.url);
     const busy = ids.find((id) => id % 5 === 0) as number;
     const range = (hours: number) =>
@@ -185,6 +191,7 @@ export async function run(): Promise<void> {
     console.log(`\n## Database load (active session history), ${DAYS} days x ${CONNECTIONS} connections`);
     console.log(
       `${counts?.minutes} activity_minutes rows (${counts?.size}), ${counts?.ticks} activity_ticks rows, ` +
+        `${counts?.hours} activity_hours rows (${counts?.hours_size}), ` +
         `seeded in ${(seeding / 1000).toFixed(1)} s; ${RUNS} runs each, goal: load query p50 < ${GOAL_P50_MS} ms`,
     );
     console.log(
