@@ -1,3 +1,4 @@
+import type { ActivitySampleOf } from "@dbmon/datastore";
 import type { ProbeDefinition, ProbeRow } from "./probes/types.js";
 import { COLLECTOR_APPLICATION_NAME } from "./sessions.js";
 
@@ -27,24 +28,7 @@ export function isActivitySampling(probe: ProbeDefinition): boolean {
 }
 
 /** One session of a sampling tick, as `metrics.activity_samples` stores it. */
-export interface ActivitySample {
-  pid: number;
-  database_name: string | null;
-  user_name: string | null;
-  application_name: string;
-  client_addr: string | null;
-  backend_type: string;
-  state: string | null;
-  wait_event_type: string | null;
-  wait_event: string | null;
-  /** int8 as text: query ids use all 64 bits. */
-  query_id: string | null;
-  query: string | null;
-  xact_start: Date | null;
-  query_start: Date | null;
-  state_change: Date | null;
-  blocking_pids: number[];
-}
+export type ActivitySample = ActivitySampleOf<Date>;
 
 /**
  * The sampling query: one read of pg_stat_activity per server and tick, whatever the number of

@@ -7,7 +7,13 @@ import {
   type ActivityTopSchema,
   MAX_ACTIVITY_QUERY_LENGTH,
 } from "@dbmon/contract";
-import { type ActivityLoad, type ActivityTop, CPU, type DimensionValue } from "@dbmon/datastore";
+import {
+  type ActivityLoad,
+  type ActivitySampleOf,
+  type ActivityTop,
+  CPU,
+  type DimensionValue,
+} from "@dbmon/datastore";
 import type { z } from "@hono/zod-openapi";
 import { round } from "../metrics/request.js";
 import { lockTree } from "./lock-tree.js";
@@ -133,27 +139,12 @@ export function presentTop(
   };
 }
 
-/** A raw sample as the datastore holds it. */
-export interface SampleRow {
+/** A raw sample as the datastore holds it, with its connection and moment. */
+export interface SampleRow extends ActivitySampleOf<string> {
   connection_id: number;
   /** RFC 3339 text, like the other times of a row. */
   sampled_at: string;
   session_count: number;
-  pid: number;
-  database_name: string | null;
-  user_name: string | null;
-  application_name: string;
-  client_addr: string | null;
-  backend_type: string;
-  state: string | null;
-  wait_event_type: string | null;
-  wait_event: string | null;
-  query_id: string | null;
-  query: string | null;
-  xact_start: string | null;
-  query_start: string | null;
-  state_change: string | null;
-  blocking_pids: number[];
 }
 
 export function presentSession(row: SampleRow): ActivitySessionView {
