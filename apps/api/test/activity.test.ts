@@ -82,6 +82,18 @@ describe("activity: database load, top values and sessions", () => {
     for (const [connection, time, count] of ticks) {
       await sql`insert into metrics.activity_ticks (connection_id, minute, ticks) values (${connection}, ${time}, ${count})`;
     }
+    // Their hourly sums per dimension, as the collector adds them in the transaction that writes the minutes.
+    await sql`insert into metrics.activity_hours (connection_id, hour, dimension, value, wait_event_type, samples)
+      select m.connection_id, date_bin('1 hour', m.minute, timestamptz 'epoch'), d.dimension, d.value,
+        m.wait_event_type, sum(m.samples)
+      from metrics.activity_minutes m
+      cross join lateral (values ('', ''), ('database_name', m.database_name), ('user_name', m.user_name),
+        ('application_name', m.application_name), ('client_addr', m.client_addr), ('wait_event', m.wait_event),
+        ('query_id', m.query_id::text)) d(dimension, value)
+      group by 1, 2, 3, 4, 5`;
+    await sql`insert into metrics.activity_hour_ticks (connection_id, hour, ticks)
+      select connection_id, date_bin('1 hour', minute, timestamptz 'epoch'), sum(ticks)
+      from metrics.activity_ticks group by 1, 2`;
     // A's host: 4 logical processors; query 22's text from pg_stat_statements.
     await prepareMetricsOf(t, ["pg_sys_cpu_info", "pg_stat_statements"], new Date(at("10:00:00")));
     // B reaches the same host as A (its vCPUs count once); the hidden connection another, of 64.
@@ -231,6 +243,59 @@ describe("activity: database load, top values and sessions", () => {
           load: [0.952],
         },
       ]);
+    });
+
+    it("answers buckets of whole hours from the hourly sums with the load the minutes give", async () => {
+      const hour = { start_time: `${day}T10:00:00Z`, end_time: `${day}T11:00:00Z` };
+      for (const dimension of [
+        "wait_event_type",
+        "wait_event",
+        "query",
+        "database",
+        "user",
+        "application",
+        "client",
+        "server",
+      ] as const) {
+        // Buckets of whole hours read activity_hours, of minutes activity_minutes: over the same
+        // window each value's average is the same, and the hour's one bucket is that average.
+        const [byHour, byMinute] = await Promise.all(
+          [3600, 60].map((bucket_seconds) =>
+            typedClient(t, root.token).call(getClusterActivityLoad, {
+              params: { id: String(CLUSTER) },
+              query: { ...hour, bucket_seconds, dimension },
+            }),
+          ),
+        );
+        expect(byHour?.average_load).toBe(11.952);
+        expect(byHour?.average_load).toBe(byMinute?.average_load);
+        expect(byHour?.series.map((one) => [one.value, one.label, one.average_load, one.load])).toEqual(
+          byMinute?.series.map((one) => [one.value, one.label, one.average_load, [one.average_load]]),
+        );
+      }
+      // Buckets narrower than an hour over a window of whole hours come from the minutes.
+      const [quarters, firstQuarter] = await Promise.all(
+        [hour, { start_time: `${day}T10:00:00Z`, end_time: `${day}T10:15:00Z` }].map((query) =>
+          typedClient(t, root.token).call(getClusterActivityLoad, {
+            params: { id: String(CLUSTER) },
+            query: { ...query, bucket_seconds: 300 },
+          }),
+        ),
+      );
+      expect(firstQuarter?.total).toEqual([13, 11, 1]);
+      expect(quarters?.total).toEqual([13, 11, 1, ...Array(9).fill(null)]);
+      // Top values over a window of whole hours read the hourly sums too.
+      const [top, byQuery] = await Promise.all([
+        typedClient(t, viewer.token).call(getConnectionActivityTop, { params: { id: a }, query: hour }),
+        typedClient(t, viewer.token).call(getConnectionActivityLoad, {
+          params: { id: a },
+          query: { ...hour, bucket_seconds: 300, dimension: "query" },
+        }),
+      ]);
+      expect(top.items.map((item) => [item.value, item.load])).toEqual(
+        byQuery.series.map((one) => [one.value, one.average_load]),
+      );
+      expect(top.items.length).toBeGreaterThan(1);
     });
 
     it("picks a default bucket width giving at most 120 buckets", async () => {

@@ -14,6 +14,8 @@ const AGGREGATE_CHUNK_ROWS = 5000;
 export const ACTIVITY_SAMPLES_TABLE = "activity_samples";
 export const ACTIVITY_MINUTES_TABLE = "activity_minutes";
 export const ACTIVITY_TICKS_TABLE = "activity_ticks";
+export const ACTIVITY_HOURS_TABLE = "activity_hours";
+export const ACTIVITY_HOUR_TICKS_TABLE = "activity_hour_ticks";
 
 const RAW_COLUMNS = [
   "connection_id",
@@ -44,6 +46,20 @@ const DIMENSIONS = [
   "backend_type",
   "state",
   "wait_event_type",
+  "wait_event",
+  "query_id",
+] as const;
+
+/**
+ * The dimensions `activity_hours` sums the minutes by, one at a time: '' for none (the load by wait
+ * event type, or of the whole connection), else the column whose value it keeps.
+ */
+const HOUR_DIMENSIONS = [
+  "",
+  "database_name",
+  "user_name",
+  "application_name",
+  "client_addr",
   "wait_event",
   "query_id",
 ] as const;
@@ -89,6 +105,27 @@ function pidsLiteral(pids: readonly number[]): string {
   return `{${pids.join(",")}}`;
 }
 
+/**
+ * Per-minute rows summed per hour (UTC) and key: one row per key and hour, carrying the first
+ * minute row's columns, the hour (ISO) and the total.
+ */
+function sumByHour<Row>(
+  rows: readonly Row[],
+  minuteOf: (row: Row) => string,
+  countOf: (row: Row) => number,
+  keyOf: (row: Row) => string,
+): { row: Row; hour: string; total: number }[] {
+  const sums = new Map<string, { row: Row; hour: string; total: number }>();
+  for (const row of rows) {
+    const hour = new Date(hourStart(Date.parse(minuteOf(row)))).toISOString();
+    const key = `${hour}|${keyOf(row)}`;
+    const sum = sums.get(key) ?? { row, hour, total: 0 };
+    sum.total += countOf(row);
+    sums.set(key, sum);
+  }
+  return [...sums.values()];
+}
+
 export interface ActivityStoreOptions {
   sql: Sql;
   logger: CollectorLogger;
@@ -102,6 +139,8 @@ export interface ActivityStoreOptions {
  * written once per flush (one transaction a second for the whole collector, not one per server);
  * per-minute counts and tick counts are kept in memory and upserted (adding to what is stored) once
  * their minute has closed, and on stop for the open one, so a crash loses at most the open minute.
+ * The same transaction adds them to their hour's rows (`activity_hours`, per dimension, and
+ * `activity_hour_ticks`), so the hourly sums always equal the minutes'.
  * Partitions (hourly for samples, weekly for the aggregates) are created ahead of need.
  */
 export class ActivityStore {
@@ -169,7 +208,12 @@ export class ActivityStore {
         start,
         end: start + HOUR_MS,
       })),
-      ...[ACTIVITY_MINUTES_TABLE, ACTIVITY_TICKS_TABLE].flatMap((parent) =>
+      ...[
+        ACTIVITY_MINUTES_TABLE,
+        ACTIVITY_TICKS_TABLE,
+        ACTIVITY_HOURS_TABLE,
+        ACTIVITY_HOUR_TICKS_TABLE,
+      ].flatMap((parent) =>
         [week, week + WEEK_MS].map((start) => ({
           parent,
           name: `${parent}_${new Date(start).toISOString().slice(0, 10).replaceAll("-", "")}`,
@@ -311,6 +355,50 @@ export class ActivityStore {
         await tx`
           insert into ${tx.unsafe(table(ACTIVITY_TICKS_TABLE))} ${tx(chunk, "connection_id", "minute", "ticks")}
           on conflict (connection_id, minute) do update set ticks = activity_ticks.ticks + excluded.ticks`;
+      }
+      // Each minute row counts once per dimension of activity_hours, under its value there.
+      const perDimension = minuteRows.flatMap((row) =>
+        HOUR_DIMENSIONS.map((dimension) => ({
+          connection_id: Number(row.connection_id),
+          minute: String(row.minute),
+          dimension,
+          value: dimension === "" ? "" : String(row[dimension] ?? ""),
+          wait_event_type: String(row.wait_event_type ?? ""),
+          samples: Number(row.samples),
+        })),
+      );
+      const hourRows = sumByHour(
+        perDimension,
+        (row) => row.minute,
+        (row) => row.samples,
+        (row) => JSON.stringify([row.connection_id, row.dimension, row.value, row.wait_event_type]),
+      ).map(({ row, hour, total }) => ({
+        connection_id: row.connection_id,
+        hour,
+        dimension: row.dimension,
+        value: row.value,
+        wait_event_type: row.wait_event_type,
+        samples: total,
+      }));
+      for (let offset = 0; offset < hourRows.length; offset += AGGREGATE_CHUNK_ROWS) {
+        const chunk = hourRows.slice(offset, offset + AGGREGATE_CHUNK_ROWS);
+        await tx`
+          insert into ${tx.unsafe(table(ACTIVITY_HOURS_TABLE))}
+            ${tx(chunk, "connection_id", "hour", "dimension", "value", "wait_event_type", "samples")}
+          on conflict (connection_id, hour, dimension, value, wait_event_type)
+          do update set samples = activity_hours.samples + excluded.samples`;
+      }
+      const hourTickRows = sumByHour(
+        tickRows,
+        (row) => row.minute,
+        (row) => row.ticks,
+        (row) => String(row.connection_id),
+      ).map(({ row, hour, total }) => ({ connection_id: row.connection_id, hour, ticks: total }));
+      for (let offset = 0; offset < hourTickRows.length; offset += AGGREGATE_CHUNK_ROWS) {
+        const chunk = hourTickRows.slice(offset, offset + AGGREGATE_CHUNK_ROWS);
+        await tx`
+          insert into ${tx.unsafe(table(ACTIVITY_HOUR_TICKS_TABLE))} ${tx(chunk, "connection_id", "hour", "ticks")}
+          on conflict (connection_id, hour) do update set ticks = activity_hour_ticks.ticks + excluded.ticks`;
       }
     });
   }

@@ -1,6 +1,8 @@
 import { advisoryLocks, longestRetentionDays, type Sql } from "@dbmon/datastore";
 import { activitySamplingProbe } from "./activity-sampling.js";
 import {
+  ACTIVITY_HOUR_TICKS_TABLE,
+  ACTIVITY_HOURS_TABLE,
   ACTIVITY_MINUTES_TABLE,
   ACTIVITY_SAMPLES_TABLE,
   ACTIVITY_TICKS_TABLE,
@@ -13,6 +15,14 @@ import { METRICS_SCHEMA } from "./storage.js";
 const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 const WEEK_MS = 7 * DAY_MS;
+
+/** The weekly-partitioned activity aggregates, with the column they are partitioned on. */
+const ACTIVITY_AGGREGATES = [
+  { parent: ACTIVITY_MINUTES_TABLE, column: "minute" },
+  { parent: ACTIVITY_TICKS_TABLE, column: "minute" },
+  { parent: ACTIVITY_HOURS_TABLE, column: "hour" },
+  { parent: ACTIVITY_HOUR_TICKS_TABLE, column: "hour" },
+] as const;
 
 function ident(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -95,7 +105,8 @@ async function dropPartitions(sql: Sql, names: readonly string[]): Promise<void>
 
 /**
  * Active session history's retention. Raw samples: hourly partitions whose every row is older than
- * `rawRetentionMs` are dropped. Per-minute aggregates and tick counts: weekly partitions older than
+ * `rawRetentionMs` are dropped. Per-minute and hourly aggregates and tick counts (kept alike, so an
+ * hourly answer never counts minutes already gone): weekly partitions older than
  * the longest retention the probe configuration gives `activity_sampling`. Nothing is deleted row by
  * row but what the default partitions hold (rows written where no partition was: normally none),
  * through a range condition. Returns the dropped partitions.
@@ -114,7 +125,7 @@ export async function dropExpiredActivity(
     const hour = samplesPartitionHour(name);
     return hour !== null && hour.getTime() + HOUR_MS <= rawCutoff;
   });
-  for (const parent of [ACTIVITY_MINUTES_TABLE, ACTIVITY_TICKS_TABLE]) {
+  for (const { parent } of ACTIVITY_AGGREGATES) {
     doomed.push(
       ...(await partitionsOf(sql, parent)).filter((name) => {
         const week = partitionWeek(parent, name);
@@ -128,9 +139,11 @@ export async function dropExpiredActivity(
   }
   const samples = `${ident(METRICS_SCHEMA)}.${ident(`${ACTIVITY_SAMPLES_TABLE}_default`)}`;
   await sql.unsafe(`delete from ${samples} where sampled_at < $1`, [new Date(rawCutoff).toISOString()]);
-  for (const parent of [ACTIVITY_MINUTES_TABLE, ACTIVITY_TICKS_TABLE]) {
+  for (const { parent, column } of ACTIVITY_AGGREGATES) {
+    // An hour is deleted once it has wholly passed the cutoff, as its minutes are.
     const fallback = `${ident(METRICS_SCHEMA)}.${ident(`${parent}_default`)}`;
-    await sql.unsafe(`delete from ${fallback} where minute < $1`, [new Date(aggregateCutoff).toISOString()]);
+    const cutoff = column === "hour" ? aggregateCutoff - HOUR_MS : aggregateCutoff;
+    await sql.unsafe(`delete from ${fallback} where ${column} < $1`, [new Date(cutoff).toISOString()]);
   }
   return doomed;
 }

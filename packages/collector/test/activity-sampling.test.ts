@@ -182,6 +182,40 @@ describe("activity sampling", () => {
         (select sum(samples)::int from metrics.activity_minutes) as aggregated`;
     expect(totals?.raw).toBeGreaterThan(0);
     expect(totals?.aggregated).toBe(totals?.raw);
+    // The hourly sums written in the same transactions are the minutes' per hour, key for key.
+    const hourMismatches = await sql`
+      with minutes as (
+        select m.connection_id, date_bin('1 hour', m.minute, timestamptz 'epoch') as hour, d.dimension, d.value,
+          m.wait_event_type, sum(m.samples)::int as samples
+        from metrics.activity_minutes m
+        cross join lateral (values ('', ''), ('database_name', m.database_name), ('user_name', m.user_name),
+          ('application_name', m.application_name), ('client_addr', m.client_addr), ('wait_event', m.wait_event),
+          ('query_id', m.query_id::text)) d(dimension, value)
+        group by 1, 2, 3, 4, 5)
+      select * from minutes full join metrics.activity_hours h
+        using (connection_id, hour, dimension, value, wait_event_type)
+      where minutes.samples is distinct from h.samples`;
+    expect(hourMismatches).toEqual([]);
+    const tickMismatches = await sql`
+      with minutes as (
+        select connection_id, date_bin('1 hour', minute, timestamptz 'epoch') as hour, sum(ticks)::int as ticks
+        from metrics.activity_ticks group by 1, 2)
+      select * from minutes full join metrics.activity_hour_ticks h using (connection_id, hour)
+      where minutes.ticks is distinct from h.ticks`;
+    expect(tickMismatches).toEqual([]);
+    // Every dimension's rows count each sample once.
+    const hourTotals = await sql<{ dimension: string; samples: number }[]>`
+      select dimension, sum(samples)::int as samples from metrics.activity_hours group by 1 order by 1`;
+    expect(hourTotals.map((row) => row.dimension)).toEqual([
+      "",
+      "application_name",
+      "client_addr",
+      "database_name",
+      "query_id",
+      "user_name",
+      "wait_event",
+    ]);
+    expect(hourTotals.map((row) => row.samples)).toEqual(hourTotals.map(() => totals?.raw));
     // A sample's ticks: the work database was sampled in as many ticks as the quiet one.
     const [workTicks] = await sql<{ ticks: number }[]>`
       select sum(ticks)::int as ticks from metrics.activity_ticks where connection_id = ${workId}`;
@@ -226,7 +260,8 @@ describe("activity sampling", () => {
     // Partitions for old hours (rows in them expire with the partition) beside the default partition.
     const store = new ActivityStore({ sql, logger: quietLogger, leaseHolder: "none", now: () => now });
     await store.ensurePartitions(hoursAgo(3));
-    await sql`truncate metrics.activity_samples, metrics.activity_minutes, metrics.activity_ticks`;
+    await sql`truncate metrics.activity_samples, metrics.activity_minutes, metrics.activity_ticks,
+      metrics.activity_hours, metrics.activity_hour_ticks`;
     for (const [at, pid] of [
       [hoursAgo(3), 1],
       [hoursAgo(2.5), 2],
@@ -249,6 +284,13 @@ describe("activity sampling", () => {
       await sql`
         insert into metrics.activity_ticks (connection_id, minute, ticks)
         values (${workId}, date_trunc('minute', ${at.toISOString()}::timestamptz), 60)`;
+      await sql`
+        insert into metrics.activity_hours (connection_id, hour, dimension, value, wait_event_type, samples)
+        values (${workId}, date_bin('1 hour', ${at.toISOString()}::timestamptz, timestamptz 'epoch'), '', '', '',
+          ${samples})`;
+      await sql`
+        insert into metrics.activity_hour_ticks (connection_id, hour, ticks)
+        values (${workId}, date_bin('1 hour', ${at.toISOString()}::timestamptz, timestamptz 'epoch'), 60)`;
     }
     const hour = (at: Date) => new Date(at.getTime() - (at.getTime() % 3600_000));
     const oldHours = [hour(hoursAgo(3)), new Date(hour(hoursAgo(3)).getTime() + 3600_000)];
@@ -261,6 +303,12 @@ describe("activity sampling", () => {
     expect(minutes.map((row) => row.samples)).toEqual([3]);
     const [ticks] = await sql<{ n: number }[]>`select count(*)::int as n from metrics.activity_ticks`;
     expect(ticks?.n).toBe(1);
+    const hours = await sql<{ samples: number }[]>`select samples from metrics.activity_hours order by 1`;
+    expect(hours.map((row) => row.samples)).toEqual([3]);
+    const [hourTicks] = await sql<
+      { n: number }[]
+    >`select count(*)::int as n from metrics.activity_hour_ticks`;
+    expect(hourTicks?.n).toBe(1);
     expect(dropped).toEqual(expect.arrayContaining(oldHours.map(samplesPartitionName)));
     const [left] = await sql<{ n: number }[]>`
       select count(*)::int as n from pg_class where relname = any(${oldHours.map(samplesPartitionName)})`;

@@ -4,8 +4,9 @@ import type { Sql } from "../datastore.js";
 // turns off postgres.js's own conversion of timestamps.
 
 /**
- * Database load from the per-minute activity aggregates (`metrics.activity_minutes`, divided by
- * `metrics.activity_ticks`): what the API's activity operations, the alerter and the bench all
+ * Database load from the activity aggregates (`metrics.activity_minutes`, divided by
+ * `metrics.activity_ticks`, and their hourly sums `activity_hours` / `activity_hour_ticks` for
+ * whole hours): what the API's activity operations, the alerter and the bench all
  * compute. The load of a set of minutes is the average number of active sessions (AAS): the samples
  * of those minutes over the sampling ticks that succeeded in them, so a gap in sampling does not
  * dilute it. Over several connections (a cluster), loads add up: each connection's samples are
@@ -57,6 +58,112 @@ const DIMENSION_SQL: Record<ActivityDimension, { key: string; detail: string }> 
  */
 const sameValue = (a: string, b: string) =>
   `coalesce(${a}.key, '') = coalesce(${b}.key, '') and coalesce(${a}.detail, '') = coalesce(${b}.detail, '')`;
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Which whole hours of a window are read from the hourly sums: [start, end) of them, the minutes
+ * before and after from the per-minute rows. `all`: the whole window (buckets of whole hours, so the
+ * window is whole hours); `none` (buckets narrower than an hour, which an hour's sum cannot split):
+ * no hour (start = end = the window's end); `inside`: the whole hours inside the window, or none
+ * when it holds no whole hour.
+ */
+function hourlySpan(
+  window: { start: Date; end: Date },
+  hours: "all" | "none" | "inside",
+): { start: string; end: string } {
+  if (hours === "all") {
+    return { start: window.start.toISOString(), end: window.end.toISOString() };
+  }
+  const start = Math.ceil(window.start.getTime() / HOUR_MS) * HOUR_MS;
+  const end = Math.floor(window.end.getTime() / HOUR_MS) * HOUR_MS;
+  return hours === "inside" && start < end
+    ? { start: new Date(start).toISOString(), end: new Date(end).toISOString() }
+    : { start: window.end.toISOString(), end: window.end.toISOString() };
+}
+
+/** The columns of a per-minute aggregate row but its minute. */
+const MINUTE_COLUMNS = [
+  "connection_id",
+  "database_name",
+  "user_name",
+  "application_name",
+  "client_addr",
+  "backend_type",
+  "state",
+  "wait_event_type",
+  "wait_event",
+  "query_id",
+  "samples",
+] as const;
+
+/**
+ * The `activity_hours` dimension that answers each dimension: '' (none: per wait event type only)
+ * or the `activity_minutes` column whose values it sums by.
+ */
+const HOUR_DIMENSION: Record<ActivityDimension, string> = {
+  wait_event_type: "",
+  server: "",
+  wait_event: "wait_event",
+  query: "query_id",
+  database: "database_name",
+  user: "user_name",
+  application: "application_name",
+  client: "client_addr",
+};
+
+/**
+ * `activity_hours` rows of one dimension in the shape of `activity_minutes` rows: the dimension's
+ * column holds the value, the wait event type its own, the other columns are empty.
+ */
+function hourColumns(dimension: ActivityDimension): string {
+  const kept = HOUR_DIMENSION[dimension];
+  return MINUTE_COLUMNS.map((column) => {
+    if (column === "connection_id" || column === "samples" || column === "wait_event_type") {
+      return column;
+    }
+    if (column === kept) {
+      return column === "query_id" ? "value::bigint as query_id" : `value as ${column}`;
+    }
+    return column === "query_id" ? "0::bigint as query_id" : `''::text as ${column}`;
+  }).join(", ");
+}
+
+/**
+ * The aggregate rows of the connections `$1` from `$2` to `$3` (exclusive), as `activity_minutes`
+ * rows (the time column named `minute`): the hours from `hours[0]` to `hours[1]` (parameter
+ * numbers, see hourlySpan) from `activity_hours`, only the rows of the dimension asked for, and the
+ * minutes around them from `activity_minutes`. The sums are equal either way (the collector writes
+ * both in one transaction), so a load is the same whichever answers it; a week of one dimension's
+ * hours is many times fewer rows than its minutes (for wait event types, a few per connection and
+ * hour).
+ */
+function samplesSource(hours: readonly [number, number], dimension: ActivityDimension): string {
+  const [from, to] = hours.map((index) => `$${index}`);
+  const columns = MINUTE_COLUMNS.join(", ");
+  return `(select ${columns}, minute from metrics.activity_minutes
+       where connection_id = any($1::int[]) and minute >= $2 and minute < ${from}
+     union all
+     select ${hourColumns(dimension)}, hour from metrics.activity_hours
+       where connection_id = any($1::int[]) and hour >= ${from} and hour < ${to}
+         and dimension = '${HOUR_DIMENSION[dimension]}'
+     union all
+     select ${columns}, minute from metrics.activity_minutes
+       where connection_id = any($1::int[]) and minute >= ${to} and minute < $3)`;
+}
+
+/** The tick counts matching samplesSource (`connection_id`, `minute`, `ticks`). */
+function ticksSource(hours: readonly [number, number]): string {
+  const [from, to] = hours.map((index) => `$${index}`);
+  return `(select connection_id, minute, ticks from metrics.activity_ticks
+       where connection_id = any($1::int[]) and minute >= $2 and minute < ${from}
+     union all
+     select connection_id, hour, ticks from metrics.activity_hour_ticks
+       where connection_id = any($1::int[]) and hour >= ${from} and hour < ${to}
+     union all
+     select connection_id, minute, ticks from metrics.activity_ticks
+       where connection_id = any($1::int[]) and minute >= ${to} and minute < $3)`;
+}
 
 /** The window and the connections a load is computed over. */
 export interface ActivityWindow {
@@ -137,6 +244,8 @@ export async function activityLoad(sql: Sql, request: ActivityLoadRequest): Prom
     return empty;
   }
   const { key, detail } = DIMENSION_SQL[request.dimension];
+  // Buckets of whole hours hold whole hours: the hourly sums answer them all; narrower ones, the minutes.
+  const hours = hourlySpan(window, bucketSeconds % 3600 === 0 ? "all" : "none");
   const bucket = (column: string) => `date_bin(make_interval(secs => $4), ${column}, timestamptz 'epoch')`;
   const rows = await sql.unsafe<
     {
@@ -150,14 +259,13 @@ export async function activityLoad(sql: Sql, request: ActivityLoadRequest): Prom
   >(
     `with ticks as (
        select t.connection_id, ${bucket("t.minute")} as bucket, sum(t.ticks)::float8 as ticks
-       from metrics.activity_ticks t
-       where t.connection_id = any($1::int[]) and t.minute >= $2 and t.minute < $3 and t.ticks > 0
+       from ${ticksSource([6, 7])} t
+       where t.ticks > 0
        group by 1, 2
      ), samples as (
        select m.connection_id, ${bucket("m.minute")} as bucket, ${key} as key, ${detail} as detail,
          sum(m.samples)::float8 as samples
-       from metrics.activity_minutes m
-       where m.connection_id = any($1::int[]) and m.minute >= $2 and m.minute < $3
+       from ${samplesSource([6, 7], request.dimension)} m
        group by 1, 2, 3, 4
      ), window_ticks as (
        select connection_id, sum(ticks) as ticks from ticks group by 1
@@ -194,6 +302,8 @@ export async function activityLoad(sql: Sql, request: ActivityLoadRequest): Prom
       window.end.toISOString(),
       bucketSeconds,
       seriesLimit,
+      hours.start,
+      hours.end,
     ],
   );
   const indexOf = new Map(bucketStarts.map((start, index) => [start.getTime() / 1000, index]));
@@ -255,6 +365,7 @@ export async function activityTop(sql: Sql, request: ActivityTopRequest): Promis
   }
   const { key, detail } = DIMENSION_SQL[request.dimension];
   const window = alignedWindow(request.start, request.end, 60);
+  const hours = hourlySpan(window, "inside");
   const rows = await sql.unsafe<
     {
       rank: number | null;
@@ -267,14 +378,13 @@ export async function activityTop(sql: Sql, request: ActivityTopRequest): Promis
   >(
     `with window_ticks as (
        select t.connection_id, sum(t.ticks)::float8 as ticks
-       from metrics.activity_ticks t
-       where t.connection_id = any($1::int[]) and t.minute >= $2 and t.minute < $3 and t.ticks > 0
+       from ${ticksSource([5, 6])} t
+       where t.ticks > 0
        group by 1
      ), samples as (
        select m.connection_id, ${key} as key, ${detail} as detail, ${waitEventType} as wait,
          sum(m.samples)::float8 as samples
-       from metrics.activity_minutes m
-       where m.connection_id = any($1::int[]) and m.minute >= $2 and m.minute < $3
+       from ${samplesSource([5, 6], request.dimension)} m
        group by 1, 2, 3, 4
      ), per_wait as (
        select s.key, s.detail, s.wait, sum(s.samples / w.ticks) as load
@@ -291,7 +401,14 @@ export async function activityTop(sql: Sql, request: ActivityTopRequest): Promis
      union all
      select null, null, null, null, 0, (select sum(load) from per_wait)
      where exists (select 1 from window_ticks)`,
-    [request.connectionIds as number[], window.start.toISOString(), window.end.toISOString(), request.limit],
+    [
+      request.connectionIds as number[],
+      window.start.toISOString(),
+      window.end.toISOString(),
+      request.limit,
+      hours.start,
+      hours.end,
+    ],
   );
   const values: TopValue[] = [];
   let average: number | null = null;

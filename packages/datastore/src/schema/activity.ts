@@ -97,3 +97,43 @@ export const activityTicks = metrics.table(
   },
   (table) => [primaryKey({ name: "activity_ticks_pkey", columns: [table.connectionId, table.minute] })],
 );
+
+/**
+ * `activity_minutes` summed per hour and reduced to one dimension at a time: for each `dimension`
+ * (a column of `activity_minutes`, or '' for none: the load of a wait event type or of the whole
+ * connection), the samples of each of its values (`value`, '' for none) and wait event types. A load
+ * over whole hours by one dimension reads only its rows: a few per connection and hour for wait
+ * event types, however many queries, users and clients share them. The collector adds to it in the
+ * transaction that adds the closed minutes, so it always sums them. Partitioned by week and kept as
+ * long as `activity_minutes`.
+ */
+export const activityHours = metrics.table(
+  "activity_hours",
+  {
+    connectionId: monitoredConnection(),
+    hour: timestamptz().notNull(),
+    dimension: text().notNull(),
+    value: text().notNull(),
+    waitEventType: text().notNull(),
+    samples: integer().notNull(),
+  },
+  (table) => [
+    primaryKey({
+      name: "activity_hours_pkey",
+      // The dimension before the hour: a load reads one dimension's range of hours per connection.
+      // Migration 0026 adds INCLUDE (samples), for index-only scans (Drizzle declares no INCLUDE).
+      columns: [table.connectionId, table.dimension, table.hour, table.value, table.waitEventType],
+    }),
+  ],
+);
+
+/** `activity_ticks` summed per hour: the denominator of an hourly load. Partitioned like `activity_hours`. */
+export const activityHourTicks = metrics.table(
+  "activity_hour_ticks",
+  {
+    connectionId: monitoredConnection(),
+    hour: timestamptz().notNull(),
+    ticks: integer().notNull(),
+  },
+  (table) => [primaryKey({ name: "activity_hour_ticks_pkey", columns: [table.connectionId, table.hour] })],
+);
