@@ -5,7 +5,6 @@ export { type EmbeddedServer, startEmbeddedServer } from "./embedded.js";
 export { type DatastoreLogger, silentLogger } from "./logger.js";
 export { migrateDatastore, migrationsFolder } from "./migrate.js";
 export {
-  ACTIVITY_DIMENSIONS,
   type ActivityDimension,
   type ActivityLoad,
   type ActivityLoadRequest,

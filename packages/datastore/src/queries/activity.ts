@@ -13,20 +13,6 @@ import type { Sql } from "../datastore.js";
  * divided by its own ticks.
  */
 
-/** What load can be grouped by. */
-export const ACTIVITY_DIMENSIONS = [
-  "wait_event_type",
-  "wait_event",
-  "query",
-  "database",
-  "user",
-  "application",
-  "client",
-  "server",
-] as const;
-
-export type ActivityDimension = (typeof ACTIVITY_DIMENSIONS)[number];
-
 /** A session that is not waiting is on CPU (stored as an empty wait event type, presented as "CPU"). */
 export const CPU = "CPU";
 
@@ -37,7 +23,7 @@ const waitEventType = `case when m.wait_event_type = '' then '${CPU}' else m.wai
  * event type of a wait event, whose names are unique only within their type). Empty stored values
  * (no database, no user, no client address, no query id) are null.
  */
-const DIMENSION_SQL: Record<ActivityDimension, { key: string; detail: string }> = {
+const DIMENSION_SQL = {
   wait_event_type: { key: waitEventType, detail: "null::text" },
   wait_event: {
     key: `case when m.wait_event_type = '' then '${CPU}' else m.wait_event end`,
@@ -49,7 +35,10 @@ const DIMENSION_SQL: Record<ActivityDimension, { key: string; detail: string }> 
   application: { key: "m.application_name", detail: "null::text" },
   client: { key: "nullif(m.client_addr, '')", detail: "null::text" },
   server: { key: "m.connection_id::text", detail: "null::text" },
-};
+} satisfies Record<string, { key: string; detail: string }>;
+
+/** What load can be grouped by (the contract lists the same names for the wire). */
+export type ActivityDimension = keyof typeof DIMENSION_SQL;
 
 /**
  * Two rows name the same value of a dimension. Null keys and details are compared as '': no
