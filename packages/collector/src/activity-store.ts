@@ -1,4 +1,4 @@
-import { advisoryLocks, type Sql } from "@dbmon/datastore";
+import { ACTIVITY_MINUTE_KEY, advisoryLocks, type Sql } from "@dbmon/datastore";
 import type { ActivitySample } from "./activity-sampling.js";
 import type { CollectorLogger } from "./logger.js";
 import { describeError } from "./sessions.js";
@@ -21,15 +21,7 @@ const RAW_COLUMNS = [
   "connection_id",
   "sampled_at",
   "pid",
-  "database_name",
-  "user_name",
-  "application_name",
-  "client_addr",
-  "backend_type",
-  "state",
-  "wait_event_type",
-  "wait_event",
-  "query_id",
+  ...ACTIVITY_MINUTE_KEY,
   "query",
   "xact_start",
   "query_start",
@@ -38,17 +30,7 @@ const RAW_COLUMNS = [
 ] as const;
 
 /** What a per-minute aggregate groups by (the key of `activity_minutes` after connection and minute). */
-const DIMENSIONS = [
-  "database_name",
-  "user_name",
-  "application_name",
-  "client_addr",
-  "backend_type",
-  "state",
-  "wait_event_type",
-  "wait_event",
-  "query_id",
-] as const;
+const DIMENSIONS = ACTIVITY_MINUTE_KEY;
 
 /**
  * The dimensions `activity_hours` sums the minutes by, one at a time: '' for none (the load by wait

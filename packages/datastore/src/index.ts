@@ -22,7 +22,7 @@ export {
   queryTexts,
   type TopValue,
 } from "./queries/activity.js";
-export type { ActivitySampleOf } from "./queries/activity-sample.js";
+export { ACTIVITY_MINUTE_KEY, type ActivitySampleOf } from "./queries/activity-sample.js";
 export { type BlackoutScheduleRow, enabledBlackoutSchedules } from "./queries/blackout-schedules.js";
 export {
   collectedDatabaseJoin,

@@ -20,3 +20,19 @@ export interface ActivitySampleOf<Time> {
   state_change: Time | null;
   blocking_pids: number[];
 }
+
+/**
+ * What a per-minute aggregate counts samples by: the key of `activity_minutes` after connection and
+ * minute, in the order of the sample's own columns.
+ */
+export const ACTIVITY_MINUTE_KEY = [
+  "database_name",
+  "user_name",
+  "application_name",
+  "client_addr",
+  "backend_type",
+  "state",
+  "wait_event_type",
+  "wait_event",
+  "query_id",
+] as const satisfies readonly (keyof ActivitySampleOf<unknown>)[];

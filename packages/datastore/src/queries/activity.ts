@@ -1,4 +1,5 @@
 import type { Sql } from "../datastore.js";
+import { ACTIVITY_MINUTE_KEY } from "./activity-sample.js";
 
 // Times go to and come from PostgreSQL as text and epochs: Drizzle, sharing the connection pool,
 // turns off postgres.js's own conversion of timestamps.
@@ -72,19 +73,7 @@ function hourlySpan(
 }
 
 /** The columns of a per-minute aggregate row but its minute. */
-const MINUTE_COLUMNS = [
-  "connection_id",
-  "database_name",
-  "user_name",
-  "application_name",
-  "client_addr",
-  "backend_type",
-  "state",
-  "wait_event_type",
-  "wait_event",
-  "query_id",
-  "samples",
-] as const;
+const MINUTE_COLUMNS = ["connection_id", ...ACTIVITY_MINUTE_KEY, "samples"] as const;
 
 /**
  * The `activity_hours` dimension that answers each dimension: '' (none: per wait event type only)
