@@ -26,6 +26,13 @@ const fillfactor = (reloptions: string, byDefault: number) =>
   `coalesce((select option_value::int from pg_options_to_table(${reloptions})
     where option_name = 'fillfactor'), ${byDefault})`;
 
+/** The findings of a bloat estimate: the relations with pages to spare, the most wasted first. */
+const bloatFindings = (kind: string, estimates: string, objectName: string) => `
+  select '${kind}' as kind, schemaname, relname, ${objectName} as object_name,
+    (wasted_pages * bs)::float8 as value, size_bytes, null::text as detail
+  from ${estimates} where wasted_pages > 0
+  order by wasted_pages desc limit ${KIND_ROW_LIMIT}`;
+
 const sql = `
 with params as (
   select current_setting('block_size')::int as bs
@@ -127,12 +134,7 @@ table_estimates as (
   from user_tables t join column_stats c on c.oid = t.oid cross join params p
   where c.analyzed = c.columns and t.reltuples >= 0
 ),
-table_bloat as (
-  select 'table_bloat' as kind, schemaname, relname, relname as object_name,
-    (wasted_pages * bs)::float8 as value, size_bytes, null::text as detail
-  from table_estimates where wasted_pages > 0
-  order by wasted_pages desc limit ${KIND_ROW_LIMIT}
-),
+table_bloat as (${bloatFindings("table_bloat", "table_estimates", "relname")}),
 index_columns as (
   select i.indexrelid,
     sum((1 - coalesce(s.null_frac, 0)) * coalesce(s.avg_width, 0)) as key_width,
@@ -157,12 +159,7 @@ index_estimates as (
   from indexes i join index_columns c on c.indexrelid = i.indexrelid cross join params p
   where c.analyzed = c.columns and i.reltuples >= 0
 ),
-index_bloat as (
-  select 'index_bloat' as kind, schemaname, relname, indexname as object_name,
-    (wasted_pages * bs)::float8 as value, size_bytes, null::text as detail
-  from index_estimates where wasted_pages > 0
-  order by wasted_pages desc limit ${KIND_ROW_LIMIT}
-)
+index_bloat as (${bloatFindings("index_bloat", "index_estimates", "indexname")})
 select kind, schemaname, relname, object_name, value, size_bytes::numeric::text as size_bytes, detail from (
   select * from invalid_indexes
   union all select * from duplicate_indexes
