@@ -89,6 +89,12 @@ describe("query_datastore", () => {
     });
     const rules = await run("select count(*) > 0 as seeded from alert_rules");
     expect(rules.text).toBe("seeded\ntrue\n(1 row)");
+    // Tables added after the role: health checks (granted by a later migration) and active session
+    // history (in the metrics schema, whose default privileges cover it).
+    const later = await run(
+      "select (select count(*) from health_check_status) + (select count(*) from health_check_changes) + (select count(*) from metrics.activity_minutes) + (select count(*) from metrics.activity_hours) as n",
+    );
+    expect(later).toEqual({ error: false, text: "n\n0\n(1 row)" });
     const names = await run("select name, host from connections; select username from users order by id");
     expect(names.error).toBe(false);
     expect(names.text).toContain("-- statement 2: select username from users order by id\nusername\nroot");
