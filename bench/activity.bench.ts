@@ -7,7 +7,7 @@ import { createLogger, loadConfig, startService } from "../apps/api/src/index.js
 import { ActivityStore } from "../packages/collector/src/activity-store.js";
 import { type ActivityDimension, activityLoad, type Sql } from "../packages/datastore/src/index.js";
 import { benchConfig } from "./datastore.js";
-import { loginAdmin } from "./harness.js";
+import { loginAdmin, percentile, timed } from "./harness.js";
 
 const CONNECTIONS = Number(process.env.BENCH_ACTIVITY_CONNECTIONS ?? 100);
 const DAYS = Number(process.env.BENCH_ACTIVITY_DAYS ?? 7);
@@ -15,17 +15,6 @@ const RUNS = Number(process.env.BENCH_ACTIVITY_RUNS ?? 21);
 const GOAL_P50_MS = 200;
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number;
-}
-
-async function timed(task: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  await task();
-  return performance.now() - started;
-}
 
 /**
  * A week of what the sampler stores for a fleet: a fifth of the servers busy (about 3 active

@@ -1,3 +1,4 @@
+import { timed } from "./harness.js";
 // The alerter's anomaly baselines calculated from a week of collected history (every rule metric,
 // per series, hour of day and day of week), for N connections with each probe at its default
 // interval; next to one evaluation pass (every rule's current value, anomalies scored). Then the
@@ -21,12 +22,6 @@ const DATABASES = 3;
 const TABLES = 100;
 const STATEMENTS = 50;
 const SESSIONS = 20;
-
-async function timed(task: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  await task();
-  return performance.now() - started;
-}
 
 /**
  * A week of every table the rules read, for the connections `ids`: one row per session, database,

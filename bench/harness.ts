@@ -77,3 +77,16 @@ export async function loginAdmin(base: string, password = "bench-admin-password-
   });
   return ((await res.json()) as { session_token: string }).session_token;
 }
+
+/** The value below which `p` percent of `values` lie (nearest rank); NaN for no values. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
+}
+
+/** Milliseconds `task` took. */
+export async function timed(task: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await task();
+  return performance.now() - started;
+}

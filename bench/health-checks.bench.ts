@@ -13,7 +13,7 @@ import {
 import type { Sql } from "../packages/datastore/src/index.js";
 import { recordHealthChecks } from "../packages/monitoring/src/index.js";
 import { benchConfig } from "./datastore.js";
-import { load, loginAdmin, report } from "./harness.js";
+import { load, loginAdmin, percentile, report, timed } from "./harness.js";
 
 const CONNECTIONS = Number(process.env.BENCH_HEALTH_CONNECTIONS ?? 100);
 const RUNS = 20;
@@ -28,17 +28,6 @@ const PROBES = [
   "pg_replication_slots",
   "pg_stat_database",
 ];
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] as number;
-}
-
-async function timed(task: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  await task();
-  return performance.now() - started;
-}
 
 /**
  * An hour of rows per connection at the probes' default intervals: 30 sessions each minute, 3

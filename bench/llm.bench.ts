@@ -6,7 +6,7 @@ import { fakeProviderEnv, startFakeProvider, TEST_KEY } from "@dbmon/llm/testing
 import OpenAI from "openai";
 import { createLogger, loadConfig, startService } from "../apps/api/src/index.js";
 import { benchConfig } from "./datastore.js";
-import { loginAdmin } from "./harness.js";
+import { loginAdmin, percentile } from "./harness.js";
 
 const ROUNDS = Number(process.env.BENCH_LLM_ROUNDS ?? 200);
 const WARMUP = 20;
@@ -118,11 +118,6 @@ async function overviewGenerated(base: string, token: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error("the estate overview was not generated within 30 s");
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 /**

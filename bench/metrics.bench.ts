@@ -18,6 +18,7 @@ import {
 } from "../packages/datastore/src/index.js";
 import { rollUpMetrics, rollupTables } from "../packages/monitoring/src/index.js";
 import { benchConfig } from "./datastore.js";
+import { timed } from "./harness.js";
 import { processUsage } from "./proc.js";
 
 const CONNECTIONS = 50;
@@ -47,12 +48,6 @@ async function startBenchService() {
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
-}
-
-async function timed(task: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  await task();
-  return performance.now() - started;
 }
 
 /** BENCH_METRICS_PARTS=query or =collector runs one half only. */

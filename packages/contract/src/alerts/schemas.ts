@@ -1,12 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import {
-  lenientBoolQuery,
-  lenientIntQuery,
-  message,
-  type Paging,
-  pageLimitQuery,
-  TimestampSchema,
-} from "../common.js";
+import { lenientBoolQuery, lenientIntQuery, message, pageLimitQuery, TimestampSchema } from "../common.js";
 
 export const AlertSeveritySchema = z
   .enum(["info", "warning", "critical"], message("Request failed"))
@@ -53,7 +46,7 @@ export const AlertSchema = z
   .openapi("Alert");
 
 /** Paging of the alert listing. */
-export const ALERT_PAGING: Paging = { defaultSize: 100, cap: 1000 };
+export const ALERT_PAGING = { defaultSize: 100, cap: 1000 };
 
 export const AlertListQuerySchema = z.object({
   connection_id: lenientIntQuery({ description: "One connection" }),

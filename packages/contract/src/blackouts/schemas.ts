@@ -1,12 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import {
-  idParam,
-  lenientIntQuery,
-  message,
-  type Paging,
-  pageLimitQuery,
-  TimestampSchema,
-} from "../common.js";
+import { idParam, lenientIntQuery, message, pageLimitQuery, TimestampSchema } from "../common.js";
 
 const optionalId = z.number(message("Request failed")).int(message("Request failed")).nullable().optional();
 
@@ -34,7 +27,7 @@ export const blackoutScopeOutput = {
 };
 
 /** Paging of the blackout and schedule listings. */
-export const BLACKOUT_PAGING: Paging = { defaultSize: 100, cap: 1000 };
+export const BLACKOUT_PAGING = { defaultSize: 100, cap: 1000 };
 
 /** Filters and paging of the blackout and schedule listings. */
 export const blackoutListQuery = {

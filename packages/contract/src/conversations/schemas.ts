@@ -1,12 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import {
-  lenientBoolQuery,
-  lenientIntQuery,
-  message,
-  type Paging,
-  pageLimitQuery,
-  TimestampSchema,
-} from "../common.js";
+import { lenientBoolQuery, lenientIntQuery, message, pageLimitQuery, TimestampSchema } from "../common.js";
 
 /** A stored message: kept verbatim, whatever else the client records with it. */
 export const ConversationMessageSchema = z
@@ -85,7 +78,7 @@ export const ConversationIdParamSchema = z.object({
 });
 
 /** Paging of the conversation listing. */
-export const CONVERSATION_PAGING: Paging = { defaultSize: 50, cap: 100 };
+export const CONVERSATION_PAGING = { defaultSize: 50, cap: 100 };
 
 export const ConversationListQuerySchema = z.object({
   limit: pageLimitQuery(CONVERSATION_PAGING, "Maximum number of results"),

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { idParam, message, type Paging, pageLimitQuery, TimestampSchema } from "../common.js";
+import { idParam, message, pageLimitQuery, TimestampSchema } from "../common.js";
 
 export const MemoryScopeSchema = z.enum(["user", "system"]).openapi("MemoryScope");
 
@@ -24,7 +24,7 @@ export const MemorySchema = z
 export const MemoryListSchema = z.object({ memories: z.array(MemorySchema) }).openapi("MemoryListResponse");
 
 /** How many memories one listing holds. */
-export const MEMORY_PAGING: Paging = { defaultSize: 100, cap: 1000 };
+export const MEMORY_PAGING = { defaultSize: 100, cap: 1000 };
 
 export const MemoryListQuerySchema = z.object({
   category: z.string().optional().openapi({ description: "Only memories of this category" }),
