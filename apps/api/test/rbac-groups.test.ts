@@ -342,8 +342,20 @@ describe("RBAC groups", () => {
 
   it("lists the registered MCP identifiers", async () => {
     const items = await permissions().call(listMcpPrivileges);
-    // The 22 items of the reference's catalogue, and get_blackouts, which dbmon grants like any tool.
-    expect(items).toHaveLength(23);
+    // The 22 items of the reference's catalogue, get_blackouts, which dbmon grants like any tool, and
+    // dbmon's diagnostics tools (active session history, index advisor, health checks).
+    expect(items).toHaveLength(29);
+    expect(items.map((item) => item.identifier)).toEqual(
+      expect.arrayContaining([
+        "get_blackouts",
+        "get_database_load",
+        "get_top_queries_by_load",
+        "get_lock_tree",
+        "recommend_indexes",
+        "explain_with_hypothetical_indexes",
+        "analyze_db_health",
+      ]),
+    );
     expect(items[0]).toEqual({
       id: expect.any(Number),
       identifier: "pg://connection_info",
