@@ -34,6 +34,7 @@ describe("configuration", () => {
       loginThrottle: { requestsPerMinute: 20, maxFailedAttempts: 10, failureWindowMs: 900_000 },
       lockoutAfterFailedAttempts: 0,
       llmMaxIterations: 50,
+      lockStormSessions: 5,
       anonymousModelRequestsPerMinute: 30,
       streamsPerUser: { overview: 10, llmChat: 4 },
       overview: { intervalMs: 60_000, keepaliveMs: 30_000 },
