@@ -275,15 +275,20 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
       watch: Watch,
       done: () => Promise<T | undefined>,
       explain: () => Promise<string>,
+      ms?: number,
     ): Promise<T> {
-      return pollUntil(async () => {
-        if (watch.collections) {
-          await evaluateCollections(watch.collections, connectionId);
-        } else {
-          await evaluateNow();
-        }
-        return done();
-      }, explain);
+      return pollUntil(
+        async () => {
+          if (watch.collections) {
+            await evaluateCollections(watch.collections, connectionId);
+          } else {
+            await evaluateNow();
+          }
+          return done();
+        },
+        explain,
+        ms,
+      );
     }
 
     /**
@@ -330,7 +335,12 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
     }
 
     /** Evaluates until every one of the alerts is cleared; the rules count as covered. */
-    async function cleared(connectionId: number, alerts: AlertRow[], watch: Watch = {}): Promise<void> {
+    async function cleared(
+      connectionId: number,
+      alerts: AlertRow[],
+      watch: Watch = {},
+      ms?: number,
+    ): Promise<void> {
       const ids = alerts.map((alert) => alert.id);
       const names = [...new Set(alerts.map((alert) => alert.rule))];
       const current = async () =>
@@ -340,6 +350,7 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
         watch,
         async () => ((await current()).every((alert) => alert.status === "cleared") ? true : undefined),
         async () => `not cleared: ${JSON.stringify(await current())}`,
+        ms,
       );
       for (const name of names) {
         covered.add(name);
@@ -470,7 +481,9 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
         release.resolve();
         await holding;
         await waiting;
-        await cleared(P, flat(alerts));
+        // The latest blocked sample stays current for three sampling intervals, an interval being read
+        // from the ticks of the last complete minute: a slow minute lengthens it past the usual 20 s.
+        await cleared(P, flat(alerts), {}, 60_000);
       } finally {
         release.resolve();
         await closeSessions([holder, waiter]);
@@ -487,6 +500,16 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
       // closed minute of them, averaged over five, passes it whatever that background is. They sleep in
       // their statements: load counts active sessions whatever they wait on, and spinning ones
       // would take this 2-core machine from the other tests.
+      // The load needs a closed minute of sampling (the minutes are stored as they close).
+      await pollUntil(
+        async () => {
+          const [row] = await h.datastore.sql`
+            select 1 from metrics.activity_ticks where connection_id = ${P} limit 1`;
+          return row;
+        },
+        async () => "no minute of activity sampling stored",
+        90_000,
+      );
       await override("database_load_above_vcpus", P, ">", 1000);
       const before = await quiet(P, "database_load_above_vcpus");
       await override("database_load_above_vcpus", P, ">=", 0);
