@@ -2,11 +2,9 @@
 // (ActivityService.load, i.e. activityLoad of @dbmon/datastore) and the endpoints around it, over
 // BENCH_ACTIVITY_DAYS (7) days of per-minute aggregates for BENCH_ACTIVITY_CONNECTIONS (100)
 // connections, next to the plainest SQL over the same rows (total samples ÷ ticks per bucket).
-import { rm } from "node:fs/promises";
-import { createLogger, loadConfig, startService } from "../apps/api/src/index.js";
 import { ActivityStore } from "../packages/collector/src/activity-store.js";
 import { type ActivityDimension, activityLoad, type Sql } from "../packages/datastore/src/index.js";
-import { benchConfig } from "./datastore.js";
+import { startApiOnly } from "./datastore.js";
 import { loginAdmin, percentile, timed } from "./harness.js";
 
 const CONNECTIONS = Number(process.env.BENCH_ACTIVITY_CONNECTIONS ?? 100);
@@ -81,11 +79,7 @@ interface Scenario {
 }
 
 export async function run(): Promise<void> {
-  const env = await benchConfig();
-  const service = await startService(
-    loadConfig({ ...env, DBMON_MONITOR_SELF: "false", DBMON_COLLECTOR: "false", DBMON_ALERTER: "false" }),
-    createLogger("silent"),
-  );
+  const service = await startApiOnly();
   try {
     const { sql } = service.datastore;
     const [group] = await sql<
@@ -234,6 +228,5 @@ export async function run(): Promise<void> {
     }
   } finally {
     await service.close();
-    await rm(env.DBMON_DATA_DIR as string, { recursive: true, force: true });
   }
 }

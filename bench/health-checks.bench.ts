@@ -2,8 +2,6 @@
 // collected rows at default intervals: the alerter's evaluation pass that stores their results
 // (recordHealthChecks), and the fleet view (GET /api/v1/health) that reads them, one request at a
 // time and at 50 concurrent clients. Goal: the fleet view answers in < 300 ms.
-import { rm } from "node:fs/promises";
-import { createLogger, loadConfig, startService } from "../apps/api/src/index.js";
 import {
   ensureMetricsTables,
   findProbe,
@@ -12,7 +10,7 @@ import {
 } from "../packages/collector/src/index.js";
 import type { Sql } from "../packages/datastore/src/index.js";
 import { recordHealthChecks } from "../packages/monitoring/src/index.js";
-import { benchConfig } from "./datastore.js";
+import { startApiOnly } from "./datastore.js";
 import { load, loginAdmin, percentile, report, timed } from "./harness.js";
 
 const CONNECTIONS = Number(process.env.BENCH_HEALTH_CONNECTIONS ?? 100);
@@ -106,12 +104,7 @@ async function generate(sql: Sql, now: Date): Promise<void> {
 }
 
 export async function run(): Promise<void> {
-  const env = await benchConfig();
-  // The bench writes its own data: no self-monitoring, collector or alerter in the service.
-  const service = await startService(
-    loadConfig({ ...env, DBMON_MONITOR_SELF: "false", DBMON_COLLECTOR: "false", DBMON_ALERTER: "false" }),
-    createLogger("silent"),
-  );
+  const service = await startApiOnly();
   try {
     const { sql } = service.datastore;
     const probes = PROBES.map((name) => findProbe(name) as ProbeDefinition);
@@ -174,6 +167,5 @@ export async function run(): Promise<void> {
     console.log(`\nfleet view p99 at 50 concurrent clients: ${loaded.p99Ms} ms (goal < 300 ms)`);
   } finally {
     await service.close();
-    await rm(env.DBMON_DATA_DIR as string, { recursive: true, force: true });
   }
 }

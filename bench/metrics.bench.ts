@@ -6,7 +6,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createLogger, loadConfig, startService } from "../apps/api/src/index.js";
 import { ensureMetricsTables, findProbe, PartitionManager } from "../packages/collector/src/index.js";
 import {
   encryptSecret,
@@ -17,7 +16,7 @@ import {
   startEmbeddedServer,
 } from "../packages/datastore/src/index.js";
 import { rollUpMetrics, rollupTables } from "../packages/monitoring/src/index.js";
-import { benchConfig } from "./datastore.js";
+import { startApiOnly } from "./datastore.js";
 import { timed } from "./harness.js";
 import { processUsage } from "./proc.js";
 
@@ -27,23 +26,6 @@ const BUCKETS = 150;
 const RUNS = Number(process.env.BENCH_METRICS_RUNS ?? 7);
 const MONITORED_DATABASES = Number(process.env.BENCH_MONITORED_DATABASES ?? 100);
 const COLLECTOR_SECONDS = Number(process.env.BENCH_COLLECTOR_SECONDS ?? 120);
-
-async function startBenchService() {
-  const env = await benchConfig();
-  // The bench writes its own data: no self-monitoring, collector or alerter in the service.
-  const service = await startService(
-    loadConfig({ ...env, DBMON_MONITOR_SELF: "false", DBMON_COLLECTOR: "false", DBMON_ALERTER: "false" }),
-    createLogger("silent"),
-  );
-  return {
-    url: service.url,
-    datastore: service.datastore,
-    async close() {
-      await service.close();
-      await rm(env.DBMON_DATA_DIR as string, { recursive: true, force: true });
-    },
-  };
-}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -62,7 +44,7 @@ export async function run(): Promise<void> {
 }
 
 async function metricsQuery(): Promise<void> {
-  const service = await startBenchService();
+  const service = await startApiOnly();
   try {
     const { sql } = service.datastore;
     const probe = findProbe("pg_connectivity");
@@ -202,7 +184,7 @@ async function collectorFootprint(): Promise<void> {
     migrate: false,
     maxConnections: 2,
   });
-  const service = await startBenchService();
+  const service = await startApiOnly();
   try {
     // One role per database, allowed into its own database only: 100 monitored databases, each
     // collected once (as 100 separate servers would be), on a server of the benchmark's own.
