@@ -9,23 +9,14 @@ import {
   type ProbeDefinition,
 } from "../packages/collector/src/index.js";
 import type { Sql } from "../packages/datastore/src/index.js";
-import { recordHealthChecks } from "../packages/monitoring/src/index.js";
+import { HEALTH_CHECK_PROBES, recordHealthChecks } from "../packages/monitoring/src/index.js";
 import { startApiOnly } from "./datastore.js";
 import { load, loginAdmin, percentile, report, timed } from "./harness.js";
 
 const CONNECTIONS = Number(process.env.BENCH_HEALTH_CONNECTIONS ?? 100);
 const RUNS = 20;
 
-const PROBES = [
-  "pg_object_health",
-  "pg_stat_all_tables",
-  "pg_database",
-  "pg_stat_activity",
-  "pg_server_info",
-  "pg_stat_replication",
-  "pg_replication_slots",
-  "pg_stat_database",
-];
+const PROBES = HEALTH_CHECK_PROBES;
 
 /**
  * An hour of rows per connection at the probes' default intervals: 30 sessions each minute, 3

@@ -7,6 +7,7 @@ import {
   startPrimary,
   type TestServer,
 } from "@dbmon/datastore/testing";
+import { HEALTH_CHECK_PROBES } from "@dbmon/monitoring";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, createUser, type TestApp, type TestUser, typedClient } from "./support.js";
@@ -19,16 +20,7 @@ import { buildTestApp, createUser, type TestApp, type TestUser, typedClient } fr
  */
 
 /** The probes the checks read, each second here (their defaults are minutes). */
-const PROBES = [
-  "pg_object_health",
-  "pg_stat_all_tables",
-  "pg_database",
-  "pg_stat_activity",
-  "pg_server_info",
-  "pg_stat_replication",
-  "pg_replication_slots",
-  "pg_stat_database",
-];
+const PROBES = HEALTH_CHECK_PROBES;
 
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 

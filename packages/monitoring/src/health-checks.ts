@@ -437,6 +437,9 @@ const CHECK_TABLES: Readonly<Record<string, readonly string[]>> = {
   cache_hit: ["pg_stat_database"],
 };
 
+/** Every probe a health check reads. */
+export const HEALTH_CHECK_PROBES: readonly string[] = [...new Set(Object.values(CHECK_TABLES).flat())];
+
 /**
  * How old the latest collection a check reads may be: twice the longest interval of the probes it
  * reads (snapshot probes, stored only when they change, aside), and at least a minute. Older data

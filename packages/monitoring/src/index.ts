@@ -1,6 +1,7 @@
 export {
   evaluateHealthChecks,
   findHealthCheck,
+  HEALTH_CHECK_PROBES,
   HEALTH_CHECKS,
   type HealthCheckDefinition,
   type HealthCheckFailure,
