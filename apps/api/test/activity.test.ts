@@ -1,4 +1,5 @@
 import {
+  ACTIVITY_DIMENSIONS,
   getClusterActivityLoad,
   getClusterActivitySessions,
   getClusterActivityTop,
@@ -247,16 +248,7 @@ describe("activity: database load, top values and sessions", () => {
 
     it("answers buckets of whole hours from the hourly sums with the load the minutes give", async () => {
       const hour = { start_time: `${day}T10:00:00Z`, end_time: `${day}T11:00:00Z` };
-      for (const dimension of [
-        "wait_event_type",
-        "wait_event",
-        "query",
-        "database",
-        "user",
-        "application",
-        "client",
-        "server",
-      ] as const) {
+      for (const dimension of ACTIVITY_DIMENSIONS) {
         // Buckets of whole hours read activity_hours, of minutes activity_minutes: over the same
         // window each value's average is the same, and the hour's one bucket is that average.
         const [byHour, byMinute] = await Promise.all(

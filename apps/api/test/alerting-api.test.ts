@@ -380,6 +380,21 @@ describe("alert rules and overrides", () => {
       },
     });
     expect((await call(`/api/v1/alert-overrides/context/${visibleId}/${ruleId}`, plain)).status).toBe(403);
+    const [group] = await t.datastore.sql<{ id: number }[]>`
+      insert into cluster_groups (name) values ('context-group') returning id`;
+    const [cluster] = await t.datastore.sql<{ id: number }[]>`
+      insert into clusters (name, group_id) values ('context-cluster', ${group?.id ?? 0}) returning id`;
+    await t.datastore.sql`update connections set cluster_id = ${cluster?.id ?? 0} where id = ${visibleId}`;
+    const placed = await as(admin).call(getAlertOverrideContext, { params: { connectionId: visibleId, ruleId } });
+    expect(placed.hierarchy).toEqual({
+      connection_id: visibleId,
+      cluster_id: cluster?.id,
+      group_id: group?.id,
+      server_name: "visible",
+      cluster_name: "context-cluster",
+      group_name: "context-group",
+    });
+    await t.datastore.sql`update connections set cluster_id = null where id = ${visibleId}`;
     expect(await as(admin).call(deleteAlertOverride, { params: visibleScope })).toEqual({ status: "ok" });
   });
 });

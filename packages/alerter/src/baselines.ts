@@ -84,20 +84,21 @@ const windowPartialsQuery = `
     and connection_id = any($4::int[])
   order by connection_id, database_name, object_name, hour_start, hour_of_day, day_of_week`;
 
+/** A row of `windowPartialsQuery`, as the driver's `values()` hands it over. */
 type PartialRow = [
-  number,
-  string,
-  string,
-  number,
-  number,
-  string,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
+  connectionId: number,
+  databaseName: string,
+  objectName: string,
+  hourOfDay: number,
+  dayOfWeek: number,
+  timeZone: string,
+  sampleCount: number,
+  mean: number,
+  m2: number,
+  min: number,
+  max: number,
+  firstSampleMicros: number,
+  lastSampleMicros: number,
 ];
 
 /** Upserts merged baselines of one metric ($1: now, $2: the metric, then one array per column). */

@@ -4,24 +4,8 @@ export { DATASTORE_READER_ROLE, DATASTORE_SECRET_COLUMNS } from "./datastore-rea
 export { type EmbeddedServer, startEmbeddedServer } from "./embedded.js";
 export { type DatastoreLogger, silentLogger } from "./logger.js";
 export { migrateDatastore, migrationsFolder } from "./migrate.js";
-export {
-  type ActivityDimension,
-  type ActivityLoad,
-  type ActivityLoadRequest,
-  type ActivityTop,
-  type ActivityTopRequest,
-  type ActivityWindow,
-  activityLoad,
-  activityTop,
-  alignedWindow,
-  CPU,
-  type DimensionValue,
-  type HostVcpus,
-  hostVcpus,
-  type LoadSeries,
-  queryTexts,
-  type TopValue,
-} from "./queries/activity.js";
+// Active session history's reads: everything the module exports is for readers of the datastore.
+export * from "./queries/activity.js";
 export { ACTIVITY_MINUTE_KEY, type ActivitySampleOf } from "./queries/activity-sample.js";
 export { type BlackoutScheduleRow, enabledBlackoutSchedules } from "./queries/blackout-schedules.js";
 export {

@@ -2,6 +2,7 @@ import { type Datastore, schema } from "@dbmon/datastore";
 import { and, count, eq, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import { requireSettingsScope, type ScopeKind } from "../auth/visibility.js";
+import { connectionHierarchy } from "../clusters/membership.js";
 import { NotFound } from "../errors.js";
 import { type Page, withTotal } from "../paging.js";
 import {
@@ -13,7 +14,7 @@ import {
   ruleOrder,
 } from "./rules.js";
 
-const { alertThresholds, alertRules, connections, clusters, clusterGroups } = schema;
+const { alertThresholds, alertRules } = schema;
 
 const SCOPE_NOT_FOUND = "Alert override scope not found";
 
@@ -133,19 +134,8 @@ export class AlertOverrideService {
    */
   async context(access: RequestAccess, connectionId: number, ruleId: number) {
     const db = this.datastore.db;
-    const [placement] = await db
-      .select({
-        serverName: connections.name,
-        clusterId: clusters.id,
-        clusterName: clusters.name,
-        groupId: clusters.groupId,
-        groupName: clusterGroups.name,
-      })
-      .from(connections)
-      .leftJoin(clusters, eq(clusters.id, connections.clusterId))
-      .leftJoin(clusterGroups, eq(clusterGroups.id, clusters.groupId))
-      .where(eq(connections.id, connectionId));
-    if (!placement || (await access.connectionLevel(connectionId)) === undefined) {
+    const hierarchy = await connectionHierarchy(this.datastore.sql, connectionId);
+    if (!hierarchy || (await access.connectionLevel(connectionId)) === undefined) {
       throw new NotFound("Connection not found");
     }
     const rule = await this.rules.require(ruleId);
@@ -168,17 +158,17 @@ export class AlertOverrideService {
     return {
       hierarchy: {
         connection_id: connectionId,
-        cluster_id: placement.clusterId,
-        group_id: placement.groupId,
-        server_name: placement.serverName,
-        cluster_name: placement.clusterName,
-        group_name: placement.groupName,
+        cluster_id: hierarchy.clusterId,
+        group_id: hierarchy.groupId,
+        server_name: hierarchy.serverName,
+        cluster_name: hierarchy.clusterName,
+        group_name: hierarchy.groupName,
       },
       rule: presentRule(rule),
       overrides: {
         server: detail("server", connectionId),
-        cluster: detail("cluster", placement.clusterId),
-        group: detail("group", placement.groupId),
+        cluster: detail("cluster", hierarchy.clusterId),
+        group: detail("group", hierarchy.groupId),
       },
     };
   }

@@ -25,6 +25,30 @@ export async function connectionClusterInfo(sql: Sql, connectionId: number): Pro
   return row;
 }
 
+/** Where a connection sits, with names: its cluster and group (null where it has none). */
+export interface ConnectionHierarchy {
+  serverName: string;
+  clusterId: number | null;
+  clusterName: string | null;
+  groupId: number | null;
+  groupName: string | null;
+}
+
+/** A connection's hierarchy, or undefined for a connection that does not exist. */
+export async function connectionHierarchy(
+  sql: Sql,
+  connectionId: number,
+): Promise<ConnectionHierarchy | undefined> {
+  const [row] = await sql<ConnectionHierarchy[]>`
+    select c.name as "serverName", k.id as "clusterId", k.name as "clusterName", k.group_id as "groupId",
+      g.name as "groupName"
+    from connections c
+    left join clusters k on k.id = c.cluster_id
+    left join cluster_groups g on g.id = k.group_id
+    where c.id = ${connectionId}`;
+  return row;
+}
+
 export interface MembershipChange {
   cluster_id: number | null;
   role?: string | null | undefined;

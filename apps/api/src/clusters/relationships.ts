@@ -54,6 +54,12 @@ export async function clearConnectionRelationships(db: Db, clusterId: number, so
   await db.transaction((tx) => clearManual(tx, clusterId, source));
 }
 
+/** Removes every relationship a connection is part of, as a source or a target, in any cluster. */
+export async function forgetConnectionRelationships(tx: Tx, connectionId: number): Promise<void> {
+  const touches = or(eq(r.sourceConnectionId, connectionId), eq(r.targetConnectionId, connectionId));
+  await tx.delete(r).where(touches);
+}
+
 export interface RelationshipInput {
   target_connection_id: number;
   relationship_type: string;

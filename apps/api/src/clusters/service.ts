@@ -17,6 +17,7 @@ import type { ClusterRef } from "./refs.js";
 import {
   clearConnectionRelationships,
   deleteRelationship,
+  forgetConnectionRelationships,
   type RelationshipInput,
   setConnectionRelationships,
 } from "./relationships.js";
@@ -40,7 +41,7 @@ import {
   relationshipVisibility,
 } from "./visibility.js";
 
-const { clusterGroups, clusters, connections, clusterNodeRelationships } = schema;
+const { clusterGroups, clusters, connections } = schema;
 
 const duplicateGroup = "A cluster group with this name already exists";
 
@@ -263,14 +264,7 @@ export class ClusterService {
         .where(and(eq(connections.id, connectionId), eq(connections.clusterId, clusterId)))
         .returning({ id: connections.id });
       if (rows.length > 0) {
-        await tx
-          .delete(clusterNodeRelationships)
-          .where(
-            or(
-              eq(clusterNodeRelationships.sourceConnectionId, connectionId),
-              eq(clusterNodeRelationships.targetConnectionId, connectionId),
-            ),
-          );
+        await forgetConnectionRelationships(tx, connectionId);
       }
       return rows.length > 0;
     });

@@ -13,7 +13,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-import { nowOnInsert, timestamptz } from "./columns.js";
+import { eventId, nowOnInsert, ownedBy, rowId, timestamptz } from "./columns.js";
 import { connections } from "./connections.js";
 import { monitoredConnection } from "./monitored-connection.js";
 
@@ -28,7 +28,7 @@ const severityCheck = (column: unknown) => sql`${column} in ('info', 'warning', 
 export const alertRules = pgTable(
   "alert_rules",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: rowId(),
     name: text().notNull().unique(),
     description: text().notNull(),
     category: text().notNull(),
@@ -57,7 +57,7 @@ export const alertRules = pgTable(
 export const alerts = pgTable(
   "alerts",
   {
-    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: eventId(),
     alertType: text().notNull(),
     ruleId: integer().references(() => alertRules.id, { onDelete: "set null" }),
     connectionId: monitoredConnection(),
@@ -107,10 +107,8 @@ export const alerts = pgTable(
 export const alertAcknowledgments = pgTable(
   "alert_acknowledgments",
   {
-    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    alertId: bigint({ mode: "number" })
-      .notNull()
-      .references(() => alerts.id, { onDelete: "cascade" }),
+    id: eventId(),
+    alertId: ownedBy(() => alerts.id),
     acknowledgedBy: text().notNull(),
     acknowledgeType: text().notNull().default("acknowledge"),
     message: text().notNull().default(""),
@@ -139,7 +137,7 @@ const overrideScopeCheck = (table: { scope: unknown }) =>
 export const alertThresholds = pgTable(
   "alert_thresholds",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: rowId(),
     ruleId: integer()
       .notNull()
       .references(() => alertRules.id, { onDelete: "cascade" }),
@@ -248,7 +246,7 @@ const blackoutScopeCheck = (table: {
 export const blackouts = pgTable(
   "blackouts",
   {
-    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: eventId(),
     ...blackoutScopeColumns,
     reason: text().notNull().default(""),
     startTime: timestamptz().notNull(),
@@ -269,7 +267,7 @@ export const blackouts = pgTable(
 export const blackoutSchedules = pgTable(
   "blackout_schedules",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: rowId(),
     ...blackoutScopeColumns,
     name: text().notNull(),
     cronExpression: text().notNull(),
@@ -293,7 +291,7 @@ export const blackoutSchedules = pgTable(
 export const notificationChannels = pgTable(
   "notification_channels",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: rowId(),
     ownerUsername: text(),
     ownerToken: text(),
     enabled: boolean().notNull().default(true),
@@ -336,7 +334,7 @@ export const notificationChannels = pgTable(
 export const emailRecipients = pgTable(
   "email_recipients",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: rowId(),
     channelId: integer()
       .notNull()
       .references(() => notificationChannels.id, { onDelete: "cascade" }),
@@ -352,7 +350,7 @@ export const emailRecipients = pgTable(
 export const notificationChannelOverrides = pgTable(
   "notification_channel_overrides",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: rowId(),
     channelId: integer()
       .notNull()
       .references(() => notificationChannels.id, { onDelete: "cascade" }),
@@ -373,10 +371,8 @@ export const notificationChannelOverrides = pgTable(
 export const notificationHistory = pgTable(
   "notification_history",
   {
-    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    alertId: bigint({ mode: "number" })
-      .notNull()
-      .references(() => alerts.id, { onDelete: "cascade" }),
+    id: eventId(),
+    alertId: ownedBy(() => alerts.id),
     channelId: integer()
       .notNull()
       .references(() => notificationChannels.id, { onDelete: "cascade" }),
@@ -414,10 +410,8 @@ export const notificationHistory = pgTable(
 export const notificationAttempts = pgTable(
   "notification_attempts",
   {
-    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    notificationId: bigint({ mode: "number" })
-      .notNull()
-      .references(() => notificationHistory.id, { onDelete: "cascade" }),
+    id: eventId(),
+    notificationId: ownedBy(() => notificationHistory.id),
     attempt: integer().notNull(),
     succeeded: boolean().notNull(),
     responseCode: integer(),
@@ -431,9 +425,7 @@ export const notificationAttempts = pgTable(
 export const notificationReminderState = pgTable(
   "notification_reminder_state",
   {
-    alertId: bigint({ mode: "number" })
-      .notNull()
-      .references(() => alerts.id, { onDelete: "cascade" }),
+    alertId: ownedBy(() => alerts.id),
     channelId: integer()
       .notNull()
       .references(() => notificationChannels.id, { onDelete: "cascade" }),
@@ -442,6 +434,24 @@ export const notificationReminderState = pgTable(
   },
   (table) => [primaryKey({ columns: [table.alertId, table.channelId] })],
 );
+
+/** One series of a rule metric: a connection, the metric, and the database and object it is about ("" for none). */
+const baselineSeries = () => ({
+  connectionId: monitoredConnection(),
+  databaseName: text().notNull().default(""),
+  metricName: text().notNull(),
+  objectName: text().notNull().default(""),
+});
+
+/** What baselines and their hourly partials both keep of the samples they summarise. */
+const sampleStatistics = () => ({
+  sampleCount: integer().notNull(),
+  mean: doublePrecision().notNull(),
+  min: doublePrecision().notNull(),
+  max: doublePrecision().notNull(),
+  firstSampleAt: timestamptz().notNull(),
+  lastSampleAt: timestamptz().notNull(),
+});
 
 /**
  * Statistics of each rule metric's series (connection, database, metric, object) over the alerter's
@@ -454,21 +464,13 @@ export const notificationReminderState = pgTable(
 export const metricBaselines = pgTable(
   "metric_baselines",
   {
-    connectionId: monitoredConnection(),
-    databaseName: text().notNull().default(""),
-    metricName: text().notNull(),
-    objectName: text().notNull().default(""),
+    ...baselineSeries(),
     period: text().notNull(),
     periodValue: smallint().notNull(),
     timeZone: text().notNull(),
-    mean: doublePrecision().notNull(),
+    ...sampleStatistics(),
     stddev: doublePrecision().notNull(),
-    min: doublePrecision().notNull(),
-    max: doublePrecision().notNull(),
-    sampleCount: integer().notNull(),
     outlierCount: integer().notNull(),
-    firstSampleAt: timestamptz().notNull(),
-    lastSampleAt: timestamptz().notNull(),
     lastCalculated: timestamptz().notNull(),
   },
   (table) => [
@@ -491,7 +493,7 @@ export const metricBaselines = pgTable(
 export const anomalyCandidates = pgTable(
   "anomaly_candidates",
   {
-    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: eventId(),
     connectionId: monitoredConnection(),
     databaseName: text().notNull().default(""),
     metricName: text().notNull(),
@@ -519,21 +521,13 @@ export const anomalyCandidates = pgTable(
 export const metricBaselineHours = pgTable(
   "metric_baseline_hours",
   {
-    metricName: text().notNull(),
-    connectionId: monitoredConnection(),
-    databaseName: text().notNull().default(""),
-    objectName: text().notNull().default(""),
+    ...baselineSeries(),
     hourStart: timestamptz().notNull(),
     hourOfDay: smallint().notNull(),
     dayOfWeek: smallint().notNull(),
     timeZone: text().notNull(),
-    sampleCount: integer().notNull(),
-    mean: doublePrecision().notNull(),
+    ...sampleStatistics(),
     m2: doublePrecision().notNull(),
-    min: doublePrecision().notNull(),
-    max: doublePrecision().notNull(),
-    firstSampleAt: timestamptz().notNull(),
-    lastSampleAt: timestamptz().notNull(),
   },
   (table) => [
     primaryKey({

@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { nowOnInsert, timestamptz } from "./columns.js";
+import { nowOnInsert, rowId, timestamptz } from "./columns.js";
 
 /** Accounts that log in (or, as service accounts, only own service tokens). */
 export const users = pgTable("users", {
-  id: integer().primaryKey().generatedAlwaysAsIdentity(),
+  id: rowId(),
   username: text().notNull().unique(),
   /** Argon2id hash (PHC string); null for service accounts, which never log in with a password. */
   passwordHash: text(),
@@ -37,7 +37,7 @@ export const sessions = pgTable(
 export const serviceTokens = pgTable(
   "service_tokens",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: rowId(),
     tokenHash: text().notNull().unique(),
     userId: integer()
       .notNull()
@@ -50,7 +50,7 @@ export const serviceTokens = pgTable(
 );
 
 export const rbacGroups = pgTable("rbac_groups", {
-  id: integer().primaryKey().generatedAlwaysAsIdentity(),
+  id: rowId(),
   name: text().notNull().unique(),
   description: text().notNull().default(""),
   createdAt: nowOnInsert(),
@@ -60,7 +60,7 @@ export const rbacGroups = pgTable("rbac_groups", {
 export const groupMemberships = pgTable(
   "group_memberships",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: rowId(),
     parentGroupId: integer()
       .notNull()
       .references(() => rbacGroups.id, { onDelete: "cascade" }),
@@ -80,7 +80,7 @@ export const groupMemberships = pgTable(
 
 /** MCP tools, resources and prompts that can be granted; registered at start-up. */
 export const mcpPrivilegeIdentifiers = pgTable("mcp_privilege_identifiers", {
-  id: integer().primaryKey().generatedAlwaysAsIdentity(),
+  id: rowId(),
   identifier: text().notNull().unique(),
   itemType: text().notNull(),
   description: text().notNull().default(""),
@@ -105,7 +105,7 @@ export const groupMcpPrivileges = pgTable(
 export const groupConnectionPrivileges = pgTable(
   "group_connection_privileges",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: rowId(),
     groupId: integer()
       .notNull()
       .references(() => rbacGroups.id, { onDelete: "cascade" }),

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgTable, text, unique, uniqueIndex } from "drizzle-orm/pg-core";
-import { nowOnInsert } from "./columns.js";
+import { nowOnInsert, rowId } from "./columns.js";
 import { monitoredConnection } from "./monitored-connection.js";
 
 /**
@@ -10,7 +10,7 @@ import { monitoredConnection } from "./monitored-connection.js";
 export const clusterGroups = pgTable(
   "cluster_groups",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: rowId(),
     name: text().notNull().unique(),
     description: text(),
     ownerUsername: text(),
@@ -34,7 +34,7 @@ export const clusterGroups = pgTable(
 export const clusters = pgTable(
   "clusters",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: rowId(),
     groupId: integer().references(() => clusterGroups.id, { onDelete: "cascade" }),
     autoClusterKey: text().unique(),
     name: text().notNull(),
@@ -52,7 +52,7 @@ export const clusters = pgTable(
 export const clusterNodeRelationships = pgTable(
   "cluster_node_relationships",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: rowId(),
     clusterId: integer()
       .notNull()
       .references(() => clusters.id, { onDelete: "cascade" }),

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { clusters } from "./clusters.js";
-import { nowOnInsert } from "./columns.js";
+import { nowOnInsert, rowId } from "./columns.js";
 import { monitoredConnection } from "./monitored-connection.js";
 
 /**
@@ -11,7 +11,7 @@ import { monitoredConnection } from "./monitored-connection.js";
 export const connections = pgTable(
   "connections",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: rowId(),
     name: text().notNull(),
     description: text(),
     host: text().notNull(),

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, doublePrecision, index, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
-import { timestamptz } from "./columns.js";
+import { check, doublePrecision, index, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { eventId, timestamptz } from "./columns.js";
 import { monitoredConnection } from "./monitored-connection.js";
 
 const statusCheck = (column: unknown) => sql`${column} in ('ok', 'warning', 'critical', 'unknown')`;
@@ -37,7 +37,7 @@ export const healthCheckStatus = pgTable(
 export const healthCheckChanges = pgTable(
   "health_check_changes",
   {
-    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: eventId(),
     connectionId: monitoredConnection(),
     checkName: text().notNull(),
     previousStatus: text().notNull(),

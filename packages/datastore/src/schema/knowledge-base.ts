@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { customType, index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { customType, index, pgTable, text } from "drizzle-orm/pg-core";
+import { rowId } from "./columns.js";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 
@@ -12,7 +13,7 @@ const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 export const knowledgeBaseChunks = pgTable(
   "knowledge_base_chunks",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: rowId(),
     projectName: text().notNull(),
     projectVersion: text().notNull(),
     /** Where the text comes from: a file of the build ("docs/mcp.md") or a catalogue ("probe catalogue"). */

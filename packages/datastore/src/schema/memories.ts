@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, customType, index, integer, pgTable, real, text } from "drizzle-orm/pg-core";
 import { users } from "./auth.js";
-import { timestamptz } from "./columns.js";
+import { rowId, timestamptz } from "./columns.js";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 
@@ -14,7 +14,7 @@ const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 export const chatMemories = pgTable(
   "chat_memories",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: rowId(),
     /** Who stored it (system-scope memories too). */
     userId: integer()
       .notNull()

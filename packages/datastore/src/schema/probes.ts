@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, integer, pgTable, text, unique } from "drizzle-orm/pg-core";
-import { nowOnInsert } from "./columns.js";
+import { nowOnInsert, rowId } from "./columns.js";
 
 /**
  * Collection settings of each probe: the defaults (scope `global`, seeded by the collector from its
@@ -11,7 +11,7 @@ import { nowOnInsert } from "./columns.js";
 export const probeConfigs = pgTable(
   "probe_configs",
   {
-    id: integer().primaryKey().generatedAlwaysAsIdentity(),
+    id: rowId(),
     name: text().notNull(),
     description: text().notNull().default(""),
     collectionIntervalSeconds: integer().notNull(),
