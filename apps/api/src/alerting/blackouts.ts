@@ -1,20 +1,34 @@
+import type { blackoutScopeFields } from "@dbmon/contract";
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, count, desc, eq, gte, sql } from "drizzle-orm";
+import type { z } from "zod";
 import type { RequestAccess } from "../auth/access.js";
 import { type ScopeRef, storedScope, Visibility } from "../auth/visibility.js";
 import { notFound as clusterNotFound } from "../clusters/store.js";
 import { InvalidInput, NotFound } from "../errors.js";
 import { type Page, withTotal } from "../paging.js";
-import { iso, parseRfc3339 } from "./time.js";
+import { iso } from "./time.js";
 
 const { blackouts, connections } = schema;
 
-export interface ScopeInput {
+/** The scope a caller chose for a blackout or schedule, not yet checked (`validTarget`). */
+export interface ScopeChoice {
   scope: string;
-  group_id?: number | null | undefined;
-  cluster_id?: number | null | undefined;
-  connection_id?: number | null | undefined;
-  database_name?: string | null | undefined;
+  groupId: number | null;
+  clusterId: number | null;
+  connectionId: number | null;
+  databaseName: string | null;
+}
+
+/** The scope fields of a blackout or schedule body, read as a choice. */
+export function scopeChoiceOf(body: z.output<z.ZodObject<typeof blackoutScopeFields>>): ScopeChoice {
+  return {
+    scope: body.scope,
+    groupId: body.group_id ?? null,
+    clusterId: body.cluster_id ?? null,
+    connectionId: body.connection_id ?? null,
+    databaseName: body.database_name ?? null,
+  };
 }
 
 /** What a blackout or schedule applies to, checked. */
@@ -62,17 +76,13 @@ const scopeNotFound = {
 export async function validTarget(
   datastore: Datastore,
   visibility: Visibility,
-  input: ScopeInput,
+  choice: ScopeChoice,
 ): Promise<Target> {
-  const scope = input.scope;
+  const scope = choice.scope;
   if (scope !== "estate" && scope !== "group" && scope !== "cluster" && scope !== "server") {
     throw new InvalidInput(`invalid scope: ${scope} (must be estate, group, cluster, or server)`);
   }
-  const given = {
-    group: input.group_id ?? null,
-    cluster: input.cluster_id ?? null,
-    server: input.connection_id ?? null,
-  };
+  const given = { group: choice.groupId, cluster: choice.clusterId, server: choice.connectionId };
   for (const kind of ["group", "cluster", "server"] as const) {
     if (kind !== scope && given[kind] !== null) {
       throw new InvalidInput(`${scope} scope must not have ${idNames[kind]}`);
@@ -100,7 +110,7 @@ export async function validTarget(
     await visibility.requireScope(datastore.db, target, scopeNotFound[scope]);
   }
   await visibility.requireWholeScope(datastore.db, target);
-  const databaseName = input.database_name?.trim() ? input.database_name.trim() : null;
+  const databaseName = choice.databaseName?.trim() ? choice.databaseName.trim() : null;
   return { ...target, databaseName };
 }
 
@@ -126,10 +136,16 @@ export interface ListedBlackout {
   isActive: boolean;
 }
 
-export interface BlackoutInput extends ScopeInput {
+export interface BlackoutInput extends ScopeChoice {
   reason: string;
-  start_time: string;
-  end_time: string;
+  start: Date;
+  end: Date;
+}
+
+/** What a blackout's change may set: its reason, and its end (after its start). */
+export interface BlackoutChange {
+  reason?: string | undefined;
+  end?: Date | undefined;
 }
 
 /** Blackout windows: no new alerts for their scope while they last. */
@@ -165,20 +181,13 @@ export class BlackoutService {
     return { blackouts: rows, total };
   }
 
-  async get(access: RequestAccess, id: number) {
+  /** A window the caller sees, or NotFound. */
+  async get(access: RequestAccess, id: number): Promise<ListedBlackout> {
     return this.read(await Visibility.of(access), id);
   }
 
-  async create(access: RequestAccess, input: BlackoutInput) {
-    const start = parseRfc3339(input.start_time);
-    if (!start) {
-      throw new InvalidInput("Invalid start_time format, expected RFC3339");
-    }
-    const end = parseRfc3339(input.end_time);
-    if (!end) {
-      throw new InvalidInput("Invalid end_time format, expected RFC3339");
-    }
-    if (end <= start) {
+  async create(access: RequestAccess, input: BlackoutInput): Promise<ListedBlackout> {
+    if (input.end <= input.start) {
       throw new InvalidInput("end_time must be after start_time");
     }
     const visibility = await Visibility.of(access);
@@ -189,8 +198,8 @@ export class BlackoutService {
       .values({
         ...target,
         reason: input.reason,
-        startTime: start,
-        endTime: end,
+        startTime: input.start,
+        endTime: input.end,
         createdBy: caller.username,
       })
       .returning({ id: blackouts.id });
@@ -198,27 +207,16 @@ export class BlackoutService {
   }
 
   /** Changes the reason or the end (after the start) of a window the caller sees. */
-  async update(
-    access: RequestAccess,
-    id: number,
-    input: { reason?: string | undefined; end_time?: string | undefined },
-  ) {
+  async update(access: RequestAccess, id: number, change: BlackoutChange): Promise<ListedBlackout> {
     const visibility = await Visibility.of(access);
     const existing = await this.changeable(visibility, id, "Blackout not found");
-    let end: Date | undefined;
-    if (input.end_time !== undefined) {
-      end = parseRfc3339(input.end_time);
-      if (!end) {
-        throw new InvalidInput("Invalid end_time format, expected RFC3339");
-      }
-      if (end <= existing.startTime) {
-        throw new InvalidInput("end_time must be after start_time");
-      }
+    if (change.end !== undefined && change.end <= existing.startTime) {
+      throw new InvalidInput("end_time must be after start_time");
     }
-    if (input.reason !== undefined || end !== undefined) {
+    if (change.reason !== undefined || change.end !== undefined) {
       await this.datastore.db
         .update(blackouts)
-        .set({ reason: input.reason, endTime: end })
+        .set({ reason: change.reason, endTime: change.end })
         .where(and(eq(blackouts.id, id), visibility.scoped(blackouts)));
     }
     return this.read(visibility, id);
@@ -241,7 +239,7 @@ export class BlackoutService {
    * Ends a window the caller sees now; one that has not started yet ends before it starts, so it
    * never takes effect.
    */
-  async stop(access: RequestAccess, id: number) {
+  async stop(access: RequestAccess, id: number): Promise<ListedBlackout> {
     const visibility = await Visibility.of(access);
     await this.changeable(visibility, id, "Blackout not found or not currently active");
     const [stopped] = await this.datastore.db
@@ -252,7 +250,7 @@ export class BlackoutService {
     if (!stopped) {
       throw new NotFound("Blackout not found or not currently active");
     }
-    return presentBlackout({ blackout: stopped, isActive: false });
+    return { blackout: stopped, isActive: false };
   }
 
   /**
@@ -271,8 +269,7 @@ export class BlackoutService {
     return row;
   }
 
-  /** A window the caller sees, or NotFound. */
-  private async read(visibility: Visibility, id: number) {
+  private async read(visibility: Visibility, id: number): Promise<ListedBlackout> {
     const [row] = await this.datastore.db
       .select(blackoutColumns)
       .from(blackouts)
@@ -280,7 +277,7 @@ export class BlackoutService {
     if (!row) {
       throw new NotFound("Blackout not found");
     }
-    return presentBlackout(row);
+    return row;
   }
 }
 

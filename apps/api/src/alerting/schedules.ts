@@ -1,22 +1,32 @@
+import type { BlackoutScheduleRequestSchema } from "@dbmon/contract";
 import { type BlackoutScheduleRow, type Datastore, schema } from "@dbmon/datastore";
 import { Cron } from "croner";
 import { and, asc, count, eq, sql } from "drizzle-orm";
+import type { z } from "zod";
 import type { RequestAccess } from "../auth/access.js";
 import { storedScope, Visibility } from "../auth/visibility.js";
 import { InvalidInput, NotFound } from "../errors.js";
 import { type Page, withTotal } from "../paging.js";
-import { presentScope, type ScopeFilter, type ScopeInput, scopeFilters, validTarget } from "./blackouts.js";
+import {
+  presentScope,
+  type ScopeChoice,
+  type ScopeFilter,
+  scopeChoiceOf,
+  scopeFilters,
+  validTarget,
+} from "./blackouts.js";
 import { iso } from "./time.js";
 
 const { blackoutSchedules } = schema;
 
-export interface ScheduleInput extends ScopeInput {
+export interface ScheduleInput extends ScopeChoice {
   name: string;
-  cron_expression: string;
-  duration_minutes: number;
-  timezone?: string | undefined;
+  cronExpression: string;
+  durationMinutes: number;
+  /** IANA zone of the cron expression; UTC when absent or blank. */
+  timezone: string | undefined;
   reason: string;
-  enabled?: boolean | undefined;
+  enabled: boolean;
 }
 
 /** Recurring blackouts; the alerter opens their windows. */
@@ -53,22 +63,22 @@ export class BlackoutScheduleService {
   }
 
   /** A schedule the caller sees, or NotFound. */
-  async get(access: RequestAccess, id: number) {
-    return presentSchedule(await this.read(await Visibility.of(access), id));
+  async get(access: RequestAccess, id: number): Promise<BlackoutScheduleRow> {
+    return this.read(await Visibility.of(access), id);
   }
 
-  async create(access: RequestAccess, input: ScheduleInput) {
+  async create(access: RequestAccess, input: ScheduleInput): Promise<BlackoutScheduleRow> {
     const columns = await this.validColumns(await Visibility.of(access), input);
     const caller = await access.requireCaller();
     const [row] = await this.datastore.db
       .insert(blackoutSchedules)
       .values({ ...columns, createdBy: caller.username })
       .returning();
-    return presentSchedule(row as BlackoutScheduleRow);
+    return row as BlackoutScheduleRow;
   }
 
   /** Replaces the whole schedule, one the caller sees, by one on a scope the caller sees. */
-  async update(access: RequestAccess, id: number, input: ScheduleInput) {
+  async update(access: RequestAccess, id: number, input: ScheduleInput): Promise<BlackoutScheduleRow> {
     const visibility = await Visibility.of(access);
     await visibility.requireWholeScope(this.datastore.db, storedScope(await this.read(visibility, id)));
     const columns = await this.validColumns(visibility, input);
@@ -80,7 +90,7 @@ export class BlackoutScheduleService {
     if (!row) {
       throw new NotFound("Blackout schedule not found");
     }
-    return presentSchedule(row);
+    return row;
   }
 
   /** Deletes a schedule the caller sees; windows it already opened stay. */
@@ -119,7 +129,7 @@ export class BlackoutScheduleService {
     } catch {
       throw new InvalidInput(`Invalid timezone: ${timezone}`);
     }
-    const cron = input.cron_expression.trim().replace(/\s+/g, " ");
+    const cron = input.cronExpression.trim().replace(/\s+/g, " ");
     if (cron.split(" ").length !== 5) {
       throw new InvalidInput(
         "Invalid cron expression: expected 5 fields (minute hour day-of-month month day-of-week)",
@@ -134,12 +144,25 @@ export class BlackoutScheduleService {
       ...target,
       name: input.name,
       cronExpression: cron,
-      durationMinutes: input.duration_minutes,
+      durationMinutes: input.durationMinutes,
       timezone,
       reason: input.reason,
-      enabled: input.enabled ?? true,
+      enabled: input.enabled,
     };
   }
+}
+
+/** A schedule body read as the service's input (`enabled` defaults to true). */
+export function scheduleInputOf(body: z.output<typeof BlackoutScheduleRequestSchema>): ScheduleInput {
+  return {
+    ...scopeChoiceOf(body),
+    name: body.name,
+    cronExpression: body.cron_expression,
+    durationMinutes: body.duration_minutes,
+    timezone: body.timezone,
+    reason: body.reason,
+    enabled: body.enabled ?? true,
+  };
 }
 
 /** A schedule as the wire (GET /blackout-schedules, the MCP tools) shows it. */

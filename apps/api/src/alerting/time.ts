@@ -1,3 +1,5 @@
+import { InvalidInput } from "../errors.js";
+
 /** A timestamp from the datastore (a Date from Drizzle, a string from raw queries) as ISO 8601 UTC. */
 export function iso(value: Date | string): string {
   return (value instanceof Date ? value : new Date(value)).toISOString();
@@ -16,4 +18,13 @@ export function parseRfc3339(text: string | undefined): Date | undefined {
   }
   const date = new Date(text);
   return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** A body's RFC 3339 time field, as the reference refuses one that is not. */
+export function timeField(value: string, name: string): Date {
+  const time = parseRfc3339(value);
+  if (!time) {
+    throw new InvalidInput(`Invalid ${name} format, expected RFC3339`);
+  }
+  return time;
 }
