@@ -2,7 +2,7 @@ import { type Datastore, schema } from "@dbmon/datastore";
 import { and, count, eq, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import { requireSettingsScope, type ScopeKind } from "../auth/visibility.js";
-import { connectionHierarchy } from "../clusters/membership.js";
+import { type ConnectionHierarchy, connectionHierarchy } from "../clusters/membership.js";
 import { NotFound } from "../errors.js";
 import { type Page, withTotal } from "../paging.js";
 import {
@@ -31,7 +31,16 @@ export interface OverrideInput {
   threshold: number;
   severity: string;
   enabled: boolean;
-  duration_seconds?: number | null | undefined;
+  /** How long the condition must hold; null: the rule's default. */
+  durationSeconds: number | null;
+}
+
+/** A rule seen from one connection: where it sits, the rule, and the overrides at each level. */
+export interface OverrideContext {
+  connectionId: number;
+  hierarchy: ConnectionHierarchy;
+  rule: AlertRuleRow;
+  overrides: Record<"server" | "cluster" | "group", OverrideRow | null>;
 }
 
 /** Overrides of rules' defaults per server, cluster or group (the whole database of a server). */
@@ -104,7 +113,7 @@ export class AlertOverrideService {
       threshold: input.threshold,
       severity: input.severity,
       enabled: input.enabled,
-      durationSeconds: input.duration_seconds ?? null,
+      durationSeconds: input.durationSeconds,
     };
     await this.datastore.db
       .insert(alertThresholds)
@@ -132,43 +141,26 @@ export class AlertOverrideService {
    * A connection's cluster and group, the rule and its overrides at each level. A connection the
    * caller cannot see is not found.
    */
-  async context(access: RequestAccess, connectionId: number, ruleId: number) {
-    const db = this.datastore.db;
+  async context(access: RequestAccess, connectionId: number, ruleId: number): Promise<OverrideContext> {
     const hierarchy = await connectionHierarchy(this.datastore.sql, connectionId);
     if (!hierarchy || (await access.connectionLevel(connectionId)) === undefined) {
       throw new NotFound("Connection not found");
     }
     const rule = await this.rules.require(ruleId);
-    const overrides = await db
+    const overrides = await this.datastore.db
       .select()
       .from(alertThresholds)
       .where(and(eq(alertThresholds.ruleId, ruleId), eq(alertThresholds.databaseName, "")));
-    const detail = (scope: ScopeKind, scopeId: number | null) => {
-      const row = overrides.find((o) => o.scope === scope && scopeId !== null && o.scopeId === scopeId);
-      return row
-        ? {
-            operator: row.operator,
-            threshold: row.threshold,
-            severity: row.severity,
-            enabled: row.enabled,
-            duration_seconds: row.durationSeconds,
-          }
-        : null;
-    };
+    const at = (scope: ScopeKind, scopeId: number | null) =>
+      overrides.find((o) => o.scope === scope && scopeId !== null && o.scopeId === scopeId) ?? null;
     return {
-      hierarchy: {
-        connection_id: connectionId,
-        cluster_id: hierarchy.clusterId,
-        group_id: hierarchy.groupId,
-        server_name: hierarchy.serverName,
-        cluster_name: hierarchy.clusterName,
-        group_name: hierarchy.groupName,
-      },
-      rule: presentRule(rule),
+      connectionId,
+      hierarchy,
+      rule,
       overrides: {
-        server: detail("server", connectionId),
-        cluster: detail("cluster", hierarchy.clusterId),
-        group: detail("group", hierarchy.groupId),
+        server: at("server", connectionId),
+        cluster: at("cluster", hierarchy.clusterId),
+        group: at("group", hierarchy.groupId),
       },
     };
   }
@@ -210,5 +202,34 @@ export function effectiveRule({ rule, override }: OverriddenRule) {
     severity: override?.severity ?? rule.defaultSeverity,
     durationSeconds: override?.durationSeconds ?? rule.defaultDurationSeconds,
     enabled: override?.enabled ?? rule.defaultEnabled,
+  };
+}
+
+/** A rule's context as `GET /alert-overrides/context/{connectionId}/{ruleId}` shows it. */
+export function presentOverrideContext(context: OverrideContext) {
+  const { hierarchy } = context;
+  const detail = (row: OverrideRow | null) =>
+    row && {
+      operator: row.operator,
+      threshold: row.threshold,
+      severity: row.severity,
+      enabled: row.enabled,
+      duration_seconds: row.durationSeconds,
+    };
+  return {
+    hierarchy: {
+      connection_id: context.connectionId,
+      cluster_id: hierarchy.clusterId,
+      group_id: hierarchy.groupId,
+      server_name: hierarchy.serverName,
+      cluster_name: hierarchy.clusterName,
+      group_name: hierarchy.groupName,
+    },
+    rule: presentRule(context.rule),
+    overrides: {
+      server: detail(context.overrides.server),
+      cluster: detail(context.overrides.cluster),
+      group: detail(context.overrides.group),
+    },
   };
 }

@@ -20,12 +20,13 @@ export interface RuleFilter {
 /** Rules in the order every listing shows them: by category and name. */
 export const ruleOrder = [asc(alertRules.category), asc(alertRules.name), asc(alertRules.id)];
 
-export interface RuleDefaultsInput {
-  default_operator?: string | undefined;
-  default_threshold?: number | undefined;
-  default_severity?: string | undefined;
-  default_enabled?: boolean | undefined;
-  default_duration_seconds?: number | undefined;
+/** Changes to a rule's defaults; what is not given stays. */
+export interface RuleDefaultsChange {
+  operator?: string | undefined;
+  threshold?: number | undefined;
+  severity?: string | undefined;
+  enabled?: boolean | undefined;
+  durationSeconds?: number | undefined;
 }
 
 /** The threshold rules and their defaults. */
@@ -63,21 +64,17 @@ export class AlertRuleService {
     return { rules: rows, total };
   }
 
-  async get(id: number) {
-    return presentRule(await this.require(id));
-  }
-
   /** Changes the defaults given; the others are kept. */
-  async update(id: number, input: RuleDefaultsInput) {
+  async update(id: number, change: RuleDefaultsChange): Promise<AlertRuleRow> {
     const changes = {
-      defaultOperator: input.default_operator,
-      defaultThreshold: input.default_threshold,
-      defaultSeverity: input.default_severity,
-      defaultEnabled: input.default_enabled,
-      defaultDurationSeconds: input.default_duration_seconds,
+      defaultOperator: change.operator,
+      defaultThreshold: change.threshold,
+      defaultSeverity: change.severity,
+      defaultEnabled: change.enabled,
+      defaultDurationSeconds: change.durationSeconds,
     };
     if (Object.values(changes).every((value) => value === undefined)) {
-      return this.get(id);
+      return this.require(id);
     }
     const [row] = await this.datastore.db
       .update(alertRules)
@@ -87,7 +84,7 @@ export class AlertRuleService {
     if (!row) {
       throw new NotFound("Alert rule not found");
     }
-    return presentRule(row);
+    return row;
   }
 
   /** The rule, or NotFound. */

@@ -1,7 +1,9 @@
 import { getAlertOverrideContext } from "@dbmon/contract";
+import { presentOverrideContext } from "../../alerting/overrides.js";
 import { implement } from "../../http/operations.js";
 
 export const getAlertOverrideContextHandler = implement(getAlertOverrideContext, async (c) => {
   const { connectionId, ruleId } = c.req.valid("param");
-  return c.json(await c.get("services").alertOverrides.context(c.get("access"), connectionId, ruleId), 200);
+  const context = await c.get("services").alertOverrides.context(c.get("access"), connectionId, ruleId);
+  return c.json(presentOverrideContext(context), 200);
 });
