@@ -385,7 +385,9 @@ describe("alert rules and overrides", () => {
     const [cluster] = await t.datastore.sql<{ id: number }[]>`
       insert into clusters (name, group_id) values ('context-cluster', ${group?.id ?? 0}) returning id`;
     await t.datastore.sql`update connections set cluster_id = ${cluster?.id ?? 0} where id = ${visibleId}`;
-    const placed = await as(admin).call(getAlertOverrideContext, { params: { connectionId: visibleId, ruleId } });
+    const placed = await as(admin).call(getAlertOverrideContext, {
+      params: { connectionId: visibleId, ruleId },
+    });
     expect(placed.hierarchy).toEqual({
       connection_id: visibleId,
       cluster_id: cluster?.id,

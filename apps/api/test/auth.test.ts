@@ -103,7 +103,7 @@ describe("login", () => {
   });
 
   it("refuses service accounts and disabled users with the same message", async () => {
-    await t.services.auth.users.create({ username: "robot", is_service_account: true });
+    await t.services.auth.users.create({ username: "robot", isServiceAccount: true });
     await t.services.auth.users.create({ username: "carol", password: TEST_PASSWORD, enabled: false });
     for (const username of ["robot", "carol"]) {
       const res = await postLogin(t, { username, password: TEST_PASSWORD });
@@ -411,7 +411,7 @@ describe("answers about credentials", () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await buildTestApp();
-    await t.services.auth.users.create({ username: "alice", password: TEST_PASSWORD, is_superuser: true });
+    await t.services.auth.users.create({ username: "alice", password: TEST_PASSWORD, isSuperuser: true });
   });
   afterAll(() => t.close());
 

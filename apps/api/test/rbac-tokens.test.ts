@@ -84,7 +84,7 @@ describe("RBAC tokens", () => {
   });
 
   it("refuses disabled owners, and superuser owners unless the caller is a superuser", async () => {
-    await t.services.auth.users.create({ username: "off", is_service_account: true, enabled: false });
+    await t.services.auth.users.create({ username: "off", isServiceAccount: true, enabled: false });
     const disabled = await call("POST", "/tokens", tokenAdmin.token, { owner_username: "off" });
     expect(disabled.status).toBe(400);
     expect(await disabled.json()).toEqual({ error: "The token owner is disabled" });

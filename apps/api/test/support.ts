@@ -121,7 +121,7 @@ export async function createUser(
   const user = await t.services.auth.users.create({
     username,
     password: TEST_PASSWORD,
-    is_superuser: options.superuser ?? false,
+    isSuperuser: options.superuser ?? false,
   });
   if (options.permissions?.length) {
     const group = await t.services.auth.groups.create(`${username}-admins`, "");

@@ -31,8 +31,8 @@ export async function ensureFirstAdmin(
     await auth.users.create({
       username,
       password: chosen,
-      is_superuser: true,
-      display_name: "Administrator",
+      isSuperuser: true,
+      displayName: "Administrator",
     });
   } catch (error) {
     if (error instanceof Conflict) {

@@ -17,7 +17,7 @@ export class UserAdministration {
   }
 
   async create(access: RequestAccess, fields: NewUser): Promise<User> {
-    if (fields.is_superuser) {
+    if (fields.isSuperuser) {
       await access.require({ superuser: true });
     }
     return this.auth.users.create(fields);
@@ -25,7 +25,7 @@ export class UserAdministration {
 
   async update(access: RequestAccess, id: number, changes: UserChanges): Promise<User> {
     const user = await this.auth.users.require(id);
-    if (user.isSuperuser || changes.is_superuser !== undefined) {
+    if (user.isSuperuser || changes.isSuperuser !== undefined) {
       await access.require({ superuser: true });
     }
     if (changes.password !== undefined) {

@@ -9,20 +9,49 @@ const { users, sessions } = schema;
 
 export type User = typeof users.$inferSelect;
 
-/** A new user's fields, named as the API and the command line give them. */
-export type NewUser = UserCreateRequest;
-
 /** Changes to a user's fields; what is not given stays. */
-export type UserChanges = UserUpdateRequest;
+export interface UserChanges {
+  /** A new password, in clear text (it is hashed here); ends the user's sessions. */
+  password?: string | undefined;
+  displayName?: string | undefined;
+  email?: string | undefined;
+  annotation?: string | undefined;
+  /** false ends the user's sessions. */
+  enabled?: boolean | undefined;
+  isSuperuser?: boolean | undefined;
+}
+
+/** A new user's fields: a password unless it is a service account. */
+export interface NewUser extends UserChanges {
+  username: string;
+  isServiceAccount?: boolean | undefined;
+}
+
+/** A create-user body read as a new user. */
+export function newUserOf(body: UserCreateRequest): NewUser {
+  return { ...userChangesOf(body), username: body.username, isServiceAccount: body.is_service_account };
+}
+
+/** An update-user body read as changes. */
+export function userChangesOf(body: UserUpdateRequest): UserChanges {
+  return {
+    password: body.password,
+    displayName: body.display_name,
+    email: body.email,
+    annotation: body.annotation,
+    enabled: body.enabled,
+    isSuperuser: body.is_superuser,
+  };
+}
 
 /** The columns the given fields set (undefined: not given, so unchanged or the column's default). */
 function userColumns(fields: UserChanges) {
   return {
-    displayName: fields.display_name,
+    displayName: fields.displayName,
     email: fields.email,
     annotation: fields.annotation,
     enabled: fields.enabled,
-    isSuperuser: fields.is_superuser,
+    isSuperuser: fields.isSuperuser,
   };
 }
 
@@ -76,7 +105,7 @@ export class UserDirectory {
       );
     }
     let passwordHash: string | null = null;
-    if (!input.is_service_account || input.password) {
+    if (!input.isServiceAccount || input.password) {
       if (!input.password) {
         throw new InvalidInput("Password is required");
       }
@@ -88,7 +117,7 @@ export class UserDirectory {
         ...userColumns(input),
         username: input.username,
         passwordHash,
-        isServiceAccount: input.is_service_account,
+        isServiceAccount: input.isServiceAccount,
       })
       .onConflictDoNothing({ target: users.username })
       .returning();

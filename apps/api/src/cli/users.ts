@@ -47,9 +47,9 @@ export function registerUserCommands(program: Command): void {
           auth.users.create({
             username,
             password,
-            is_superuser: options.superuser,
-            is_service_account: options.serviceAccount,
-            display_name: options.displayName,
+            isSuperuser: options.superuser,
+            isServiceAccount: options.serviceAccount,
+            displayName: options.displayName,
             email: options.email,
             annotation: options.note,
           }),
@@ -112,7 +112,7 @@ export function registerUserCommands(program: Command): void {
     .action(async (username: string, options: JsonOption & { revoke?: boolean }) => {
       const isSuperuser = !options.revoke;
       await withAuth(async (auth) =>
-        auth.users.update((await requireUser(auth, username)).id, { is_superuser: isSuperuser }),
+        auth.users.update((await requireUser(auth, username)).id, { isSuperuser }),
       );
       print(
         options.json,
