@@ -15,13 +15,16 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Clock } from "../clock.js";
 import { InvalidInput, NotFound, UpstreamFailed } from "../errors.js";
+import type { CamelCased } from "../http/camel-case.js";
 import type { Logger } from "../logger.js";
 import { iso } from "./time.js";
 
 const { notificationChannels, emailRecipients } = schema;
 
-export type ChannelRequest = z.infer<typeof NotificationChannelRequestSchema>;
-export type RecipientRequest = z.output<typeof EmailRecipientRequestSchema>;
+/** Changes to a channel: omitted fields keep what is stored, "" clears a secret. */
+export type ChannelChanges = CamelCased<z.output<typeof NotificationChannelRequestSchema>>;
+/** An email recipient's fields. */
+export type RecipientInput = CamelCased<z.output<typeof EmailRecipientRequestSchema>>;
 
 const channelTypes = ["email", "slack", "mattermost", "webhook"];
 
@@ -37,7 +40,7 @@ export function presentRecipient(row: EmailRecipientRow) {
 }
 
 /** A channel as the API shows it: secrets only as "is set" flags. */
-function presentChannel(row: StoredNotificationChannel) {
+export function presentChannel(row: StoredNotificationChannel) {
   return {
     id: row.id,
     owner_username: row.ownerUsername,
@@ -86,31 +89,31 @@ const emptyToNull = (value: string | null | undefined, stored: string | null): s
  * The columns of a channel after applying a request to what is stored (nothing for a new channel),
  * checked as a whole: type, name, email requirements.
  */
-function mergedChannel(key: SecretKey, body: ChannelRequest, stored?: NotificationChannelRow) {
-  const channelType = body.channel_type ?? stored?.channelType;
+function mergedChannel(key: SecretKey, changes: ChannelChanges, stored?: NotificationChannelRow) {
+  const channelType = changes.channelType ?? stored?.channelType;
   if (!channelType || !channelTypes.includes(channelType)) {
     throw new InvalidInput("Invalid channel_type: must be one of email, slack, mattermost, webhook");
   }
-  const name = body.name !== undefined ? body.name.trim() : stored?.name;
+  const name = changes.name !== undefined ? changes.name.trim() : stored?.name;
   if (!name) {
     throw new InvalidInput("Name is required");
   }
-  const headers = body.headers;
+  const headers = changes.headers;
   for (const headerName of Object.keys(headers ?? {})) {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(headerName)) {
       throw new InvalidInput(`Invalid header name: ${headerName}`);
     }
   }
-  const authType = body.auth_type === undefined ? (stored?.authType ?? null) : body.auth_type || null;
+  const authType = changes.authType === undefined ? (stored?.authType ?? null) : changes.authType || null;
   const columns = {
     channelType,
     name,
-    description: body.description === undefined ? (stored?.description ?? null) : body.description,
-    enabled: body.enabled ?? stored?.enabled ?? true,
-    isEstateDefault: body.is_estate_default ?? stored?.isEstateDefault ?? false,
-    webhookUrlEncrypted: secret(key, body.webhook_url, stored?.webhookUrlEncrypted ?? null),
-    endpointUrl: emptyToNull(body.endpoint_url, stored?.endpointUrl ?? null),
-    httpMethod: body.http_method ?? stored?.httpMethod ?? "POST",
+    description: changes.description === undefined ? (stored?.description ?? null) : changes.description,
+    enabled: changes.enabled ?? stored?.enabled ?? true,
+    isEstateDefault: changes.isEstateDefault ?? stored?.isEstateDefault ?? false,
+    webhookUrlEncrypted: secret(key, changes.webhookUrl, stored?.webhookUrlEncrypted ?? null),
+    endpointUrl: emptyToNull(changes.endpointUrl, stored?.endpointUrl ?? null),
+    httpMethod: changes.httpMethod ?? stored?.httpMethod ?? "POST",
     headerNames: headers ? Object.keys(headers).sort() : (stored?.headerNames ?? []),
     headersEncrypted: headers
       ? Object.keys(headers).length > 0
@@ -118,24 +121,24 @@ function mergedChannel(key: SecretKey, body: ChannelRequest, stored?: Notificati
         : null
       : (stored?.headersEncrypted ?? null),
     authType: authType === "none" ? null : authType,
-    authCredentialsEncrypted: secret(key, body.auth_credentials, stored?.authCredentialsEncrypted ?? null),
-    smtpHost: emptyToNull(body.smtp_host, stored?.smtpHost ?? null),
-    smtpPort: body.smtp_port ?? stored?.smtpPort ?? 587,
+    authCredentialsEncrypted: secret(key, changes.authCredentials, stored?.authCredentialsEncrypted ?? null),
+    smtpHost: emptyToNull(changes.smtpHost, stored?.smtpHost ?? null),
+    smtpPort: changes.smtpPort ?? stored?.smtpPort ?? 587,
     smtpUsername:
-      body.smtp_username === undefined
+      changes.smtpUsername === undefined
         ? (stored?.smtpUsername ?? null)
-        : body.smtp_username === ""
+        : changes.smtpUsername === ""
           ? null
-          : body.smtp_username,
-    smtpPasswordEncrypted: secret(key, body.smtp_password, stored?.smtpPasswordEncrypted ?? null),
-    smtpUseTls: body.smtp_use_tls ?? stored?.smtpUseTls ?? true,
-    fromAddress: emptyToNull(body.from_address, stored?.fromAddress ?? null),
-    fromName: emptyToNull(body.from_name, stored?.fromName ?? null),
-    templateAlertFire: emptyToNull(body.template_alert_fire, stored?.templateAlertFire ?? null),
-    templateAlertClear: emptyToNull(body.template_alert_clear, stored?.templateAlertClear ?? null),
-    templateReminder: emptyToNull(body.template_reminder, stored?.templateReminder ?? null),
-    reminderEnabled: body.reminder_enabled ?? stored?.reminderEnabled ?? false,
-    reminderIntervalHours: body.reminder_interval_hours ?? stored?.reminderIntervalHours ?? 4,
+          : changes.smtpUsername,
+    smtpPasswordEncrypted: secret(key, changes.smtpPassword, stored?.smtpPasswordEncrypted ?? null),
+    smtpUseTls: changes.smtpUseTls ?? stored?.smtpUseTls ?? true,
+    fromAddress: emptyToNull(changes.fromAddress, stored?.fromAddress ?? null),
+    fromName: emptyToNull(changes.fromName, stored?.fromName ?? null),
+    templateAlertFire: emptyToNull(changes.templateAlertFire, stored?.templateAlertFire ?? null),
+    templateAlertClear: emptyToNull(changes.templateAlertClear, stored?.templateAlertClear ?? null),
+    templateReminder: emptyToNull(changes.templateReminder, stored?.templateReminder ?? null),
+    reminderEnabled: changes.reminderEnabled ?? stored?.reminderEnabled ?? false,
+    reminderIntervalHours: changes.reminderIntervalHours ?? stored?.reminderIntervalHours ?? 4,
   };
   if (channelType === "email" && !columns.smtpHost) {
     throw new InvalidInput("smtp_host is required for email channels");
@@ -154,7 +157,7 @@ function mergedChannel(key: SecretKey, body: ChannelRequest, stored?: Notificati
     }
   }
   if (stored) {
-    requireReenteredSecrets(body, stored, columns);
+    requireReenteredSecrets(changes, stored, columns);
   }
   return columns;
 }
@@ -168,7 +171,7 @@ function mergedChannel(key: SecretKey, body: ChannelRequest, stored?: Notificati
  * clear, to whoever sits between dbmon and the SMTP server.
  */
 function requireReenteredSecrets(
-  body: ChannelRequest,
+  changes: ChannelChanges,
   stored: NotificationChannelRow,
   merged: { endpointUrl: string | null; smtpHost: string | null; smtpPort: number; smtpUseTls: boolean },
 ): void {
@@ -176,14 +179,14 @@ function requireReenteredSecrets(
     pairs
       .filter(([, storedSecret, given]) => storedSecret !== null && given === undefined)
       .map(([name]) => name);
-  const smtpPassword = missing([["smtp_password", stored.smtpPasswordEncrypted, body.smtp_password]]);
+  const smtpPassword = missing([["smtp_password", stored.smtpPasswordEncrypted, changes.smtpPassword]]);
   const checks: [string, boolean, string[]][] = [
     [
       "Changing endpoint_url",
       merged.endpointUrl !== stored.endpointUrl,
       missing([
-        ["auth_credentials", stored.authCredentialsEncrypted, body.auth_credentials],
-        ["headers", stored.headersEncrypted, body.headers],
+        ["auth_credentials", stored.authCredentialsEncrypted, changes.authCredentials],
+        ["headers", stored.headersEncrypted, changes.headers],
       ]),
     ],
     [
@@ -220,21 +223,21 @@ export class NotificationChannelService {
   }
 
   /** Every channel, by name. */
-  async list() {
-    return (await readNotificationChannels(this.deps.datastore.sql)).map(presentChannel);
+  list(): Promise<StoredNotificationChannel[]> {
+    return readNotificationChannels(this.deps.datastore.sql);
   }
 
-  async get(id: number) {
+  async get(id: number): Promise<StoredNotificationChannel> {
     const [channel] = await readNotificationChannels(this.deps.datastore.sql, [id]);
     if (!channel) {
       throw new NotFound("Notification channel not found");
     }
-    return presentChannel(channel);
+    return channel;
   }
 
   /** A new channel owned by the caller; secrets are stored encrypted. */
-  async create(owner: string, body: ChannelRequest) {
-    const columns = mergedChannel(this.deps.secretKey, body);
+  async create(owner: string, changes: ChannelChanges): Promise<StoredNotificationChannel> {
+    const columns = mergedChannel(this.deps.secretKey, changes);
     const [row] = await this.db
       .insert(notificationChannels)
       .values({ ...columns, ownerUsername: owner })
@@ -243,12 +246,12 @@ export class NotificationChannelService {
   }
 
   /** Merges the request into the stored channel: omitted fields are kept, "" clears a secret. */
-  async update(id: number, body: ChannelRequest) {
+  async update(id: number, changes: ChannelChanges): Promise<StoredNotificationChannel> {
     const [stored] = await this.db.select().from(notificationChannels).where(eq(notificationChannels.id, id));
     if (!stored) {
       throw new NotFound("Notification channel not found");
     }
-    const columns = mergedChannel(this.deps.secretKey, body, stored);
+    const columns = mergedChannel(this.deps.secretKey, changes, stored);
     await this.db
       .update(notificationChannels)
       .set({ ...columns, updatedAt: sql`now()` })
@@ -292,35 +295,39 @@ export class NotificationChannelService {
   }
 
   /** The channel's recipients, by id. */
-  async recipients(channelId: number) {
+  async recipients(channelId: number): Promise<EmailRecipientRow[]> {
     await this.requireChannel(channelId);
     const rows = await this.db
       .select()
       .from(emailRecipients)
       .where(eq(emailRecipients.channelId, channelId))
       .orderBy(asc(emailRecipients.id));
-    return rows.map(presentRecipient);
+    return rows;
   }
 
-  async addRecipient(channelId: number, body: RecipientRequest) {
+  async addRecipient(channelId: number, recipient: RecipientInput): Promise<EmailRecipientRow> {
     await this.requireChannel(channelId);
     const [row] = await this.db
       .insert(emailRecipients)
-      .values({ channelId, ...recipientColumns(body) })
+      .values({ channelId, ...recipientColumns(recipient) })
       .returning();
-    return presentRecipient(row as EmailRecipientRow);
+    return row as EmailRecipientRow;
   }
 
-  async updateRecipient(channelId: number, recipientId: number, body: RecipientRequest) {
+  async updateRecipient(
+    channelId: number,
+    recipientId: number,
+    recipient: RecipientInput,
+  ): Promise<EmailRecipientRow> {
     const [row] = await this.db
       .update(emailRecipients)
-      .set(recipientColumns(body))
+      .set(recipientColumns(recipient))
       .where(and(eq(emailRecipients.id, recipientId), eq(emailRecipients.channelId, channelId)))
       .returning();
     if (!row) {
       throw new NotFound("Email recipient not found");
     }
-    return presentRecipient(row);
+    return row;
   }
 
   async removeRecipient(channelId: number, recipientId: number): Promise<void> {
@@ -345,10 +352,10 @@ export class NotificationChannelService {
   }
 }
 
-function recipientColumns(body: RecipientRequest) {
+function recipientColumns(recipient: RecipientInput) {
   return {
-    emailAddress: body.email_address,
-    displayName: body.display_name || null,
-    enabled: body.enabled ?? true,
+    emailAddress: recipient.emailAddress,
+    displayName: recipient.displayName || null,
+    enabled: recipient.enabled ?? true,
   };
 }

@@ -1,6 +1,10 @@
 import { listEmailRecipients } from "@dbmon/contract";
+import { presentRecipient } from "../../alerting/channels.js";
 import { implement } from "../../http/operations.js";
 
 export const listEmailRecipientsHandler = implement(listEmailRecipients, async (c) =>
-  c.json(await c.get("services").notificationChannels.recipients(c.req.valid("param").id), 200),
+  c.json(
+    (await c.get("services").notificationChannels.recipients(c.req.valid("param").id)).map(presentRecipient),
+    200,
+  ),
 );
