@@ -69,10 +69,10 @@ describe("activity through the API, sampled by the real collector", () => {
             name,
             host: server.hostname,
             port: Number(server.port || 5432),
-            database_name: database,
+            databaseName: database,
             username: decodeURIComponent(server.username),
             password: decodeURIComponent(server.password) || "unused-with-trust-auth",
-            ssl_mode: "disable",
+            sslMode: "disable",
           },
           owner,
         )

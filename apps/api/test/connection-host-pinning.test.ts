@@ -31,10 +31,10 @@ describe("connecting to a monitored server", () => {
         name: "by-name",
         host: "db.rebind.test",
         port: Number(server.port),
-        database_name: t.database.name,
+        databaseName: t.database.name,
         username: decodeURIComponent(server.username),
         password: decodeURIComponent(server.password) || "unused",
-        ssl_mode: "disable",
+        sslMode: "disable",
       },
       null,
     );

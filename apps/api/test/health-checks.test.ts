@@ -71,10 +71,10 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
           name: "health-under-test",
           host: "127.0.0.1",
           port: server.port,
-          database_name: "postgres",
+          databaseName: "postgres",
           username: "postgres",
           password: "unused-with-trust-auth",
-          ssl_mode: "disable",
+          sslMode: "disable",
         },
         "root",
       );

@@ -83,10 +83,10 @@ export async function monitorTestServer(t: TestApp, owner: string): Promise<numb
       name: "under-test",
       host: url.hostname,
       port: Number(url.port),
-      database_name: t.database.name,
+      databaseName: t.database.name,
       username: decodeURIComponent(url.username),
       password: decodeURIComponent(url.password) || "unused-with-trust-auth",
-      ssl_mode: "disable",
+      sslMode: "disable",
     },
     owner,
   );

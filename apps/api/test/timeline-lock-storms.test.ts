@@ -209,10 +209,10 @@ describe("timeline: a lock storm sampled by the real collector", () => {
           name: "storm",
           host: server.hostname,
           port: Number(server.port || 5432),
-          database_name: database,
+          databaseName: database,
           username: decodeURIComponent(server.username),
           password: decodeURIComponent(server.password) || "unused-with-trust-auth",
-          ssl_mode: "disable",
+          sslMode: "disable",
         },
         "root",
       )

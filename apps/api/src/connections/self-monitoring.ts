@@ -53,12 +53,12 @@ export async function registerSelfConnection(
   const reach = {
     host: url.hostname,
     port: Number(url.port),
-    database_name: decodeURIComponent(url.pathname.slice(1)) || "postgres",
+    databaseName: decodeURIComponent(url.pathname.slice(1)) || "postgres",
     username: MONITOR_ROLE,
     password,
   };
   if (known) {
-    await services.connections.update(known.id, { ...reach, is_shared: false });
+    await services.connections.update(known.id, { ...reach, isShared: false });
     return known.id;
   }
   const created = await services.connections.create(
@@ -66,8 +66,8 @@ export async function registerSelfConnection(
       ...reach,
       name: SELF_CONNECTION_NAME,
       description: "dbmon's own embedded datastore",
-      ssl_mode: "disable",
-      is_monitored: true,
+      sslMode: "disable",
+      isMonitored: true,
     },
     // No owner: superusers manage it; nobody holds it by name.
     null,

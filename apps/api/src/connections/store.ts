@@ -25,15 +25,15 @@ export interface ConnectionInput {
   host?: string | undefined;
   hostaddr?: string | undefined;
   port?: number | undefined;
-  database_name?: string | undefined;
+  databaseName?: string | undefined;
   username?: string | undefined;
   password?: string | undefined;
-  ssl_mode?: string | undefined;
-  ssl_cert_path?: string | undefined;
-  ssl_key_path?: string | undefined;
-  ssl_root_cert_path?: string | undefined;
-  is_shared?: boolean | undefined;
-  is_monitored?: boolean | undefined;
+  sslMode?: string | undefined;
+  sslCertPath?: string | undefined;
+  sslKeyPath?: string | undefined;
+  sslRootCertPath?: string | undefined;
+  isShared?: boolean | undefined;
+  isMonitored?: boolean | undefined;
 }
 
 /** What a new connection needs besides the optional fields. */
@@ -41,7 +41,7 @@ export type NewConnection = ConnectionInput & {
   name: string;
   host: string;
   port: number;
-  database_name: string;
+  databaseName: string;
   username: string;
 };
 
@@ -80,15 +80,15 @@ function columnsOf(input: ConnectionInput, key: SecretKey) {
       host: defined(input.host),
       hostaddr: defined(input.hostaddr),
       port: defined(input.port),
-      databaseName: defined(input.database_name),
+      databaseName: defined(input.databaseName),
       username: defined(input.username),
       passwordEncrypted: input.password === undefined ? undefined : encryptSecret(key, input.password),
-      sslmode: defined(input.ssl_mode),
-      sslcert: defined(input.ssl_cert_path),
-      sslkey: defined(input.ssl_key_path),
-      sslrootcert: defined(input.ssl_root_cert_path),
-      isShared: defined(input.is_shared),
-      isMonitored: defined(input.is_monitored),
+      sslmode: defined(input.sslMode),
+      sslcert: defined(input.sslCertPath),
+      sslkey: defined(input.sslKeyPath),
+      sslrootcert: defined(input.sslRootCertPath),
+      isShared: defined(input.isShared),
+      isMonitored: defined(input.isMonitored),
     }).filter(([, value]) => value !== undefined),
   ) as Partial<typeof connections.$inferInsert>;
 }
@@ -116,9 +116,8 @@ function requireReenteredPassword(stored: ConnectionRow, input: ConnectionInput)
     );
   }
   const trustChanged =
-    (input.ssl_mode !== undefined && input.ssl_mode !== stored.sslmode) ||
-    (input.ssl_root_cert_path !== undefined &&
-      (input.ssl_root_cert_path || null) !== (stored.sslrootcert || null));
+    (input.sslMode !== undefined && input.sslMode !== stored.sslmode) ||
+    (input.sslRootCertPath !== undefined && (input.sslRootCertPath || null) !== (stored.sslrootcert || null));
   if (trustChanged) {
     throw new InvalidInput(
       "Changing ssl_mode or ssl_root_cert_path requires re-entering the password (send password with the change)",
@@ -252,9 +251,9 @@ export class ConnectionStore {
    */
   async checkSslFiles(input: ConnectionInput): Promise<void> {
     const paths = {
-      ssl_root_cert_path: input.ssl_root_cert_path,
-      ssl_cert_path: input.ssl_cert_path,
-      ssl_key_path: input.ssl_key_path,
+      ssl_root_cert_path: input.sslRootCertPath,
+      ssl_cert_path: input.sslCertPath,
+      ssl_key_path: input.sslKeyPath,
     };
     for (const [field, path] of Object.entries(paths)) {
       if (path) {
@@ -276,7 +275,7 @@ export class ConnectionStore {
    * the connection to everyone), and a new target must pass the SSRF guard.
    */
   async change(access: RequestAccess, id: number, input: ConnectionInput): Promise<ConnectionRow> {
-    if (input.is_shared === true) {
+    if (input.isShared === true) {
       await access.requireMayShareConnection(id);
       // dbmon's own datastore is never shared.
       if ((await this.get(id))?.isLocal) {
