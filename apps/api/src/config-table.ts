@@ -6,18 +6,57 @@ import { environmentVariables } from "./config.js";
 export const TABLE_START = "<!-- configuration table: rendered from the config schema by `pnpm readme` -->";
 export const TABLE_END = "<!-- end of configuration table -->";
 
-/** One row per variable the configuration reads: its name, default and meaning, from the schemas. */
-export function renderConfigurationTable(): string {
-  const rows = [
+/** Every variable the configuration reads, with its schema (which must describe it). */
+function variables(): [string, z.ZodType, string][] {
+  return [
     ...Object.entries(environmentVariables.shape),
     ...Object.entries(llmEnvironmentVariables.shape),
   ].map(([name, schema]: [string, z.ZodType]) => {
     if (!schema.description) {
       throw new Error(`${name} has no description in the config schema`);
     }
-    return [`\`${name}\``, defaultOf(schema), schema.description];
+    return [name, schema, schema.description];
   });
+}
+
+/** One row per variable the configuration reads: its name, default and meaning, from the schemas. */
+export function renderConfigurationTable(): string {
+  const rows = variables().map(([name, schema, meaning]) => [`\`${name}\``, defaultOf(schema), meaning]);
   return markdownTable(["Variable", "Default", "Meaning"], rows);
+}
+
+/**
+ * `.env.example`, rendered by `pnpm readme` from the same schemas: each variable with its meaning,
+ * set to its default, or commented out where it has none.
+ */
+export function renderEnvExample(): string {
+  const header = [
+    "# dbmon's configuration, rendered from the config schema by `pnpm readme`: do not edit by hand.",
+    "# dbmon reads it from the environment; a .env file in the working directory is loaded too",
+    "# (variables already set win). Every variable is optional.",
+  ];
+  const entries = variables().map(([name, schema, meaning]) => {
+    const comment = wrapped(meaning.replaceAll("`", ""), 98).map((line) => `# ${line}`);
+    const value = schema instanceof z.ZodDefault ? defaultOf(schema).replaceAll("`", "") : undefined;
+    const setting = value === undefined || value === "none" ? `# ${name}=` : `${name}=${value}`;
+    return [...comment, setting].join("\n");
+  });
+  return `${[header.join("\n"), ...entries].join("\n\n")}\n`;
+}
+
+/** Words in lines of at most `width` characters (a longer word stands alone). */
+function wrapped(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  return line ? [...lines, line] : lines;
 }
 
 /** The README with its configuration table replaced by the rendered one. */
