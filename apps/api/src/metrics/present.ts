@@ -1,0 +1,91 @@
+import type {
+  CacheHitRatio,
+  DatabaseSummaries,
+  LatestSnapshot,
+  PerformanceSummary,
+  TimedValue,
+  TopQuery,
+} from "./service.js";
+
+function presentTimedValue({ time, value }: TimedValue) {
+  return { time: time.toISOString(), value };
+}
+
+function presentCacheHitRatio(ratio: CacheHitRatio) {
+  return { current: ratio.current, time_series: ratio.series.map(presentTimedValue) };
+}
+
+/** GET /metrics/performance-summary's body. */
+export function presentPerformanceSummary(summary: PerformanceSummary) {
+  return {
+    time_range: summary.range,
+    connections: summary.connections.map((connection) => ({
+      connection_id: connection.connectionId,
+      connection_name: connection.connectionName,
+      xid_age: connection.xidAges.map((age) => ({
+        database_name: age.databaseName,
+        age: age.age,
+        percent: age.percent,
+      })),
+      cache_hit_ratio: presentCacheHitRatio(connection.cacheHitRatio),
+      transactions: {
+        commits_per_sec: connection.transactions.commitsPerSec,
+        rollback_percent: connection.transactions.rollbackPercent,
+        time_series: connection.transactions.series.map((point) => ({
+          time: point.time.toISOString(),
+          commits_per_sec: point.commitsPerSec,
+          rollback_percent: point.rollbackPercent,
+        })),
+      },
+      checkpoints: {
+        time_series: connection.checkpoints.map((point) => ({
+          time: point.time.toISOString(),
+          write_time_ms: point.writeTimeMs,
+          sync_time_ms: point.syncTimeMs,
+        })),
+      },
+    })),
+    aggregate: {
+      cache_hit_ratio: summary.aggregate.cacheHitRatio,
+      commits_per_sec: summary.aggregate.commitsPerSec,
+      rollback_percent: summary.aggregate.rollbackPercent,
+    },
+  };
+}
+
+/** GET /metrics/database-summaries' body. */
+export function presentDatabaseSummaries(summaries: DatabaseSummaries) {
+  return {
+    connection_id: summaries.connectionId,
+    time_range: summaries.range,
+    databases: summaries.databases.map((database) => ({
+      database_name: database.databaseName,
+      size_bytes: database.sizeBytes,
+      size_pretty: database.sizePretty,
+      cache_hit_ratio: presentCacheHitRatio(database.cacheHitRatio),
+      transaction_rate: database.transactionRate,
+      dead_tuple_ratio: database.deadTupleRatio,
+      active_connections: database.activeConnections,
+    })),
+  };
+}
+
+/** A query of GET /metrics/top-queries. */
+export function presentTopQuery(query: TopQuery) {
+  return {
+    queryid: query.queryId,
+    database_name: query.databaseName,
+    query: query.query,
+    calls: query.calls,
+    total_exec_time: query.totalExecTime,
+    mean_exec_time: query.meanExecTime,
+    rows: query.rows,
+    shared_blks_hit: query.sharedBlksHit,
+    shared_blks_read: query.sharedBlksRead,
+  };
+}
+
+/** GET /metrics/latest's body: the rows as the probe names their columns. */
+export function presentLatestSnapshot(snapshot: LatestSnapshot) {
+  return { rows: snapshot.rows, total_count: snapshot.total };
+}
