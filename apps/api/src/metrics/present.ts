@@ -1,8 +1,10 @@
 import type {
+  Baseline,
   CacheHitRatio,
   DatabaseSummaries,
   LatestSnapshot,
   PerformanceSummary,
+  StoredBaseline,
   TimedValue,
   TopQuery,
 } from "./service.js";
@@ -88,4 +90,34 @@ export function presentTopQuery(query: TopQuery) {
 /** GET /metrics/latest's body: the rows as the probe names their columns. */
 export function presentLatestSnapshot(snapshot: LatestSnapshot) {
   return { rows: snapshot.rows, total_count: snapshot.total };
+}
+
+/** A computed baseline as GET /metrics/baselines and get_metric_baselines (with a metric) show it. */
+export function presentBaseline(baseline: Baseline) {
+  return {
+    metric: baseline.metric,
+    mean: baseline.mean,
+    stddev: baseline.stddev,
+    min: baseline.min,
+    max: baseline.max,
+    p50: baseline.p50,
+    p95: baseline.p95,
+    p99: baseline.p99,
+    sample_count: baseline.sampleCount,
+  };
+}
+
+/** A stored baseline as get_metric_baselines (without a metric) shows it. */
+export function presentStoredBaseline(baseline: StoredBaseline) {
+  return {
+    metric_name: baseline.metricName,
+    database_name: baseline.databaseName,
+    object_name: baseline.objectName,
+    mean: baseline.mean,
+    stddev: baseline.stddev,
+    min: baseline.min,
+    max: baseline.max,
+    sample_count: baseline.sampleCount,
+    last_sample_at: baseline.lastSampleAt.toISOString(),
+  };
 }

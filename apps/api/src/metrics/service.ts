@@ -1,6 +1,6 @@
-import type { BaselineSchema, TIME_RANGES, TOP_QUERY_ORDERS } from "@dbmon/contract";
-import type { Datastore } from "@dbmon/datastore";
-import type { z } from "@hono/zod-openapi";
+import type { TIME_RANGES, TOP_QUERY_ORDERS } from "@dbmon/contract";
+import { type Datastore, schema } from "@dbmon/datastore";
+import { and, count, eq } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import type { Clock } from "../clock.js";
 import { InvalidInput } from "../errors.js";
@@ -85,20 +85,31 @@ export interface LatestSnapshotRequest {
   limit?: number | undefined;
 }
 
-export type Baseline = z.output<typeof BaselineSchema>;
-
-/** One series' baseline as the alerter stored it. */
-export interface StoredBaseline {
-  metric_name: string;
-  database_name: string | null;
-  object_name: string | null;
+/** Statistics of one numeric column of a probe over a window. */
+export interface Baseline {
+  /** `<probe>.<column>`. */
+  metric: string;
   mean: number;
   stddev: number;
   min: number;
   max: number;
-  sample_count: number;
-  /** RFC 3339, UTC. */
-  last_sample_at: string;
+  p50: number;
+  p95: number;
+  p99: number;
+  sampleCount: number;
+}
+
+/** One series' baseline as the alerter stored it. */
+export interface StoredBaseline {
+  metricName: string;
+  databaseName: string | null;
+  objectName: string | null;
+  mean: number;
+  stddev: number;
+  min: number;
+  max: number;
+  sampleCount: number;
+  lastSampleAt: Date;
 }
 /** A value of a summary's series: the average over the step starting at `time`. */
 export interface TimedValue {
@@ -254,7 +265,7 @@ export class MetricsReader {
           p50: percentiles[0] ?? 0,
           p95: percentiles[1] ?? 0,
           p99: percentiles[2] ?? 0,
-          sample_count: count,
+          sampleCount: count,
         },
       ];
     });
@@ -270,20 +281,36 @@ export class MetricsReader {
     { limit, offset }: Page,
   ): Promise<{ baselines: StoredBaseline[]; total: number }> {
     await requireReadable(access, [connectionId]);
-    const { sql } = this.deps.datastore;
+    const { db } = this.deps.datastore;
+    const { metricBaselines: stored } = schema;
+    const where = and(eq(stored.connectionId, connectionId), eq(stored.period, "all"));
     const { rows, total } = await withTotal(
-      sql<StoredBaseline[]>`
-        select metric_name, nullif(database_name, '') as database_name, nullif(object_name, '') as object_name,
-          mean, stddev, min, max, sample_count,
-          to_char(last_sample_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as last_sample_at
-        from metric_baselines
-        where connection_id = ${connectionId} and period = 'all'
-        order by metric_name, database_name, object_name
-        limit ${limit} offset ${offset}`,
-      sql<{ n: number }[]>`
-        select count(*)::int as n from metric_baselines where connection_id = ${connectionId} and period = 'all'`,
+      db
+        .select({
+          metricName: stored.metricName,
+          databaseName: stored.databaseName,
+          objectName: stored.objectName,
+          mean: stored.mean,
+          stddev: stored.stddev,
+          min: stored.min,
+          max: stored.max,
+          sampleCount: stored.sampleCount,
+          lastSampleAt: stored.lastSampleAt,
+        })
+        .from(stored)
+        .where(where)
+        .orderBy(stored.metricName, stored.databaseName, stored.objectName)
+        .limit(limit)
+        .offset(offset),
+      db.select({ n: count() }).from(stored).where(where),
     );
-    return { baselines: rows, total };
+    // The table keeps '' for a series without a database or object.
+    const baselines = rows.map((row) => ({
+      ...row,
+      databaseName: row.databaseName || null,
+      objectName: row.objectName || null,
+    }));
+    return { baselines, total };
   }
 
   /** Transaction ID age, cache hit ratio, transaction rates and checkpoint times per connection. */

@@ -3,6 +3,7 @@ import { findProbeSpec, probeCatalogue } from "@dbmon/monitoring";
 import { z } from "zod";
 import { presentConnection } from "../../connections/store.js";
 import { dimensionColumns, metricColumns } from "../../metrics/catalogue.js";
+import { presentBaseline, presentStoredBaseline } from "../../metrics/present.js";
 import { pageArguments, rowIdArgument, timeArgument } from "../arguments.js";
 import { boundConnection } from "../connection.js";
 import { pointInTime } from "../time.js";
@@ -164,8 +165,14 @@ export const getMetricBaselines = defineTool({
         limit: args.limit,
         offset: args.offset,
       });
-      const rows = baselines.map((baseline) => ({ ...baseline }));
-      return text(tsvPage(total, "baseline", rows, `No baselines on connection ${row.id} yet`));
+      return text(
+        tsvPage(
+          total,
+          "baseline",
+          baselines.map(presentStoredBaseline),
+          `No baselines on connection ${row.id} yet`,
+        ),
+      );
     }
     const [probe, column] = args.metric_name.split(".", 2) as [string, string | undefined];
     const baselines = await context.services.metrics.baselines(context.access, {
@@ -173,7 +180,12 @@ export const getMetricBaselines = defineTool({
       probeName: probe,
       metrics: column ? [column] : undefined,
     });
-    return text(tsvOfObjects(baselines, `No baselines for ${args.metric_name} on connection ${row.id} yet`));
+    return text(
+      tsvOfObjects(
+        baselines.map(presentBaseline),
+        `No baselines for ${args.metric_name} on connection ${row.id} yet`,
+      ),
+    );
   },
 });
 
