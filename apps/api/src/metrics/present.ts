@@ -1,3 +1,4 @@
+import type { Series } from "./series.js";
 import type {
   Baseline,
   CacheHitRatio,
@@ -15,6 +16,16 @@ function presentTimedValue({ time, value }: TimedValue) {
 
 function presentCacheHitRatio(ratio: CacheHitRatio) {
   return { current: ratio.current, time_series: ratio.series.map(presentTimedValue) };
+}
+
+/** A metric's series as GET /metrics/query and query_metrics show it. */
+export function presentSeries(series: Series) {
+  return {
+    name: series.name,
+    metric: series.metric,
+    data: series.data.map(presentTimedValue),
+    unit: series.unit,
+  };
 }
 
 /** GET /metrics/performance-summary's body. */

@@ -71,8 +71,3 @@ export function round(value: number | null, digits: number): number | null {
 export function dateFromEpoch(seconds: number): Date {
   return new Date(seconds * 1000);
 }
-
-/** RFC 3339 text of an epoch in seconds. */
-export function isoFromEpoch(seconds: number): string {
-  return dateFromEpoch(seconds).toISOString();
-}
