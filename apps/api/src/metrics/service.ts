@@ -111,6 +111,7 @@ export interface StoredBaseline {
   sampleCount: number;
   lastSampleAt: Date;
 }
+
 /** A value of a summary's series: the average over the step starting at `time`. */
 export interface TimedValue {
   time: Date;
