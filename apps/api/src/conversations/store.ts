@@ -1,20 +1,35 @@
 import { randomBytes } from "node:crypto";
-import { CONVERSATION_PAGING, pageSize } from "@dbmon/contract";
 import { type Datastore, schema } from "@dbmon/datastore";
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Caller } from "../auth/credentials.js";
 import type { Clock } from "../clock.js";
 import { NotFound } from "../errors.js";
+import type { Page } from "../paging.js";
 
 const { conversations } = schema;
 
-type Row = typeof conversations.$inferSelect;
 /** A message as the client sent it: role, text or blocks, and whatever else it keeps. */
 export type StoredMessage = {
   [key: string]: unknown;
   role: string;
   content: string | Record<string, unknown>[];
 };
+
+/** A conversation with its messages and its owner's name. */
+export type Conversation = Omit<typeof conversations.$inferSelect, "messages"> & {
+  messages: StoredMessage[];
+  username: string;
+};
+
+/** A conversation as listed: no messages, a preview of the first user text instead. */
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  connection: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  preview: string;
+}
 
 const TITLE_LENGTH = 50;
 const PREVIEW_LENGTH = 100;
@@ -37,8 +52,8 @@ export class ConversationStore {
     private readonly clock: Clock,
   ) {}
 
-  async list(caller: Caller, page: { limit?: number | undefined; offset?: number | undefined }) {
-    const limit = pageSize(page.limit, CONVERSATION_PAGING);
+  /** The caller's conversations, most recently updated first. */
+  async list(caller: Caller, { limit, offset }: Page): Promise<ConversationSummary[]> {
     // The preview is computed in SQL: the messages themselves never leave the datastore here.
     const rows = await this.datastore.db
       .select({
@@ -56,20 +71,17 @@ export class ConversationStore {
       .where(eq(conversations.userId, caller.userId))
       .orderBy(desc(conversations.updatedAt), desc(conversations.id))
       .limit(limit)
-      .offset(page.offset ?? 0);
-    return {
-      conversations: rows.map((row) => ({
-        id: row.id,
-        title: row.title,
-        ...(row.connection ? { connection: row.connection } : {}),
-        created_at: row.createdAt.toISOString(),
-        updated_at: row.updatedAt.toISOString(),
-        preview: truncate(row.firstUserText ?? "", PREVIEW_LENGTH),
-      })),
-    };
+      .offset(offset);
+    return rows.map(({ firstUserText, ...row }) => ({
+      ...row,
+      preview: truncate(firstUserText ?? "", PREVIEW_LENGTH),
+    }));
   }
 
-  async create(caller: Caller, input: ConversationInput & { messages: StoredMessage[] }) {
+  async create(
+    caller: Caller,
+    input: ConversationInput & { messages: StoredMessage[] },
+  ): Promise<Conversation> {
     const now = this.clock.now();
     const [row] = await this.datastore.db
       .insert(conversations)
@@ -85,19 +97,19 @@ export class ConversationStore {
         updatedAt: now,
       })
       .returning();
-    return present(caller, row as Row);
+    return owned(caller, row as typeof conversations.$inferSelect);
   }
 
-  async get(caller: Caller, id: string) {
+  async get(caller: Caller, id: string): Promise<Conversation> {
     const [row] = await this.datastore.db.select().from(conversations).where(this.owned(caller, id));
     if (!row) {
       throw new NotFound(NOT_FOUND);
     }
-    return present(caller, row);
+    return owned(caller, row);
   }
 
   /** Replaces provider, model and connection, and the messages when given. */
-  async update(caller: Caller, id: string, input: ConversationInput) {
+  async update(caller: Caller, id: string, input: ConversationInput): Promise<Conversation> {
     const [row] = await this.datastore.db
       .update(conversations)
       .set({
@@ -112,7 +124,7 @@ export class ConversationStore {
     if (!row) {
       throw new NotFound(NOT_FOUND);
     }
-    return present(caller, row);
+    return owned(caller, row);
   }
 
   async rename(caller: Caller, id: string, title: string): Promise<void> {
@@ -169,16 +181,7 @@ function truncate(text: string, length: number): string {
   return characters.length > length ? `${characters.slice(0, length - 3).join("")}...` : text;
 }
 
-function present(caller: Caller, row: Row) {
-  return {
-    id: row.id,
-    username: caller.username,
-    title: row.title,
-    ...(row.provider ? { provider: row.provider } : {}),
-    ...(row.model ? { model: row.model } : {}),
-    ...(row.connection ? { connection: row.connection } : {}),
-    messages: row.messages as StoredMessage[],
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
+/** The caller's row as a Conversation: theirs, so their name is its owner's. */
+function owned(caller: Caller, row: typeof conversations.$inferSelect): Conversation {
+  return { ...row, messages: row.messages as StoredMessage[], username: caller.username };
 }

@@ -1,4 +1,3 @@
-import { MEMORY_PAGING, pageSize } from "@dbmon/contract";
 import { type Datastore, schema } from "@dbmon/datastore";
 import type { Embedder } from "@dbmon/llm";
 import { and, desc, eq, or, type SQL, sql } from "drizzle-orm";
@@ -43,7 +42,8 @@ export interface RecallQuery {
   limit?: number | undefined;
 }
 
-export interface RecalledMemory extends ReturnType<typeof present> {
+/** A memory found by recall. */
+export interface RecalledMemory extends Memory {
   /** How well the memory matches: ts_rank for text recall, 1 − cosine distance for semantic recall. */
   score: number;
 }
@@ -68,8 +68,10 @@ const columns = {
   updatedAt: chatMemories.updatedAt,
 };
 
-interface MemoryRow {
+/** A stored memory with its owner's name. */
+export interface Memory {
   id: number;
+  userId: number;
   username: string;
   scope: MemoryScope;
   category: string;
@@ -110,19 +112,20 @@ export class MemoryStore implements PinnedMemorySource {
     await this.deps.datastore.sql.listen(PINNED_MEMORIES_CHANNEL, forget, forget);
   }
 
-  /** The caller's memories and every system memory, most recently updated first. */
-  async list(caller: Caller, query: { category?: string | undefined; limit?: number | undefined }) {
-    const limit = pageSize(query.limit, MEMORY_PAGING);
-    const rows = await this.select(
-      and(visibleTo(caller), query.category ? eq(chatMemories.category, query.category) : undefined),
+  /**
+   * The caller's memories and every system memory (of the category, when given), most recently
+   * updated first, at most `limit`.
+   */
+  async list(caller: Caller, filter: { category?: string | undefined }, limit: number): Promise<Memory[]> {
+    return this.select(
+      and(visibleTo(caller), filter.category ? eq(chatMemories.category, filter.category) : undefined),
     )
       .orderBy(desc(chatMemories.updatedAt), desc(chatMemories.id))
       .limit(limit);
-    return rows.map(present);
   }
 
   /** Pins or unpins the caller's own memory or a system memory. */
-  async setPinned(caller: Caller, id: number, pinned: boolean) {
+  async setPinned(caller: Caller, id: number, pinned: boolean): Promise<{ id: number; pinned: boolean }> {
     const [row] = await this.deps.datastore.db
       .update(chatMemories)
       .set({ pinned, updatedAt: this.deps.clock.now() })
@@ -150,7 +153,7 @@ export class MemoryStore implements PinnedMemorySource {
   }
 
   /** Stores a memory; system scope needs store_system_memory. */
-  async store(access: RequestAccess, input: NewMemory) {
+  async store(access: RequestAccess, input: NewMemory): Promise<Memory> {
     const caller = await access.requireCaller();
     const content = input.content.trim();
     const category = input.category.trim();
@@ -188,7 +191,7 @@ export class MemoryStore implements PinnedMemorySource {
       throw new Error("insert returned nothing");
     }
     const [stored] = await this.select(eq(chatMemories.id, row.id));
-    return present(stored as MemoryRow);
+    return stored as Memory;
   }
 
   /**
@@ -234,7 +237,7 @@ export class MemoryStore implements PinnedMemorySource {
           desc(chatMemories.updatedAt),
         )
         .limit(limit);
-      return { mode: "semantic", memories: rows.map(recalled) };
+      return { mode: "semantic", memories: rows.map(scored) };
     }
     const tsquery = sql`websearch_to_tsquery('english', ${text})`;
     const matches = sql`(${chatMemories.search} @@ ${tsquery} or strpos(lower(${chatMemories.content}), lower(${text})) > 0)`;
@@ -252,7 +255,7 @@ export class MemoryStore implements PinnedMemorySource {
         desc(chatMemories.id),
       )
       .limit(limit);
-    return { mode: "text", memories: rows.map(recalled) };
+    return { mode: "text", memories: rows.map(scored) };
   }
 
   /**
@@ -318,20 +321,7 @@ function visibleTo(caller: Caller): SQL {
   return or(eq(chatMemories.scope, "system"), eq(chatMemories.userId, caller.userId)) as SQL;
 }
 
-function present(row: MemoryRow) {
-  return {
-    id: row.id,
-    username: row.username,
-    scope: row.scope,
-    category: row.category,
-    content: row.content,
-    pinned: row.pinned,
-    model_name: row.modelName ?? "",
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
-
-function recalled(row: MemoryRow & { score: number }): RecalledMemory {
-  return { ...present(row), score: Number(row.score) };
+/** The recalled row with its score as a number, as the SQL expression may arrive in another type. */
+function scored(row: Memory & { score: number }): RecalledMemory {
+  return { ...row, score: Number(row.score) };
 }

@@ -13,7 +13,7 @@ export function summaryWindow(now: Date, timeRange: keyof typeof RANGE_SECONDS) 
   return { start: end - range, width: Math.max(range / 60, 10) };
 }
 
-/** connection_ids wins over connection_id; one of them is required. */
+/** The connections a wire query names: connection_ids wins over connection_id; one of them is required. */
 export function requestedConnections(query: { connection_id?: number; connection_ids?: number[] }): number[] {
   if (query.connection_ids && query.connection_ids.length > 0) {
     return query.connection_ids;
@@ -22,6 +22,21 @@ export function requestedConnections(query: { connection_id?: number; connection
     return [query.connection_id];
   }
   throw new InvalidInput("Either connection_id or connection_ids is required");
+}
+
+/** The one connection a wire query names (connection_ids, when given, must hold exactly one). */
+export function requestedConnection(query: { connection_id?: number; connection_ids?: number[] }): number {
+  const ids = query.connection_ids ?? (query.connection_id === undefined ? [] : [query.connection_id]);
+  const [id] = ids;
+  if (ids.length !== 1 || id === undefined) {
+    throw new InvalidInput("Exactly one connection_id is required");
+  }
+  return id;
+}
+
+/** The schemas a wire query leaves out: `none` for none, absent for the default ones. */
+export function excludedSchemas(list: string[] | undefined): string[] | undefined {
+  return list?.length === 1 && list[0] === "none" ? [] : list;
 }
 
 /** 403 for the first connection the caller may not read (unknown ones included). */
@@ -53,7 +68,6 @@ export function round(value: number | null, digits: number): number | null {
   return Math.round(value * factor) / factor;
 }
 
-/** RFC 3339 text of an epoch in seconds. */
-export function isoFromEpoch(seconds: number): string {
-  return new Date(seconds * 1000).toISOString();
+export function dateFromEpoch(seconds: number): Date {
+  return new Date(seconds * 1000);
 }

@@ -1,7 +1,7 @@
 import type { Sql } from "@dbmon/datastore";
 import { type ProbeColumn, type ProbeSpec, rollupCoverage, rollupDatabaseColumn } from "@dbmon/monitoring";
 import { numericValue, probeTable, quoted } from "./catalogue.js";
-import { isoFromEpoch } from "./request.js";
+import { dateFromEpoch } from "./request.js";
 
 export type Aggregation = "avg" | "sum" | "min" | "max" | "last";
 
@@ -18,10 +18,11 @@ export interface SeriesRequest {
   tableName?: string;
 }
 
+/** One metric of one connection: each bucket's start and value. */
 export interface Series {
   name: string;
   metric: string;
-  data: { time: string; value: number }[];
+  data: { time: Date; value: number }[];
   unit: string;
 }
 
@@ -200,7 +201,7 @@ function seriesFromBuckets(
           last = Number(value);
         }
         if (last !== null) {
-          data.push({ time: isoFromEpoch(start + bucket * width), value: last });
+          data.push({ time: dateFromEpoch(start + bucket * width), value: last });
         }
       }
       result.push({

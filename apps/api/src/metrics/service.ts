@@ -1,14 +1,6 @@
-import type {
-  BaselineSchema,
-  DatabaseSummariesSchema,
-  LatestSnapshotSchema,
-  PerformanceSummarySchema,
-  TIME_RANGES,
-  TOP_QUERY_ORDERS,
-  TopQuerySchema,
-} from "@dbmon/contract";
-import type { Datastore } from "@dbmon/datastore";
-import type { z } from "@hono/zod-openapi";
+import type { TIME_RANGES, TOP_QUERY_ORDERS } from "@dbmon/contract";
+import { type Datastore, schema } from "@dbmon/datastore";
+import { and, count, eq } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import type { Clock } from "../clock.js";
 import { InvalidInput } from "../errors.js";
@@ -23,15 +15,7 @@ import {
   quoted,
   requestedMetrics,
 } from "./catalogue.js";
-import {
-  isoFromEpoch,
-  RANGE_SECONDS,
-  requestedConnections,
-  required,
-  requireReadable,
-  round,
-  summaryWindow,
-} from "./request.js";
+import { dateFromEpoch, RANGE_SECONDS, requireReadable, round, summaryWindow } from "./request.js";
 import { type Aggregation, querySeries, type Series } from "./series.js";
 import {
   bucketAverages,
@@ -41,13 +25,7 @@ import {
   transactionRates,
 } from "./snapshots.js";
 
-type TimeRange = (typeof TIME_RANGES)[number];
-
-/** Which connections a request names: `connection_ids` wins over `connection_id`. */
-export interface ConnectionSelection {
-  connection_id?: number | undefined;
-  connection_ids?: number[] | undefined;
-}
+export type TimeRange = (typeof TIME_RANGES)[number];
 
 /** Which series to read: a probe's numeric columns (all, or `metrics`) on connections, over a window ending now. */
 export interface SeriesRequest {
@@ -71,48 +49,141 @@ export interface BaselinesRequest {
   metrics?: readonly string[] | undefined;
 }
 
-export interface SummaryQuery extends ConnectionSelection {
-  time_range: TimeRange;
+/** Whose summary to compute: connections over a range ending now. */
+export interface SummaryRequest {
+  connectionIds: readonly number[];
+  range: TimeRange;
 }
 
-export interface TopQueriesQuery {
-  connection_id?: number | undefined;
+/** Which queries of a connection's latest pg_stat_statements collection to list, and in what order. */
+export interface TopQueriesRequest {
+  connectionId: number;
+  /** At most 100; 10 when absent. */
   limit?: number | undefined;
-  order_by?: (typeof TOP_QUERY_ORDERS)[number] | undefined;
+  /** total_exec_time when absent. */
+  orderBy?: (typeof TOP_QUERY_ORDERS)[number] | undefined;
+  /** desc when absent. */
   order?: "asc" | "desc" | undefined;
-  queryid?: string | undefined;
-  exclude_collector?: boolean | undefined;
+  /** One query only. */
+  queryId?: string | undefined;
+  /** Leave out the statements of dbmon's (and the reference's) collectors. */
+  excludeCollector?: boolean | undefined;
 }
 
-export interface LatestSnapshotQuery {
-  connection_id?: number | undefined;
-  probe_name?: string | undefined;
-  database_name?: string | undefined;
-  exclude_schemas?: string[] | undefined;
-  order_by?: string | undefined;
+/** Which rows of a probe's latest collection on a connection to list, and in what order. */
+export interface LatestSnapshotRequest {
+  connectionId: number;
+  probeName: string;
+  databaseName?: string | undefined;
+  /** Schemas whose rows to leave out; pg_catalog, information_schema and pg_toast when absent. */
+  excludeSchemas?: readonly string[] | undefined;
+  /** A column of the probe's output; its first dimension when absent. */
+  orderBy?: string | undefined;
+  /** desc when absent. */
   order?: "asc" | "desc" | undefined;
+  /** At most 100; 20 when absent. */
   limit?: number | undefined;
 }
 
-export type Baseline = z.output<typeof BaselineSchema>;
-
-/** One series' baseline as the alerter stored it. */
-export interface StoredBaseline {
-  metric_name: string;
-  database_name: string | null;
-  object_name: string | null;
+/** Statistics of one numeric column of a probe over a window. */
+export interface Baseline {
+  /** `<probe>.<column>`. */
+  metric: string;
   mean: number;
   stddev: number;
   min: number;
   max: number;
-  sample_count: number;
-  /** RFC 3339, UTC. */
-  last_sample_at: string;
+  p50: number;
+  p95: number;
+  p99: number;
+  sampleCount: number;
 }
-export type PerformanceSummary = z.output<typeof PerformanceSummarySchema>;
-export type DatabaseSummaries = z.output<typeof DatabaseSummariesSchema>;
-export type TopQuery = z.output<typeof TopQuerySchema>;
-export type LatestSnapshot = z.output<typeof LatestSnapshotSchema>;
+
+/** One series' baseline as the alerter stored it. */
+export interface StoredBaseline {
+  metricName: string;
+  databaseName: string | null;
+  objectName: string | null;
+  mean: number;
+  stddev: number;
+  min: number;
+  max: number;
+  sampleCount: number;
+  lastSampleAt: Date;
+}
+
+/** A value of a summary's series: the average over the step starting at `time`. */
+export interface TimedValue {
+  time: Date;
+  value: number;
+}
+
+/** A cache hit ratio (percent, 2 decimals): the latest collection's, and its series. */
+export interface CacheHitRatio {
+  current: number | null;
+  series: TimedValue[];
+}
+
+/** The performance of one connection over a summary's range (rates 1 decimal, percents 2). */
+export interface ConnectionPerformance {
+  connectionId: number;
+  connectionName: string;
+  /** Each database's transaction ID age, oldest first, and its share of the wraparound limit. */
+  xidAges: { databaseName: string; age: number; percent: number }[];
+  cacheHitRatio: CacheHitRatio;
+  transactions: {
+    /** The last step's rates; null before a second collection. */
+    commitsPerSec: number | null;
+    rollbackPercent: number | null;
+    series: { time: Date; commitsPerSec: number; rollbackPercent: number }[];
+  };
+  checkpoints: { time: Date; writeTimeMs: number; syncTimeMs: number }[];
+}
+
+export interface PerformanceSummary {
+  range: TimeRange;
+  connections: ConnectionPerformance[];
+  /** Over all the connections (the one connection's figures for one). */
+  aggregate: { cacheHitRatio: number | null; commitsPerSec: number | null; rollbackPercent: number | null };
+}
+
+/** One database of a connection as of its latest collection. */
+export interface DatabaseSummary {
+  databaseName: string;
+  sizeBytes: number | null;
+  sizePretty: string | null;
+  cacheHitRatio: CacheHitRatio;
+  /** Commits per second; 0 before a second collection. */
+  transactionRate: number;
+  /** Percent of dead tuples. */
+  deadTupleRatio: number | null;
+  activeConnections: number | null;
+}
+
+export interface DatabaseSummaries {
+  connectionId: number;
+  range: TimeRange;
+  databases: DatabaseSummary[];
+}
+
+/** One queryid of a pg_stat_statements collection, summed over its rows. */
+export interface TopQuery {
+  queryId: string;
+  databaseName: string;
+  query: string;
+  calls: number;
+  totalExecTime: number;
+  meanExecTime: number;
+  rows: number;
+  sharedBlksHit: number;
+  sharedBlksRead: number;
+}
+
+/** A page of a probe's latest rows (by the probe's own column names) and how many there are. */
+export interface LatestSnapshot {
+  rows: Record<string, unknown>[];
+  total: number;
+}
 
 const BASELINE_LOOKBACK_DAYS = 7;
 const XID_LIMIT = 2_147_483_647;
@@ -195,7 +266,7 @@ export class MetricsReader {
           p50: percentiles[0] ?? 0,
           p95: percentiles[1] ?? 0,
           p99: percentiles[2] ?? 0,
-          sample_count: count,
+          sampleCount: count,
         },
       ];
     });
@@ -211,29 +282,45 @@ export class MetricsReader {
     { limit, offset }: Page,
   ): Promise<{ baselines: StoredBaseline[]; total: number }> {
     await requireReadable(access, [connectionId]);
-    const { sql } = this.deps.datastore;
+    const { db } = this.deps.datastore;
+    const { metricBaselines: stored } = schema;
+    const where = and(eq(stored.connectionId, connectionId), eq(stored.period, "all"));
     const { rows, total } = await withTotal(
-      sql<StoredBaseline[]>`
-        select metric_name, nullif(database_name, '') as database_name, nullif(object_name, '') as object_name,
-          mean, stddev, min, max, sample_count,
-          to_char(last_sample_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as last_sample_at
-        from metric_baselines
-        where connection_id = ${connectionId} and period = 'all'
-        order by metric_name, database_name, object_name
-        limit ${limit} offset ${offset}`,
-      sql<{ n: number }[]>`
-        select count(*)::int as n from metric_baselines where connection_id = ${connectionId} and period = 'all'`,
+      db
+        .select({
+          metricName: stored.metricName,
+          databaseName: stored.databaseName,
+          objectName: stored.objectName,
+          mean: stored.mean,
+          stddev: stored.stddev,
+          min: stored.min,
+          max: stored.max,
+          sampleCount: stored.sampleCount,
+          lastSampleAt: stored.lastSampleAt,
+        })
+        .from(stored)
+        .where(where)
+        .orderBy(stored.metricName, stored.databaseName, stored.objectName)
+        .limit(limit)
+        .offset(offset),
+      db.select({ n: count() }).from(stored).where(where),
     );
-    return { baselines: rows, total };
+    // The table keeps '' for a series without a database or object.
+    const baselines = rows.map((row) => ({
+      ...row,
+      databaseName: row.databaseName || null,
+      objectName: row.objectName || null,
+    }));
+    return { baselines, total };
   }
 
   /** Transaction ID age, cache hit ratio, transaction rates and checkpoint times per connection. */
-  async performanceSummary(access: RequestAccess, query: SummaryQuery): Promise<PerformanceSummary> {
-    const ids = requestedConnections(query);
+  async performanceSummary(access: RequestAccess, request: SummaryRequest): Promise<PerformanceSummary> {
+    const ids = [...request.connectionIds];
     await requireReadable(access, ids);
     const { datastore, clock } = this.deps;
     const { sql } = datastore;
-    const { start, width } = summaryWindow(clock.now(), query.time_range);
+    const { start, width } = summaryWindow(clock.now(), request.range);
     const [tables] = await sql<{ database: boolean; checkpointer: boolean }[]>`
       select to_regclass('metrics.pg_database') is not null as database,
         to_regclass('metrics.pg_stat_checkpointer') is not null as checkpointer`;
@@ -295,73 +382,68 @@ export class MetricsReader {
       );
       const lastRate = rateBuckets.at(-1);
       return {
-        connection_id: id,
-        connection_name: names.find((row) => row.id === id)?.name ?? "",
-        xid_age: ages
+        connectionId: id,
+        connectionName: names.find((row) => row.id === id)?.name ?? "",
+        xidAges: ages
           .filter((row) => row.connection_id === id)
           .map((row) => ({
-            database_name: row.database_name,
+            databaseName: row.database_name,
             age: Number(row.age),
             percent: round((Number(row.age) / XID_LIMIT) * 100, 2) ?? 0,
           })),
-        cache_hit_ratio: {
+        cacheHitRatio: {
           current: latest ? round(hitRatio(latest), 2) : null,
-          time_series: ratioBuckets.map((b) => ({
-            time: isoFromEpoch(b.time),
+          series: ratioBuckets.map((b) => ({
+            time: dateFromEpoch(b.time),
             value: round(b.values[0] ?? 0, 2) ?? 0,
           })),
         },
         transactions: {
-          commits_per_sec: lastRate ? round(lastRate.values[0] ?? 0, 1) : null,
-          rollback_percent: lastRate ? round(lastRate.values[1] ?? 0, 1) : null,
-          time_series: rateBuckets.map((b) => ({
-            time: isoFromEpoch(b.time),
-            commits_per_sec: round(b.values[0] ?? 0, 1) ?? 0,
-            rollback_percent: round(b.values[1] ?? 0, 1) ?? 0,
+          commitsPerSec: lastRate ? round(lastRate.values[0] ?? 0, 1) : null,
+          rollbackPercent: lastRate ? round(lastRate.values[1] ?? 0, 1) : null,
+          series: rateBuckets.map((b) => ({
+            time: dateFromEpoch(b.time),
+            commitsPerSec: round(b.values[0] ?? 0, 1) ?? 0,
+            rollbackPercent: round(b.values[1] ?? 0, 1) ?? 0,
           })),
         },
-        checkpoints: {
-          time_series: cpBuckets.map((b) => ({
-            time: isoFromEpoch(b.time),
-            write_time_ms: round(b.values[0] ?? 0, 1) ?? 0,
-            sync_time_ms: round(b.values[1] ?? 0, 1) ?? 0,
-          })),
-        },
+        checkpoints: cpBuckets.map((b) => ({
+          time: dateFromEpoch(b.time),
+          writeTimeMs: round(b.values[0] ?? 0, 1) ?? 0,
+          syncTimeMs: round(b.values[1] ?? 0, 1) ?? 0,
+        })),
       };
     });
     // Always present, over one connection too: the reference web client's dashboards read it.
     const ratios = connections.flatMap((conn) =>
-      conn.cache_hit_ratio.current === null ? [] : [conn.cache_hit_ratio.current],
+      conn.cacheHitRatio.current === null ? [] : [conn.cacheHitRatio.current],
     );
-    const withRates = connections.filter((conn) => conn.transactions.commits_per_sec !== null);
-    const commits = withRates.reduce((sum, conn) => sum + (conn.transactions.commits_per_sec ?? 0), 0);
+    const withRates = connections.filter((conn) => conn.transactions.commitsPerSec !== null);
+    const commits = withRates.reduce((sum, conn) => sum + (conn.transactions.commitsPerSec ?? 0), 0);
     const weighted = withRates.reduce(
-      (sum, conn) =>
-        sum + (conn.transactions.commits_per_sec ?? 0) * (conn.transactions.rollback_percent ?? 0),
+      (sum, conn) => sum + (conn.transactions.commitsPerSec ?? 0) * (conn.transactions.rollbackPercent ?? 0),
       0,
     );
     return {
-      time_range: query.time_range,
+      range: request.range,
       connections,
       aggregate: {
-        cache_hit_ratio: ratios.length ? round(ratios.reduce((a, b) => a + b, 0) / ratios.length, 2) : null,
-        commits_per_sec: withRates.length ? round(commits, 1) : null,
-        rollback_percent: withRates.length ? round(commits > 0 ? weighted / commits : 0, 1) : null,
+        cacheHitRatio: ratios.length ? round(ratios.reduce((a, b) => a + b, 0) / ratios.length, 2) : null,
+        commitsPerSec: withRates.length ? round(commits, 1) : null,
+        rollbackPercent: withRates.length ? round(commits > 0 ? weighted / commits : 0, 1) : null,
       },
     };
   }
 
   /** Size, cache hit ratio, commit rate, dead tuples and backends of each database of one connection. */
-  async databaseSummaries(access: RequestAccess, query: SummaryQuery): Promise<DatabaseSummaries> {
-    const ids = query.connection_ids ?? (query.connection_id === undefined ? [] : [query.connection_id]);
-    const [connectionId] = ids;
-    if (ids.length !== 1 || connectionId === undefined) {
-      throw new InvalidInput("Exactly one connection_id is required");
-    }
+  async databaseSummaries(
+    access: RequestAccess,
+    { connectionId, range }: { connectionId: number; range: TimeRange },
+  ): Promise<DatabaseSummaries> {
     await requireReadable(access, [connectionId]);
     const { datastore, clock } = this.deps;
     const { sql } = datastore;
-    const { start, width } = summaryWindow(clock.now(), query.time_range);
+    const { start, width } = summaryWindow(clock.now(), range);
     const [tables] = await sql<{ database: boolean; tables: boolean }[]>`
       select to_regclass('metrics.pg_database') is not null as database,
         to_regclass('metrics.pg_stat_all_tables') is not null as tables`;
@@ -402,28 +484,28 @@ export class MetricsReader {
         width,
       );
       return {
-        database_name: name,
-        size_bytes: size?.size === undefined || size.size === null ? null : Number(size.size),
-        size_pretty: size?.pretty ?? null,
-        cache_hit_ratio: {
+        databaseName: name,
+        sizeBytes: size?.size === undefined || size.size === null ? null : Number(size.size),
+        sizePretty: size?.pretty ?? null,
+        cacheHitRatio: {
           current: latest ? round(hitRatio(latest), 2) : null,
-          time_series: series.map((b) => ({
-            time: isoFromEpoch(b.time),
+          series: series.map((b) => ({
+            time: dateFromEpoch(b.time),
             value: round(b.values[0] ?? 0, 2) ?? 0,
           })),
         },
         // 0 until a second sample gives a rate, as the reference answers.
-        transaction_rate: rates[0] ? (round(rates[0].commitsPerSec, 1) ?? 0) : 0,
-        dead_tuple_ratio: round(dead.find((row) => row.database_name === name)?.ratio ?? null, 2),
-        active_connections: latest ? latest.numbackends : null,
+        transactionRate: rates[0] ? (round(rates[0].commitsPerSec, 1) ?? 0) : 0,
+        deadTupleRatio: round(dead.find((row) => row.database_name === name)?.ratio ?? null, 2),
+        activeConnections: latest ? latest.numbackends : null,
       };
     });
-    return { connection_id: connectionId, time_range: query.time_range, databases };
+    return { connectionId, range, databases };
   }
 
   /** The latest pg_stat_statements collection of a connection, one row per queryid. */
-  async topQueries(access: RequestAccess, query: TopQueriesQuery): Promise<TopQuery[]> {
-    const connectionId = required(query.connection_id, "connection_id");
+  async topQueries(access: RequestAccess, request: TopQueriesRequest): Promise<TopQuery[]> {
+    const { connectionId } = request;
     await requireReadable(access, [connectionId]);
     const { sql } = this.deps.datastore;
     const [table] = await sql<
@@ -433,10 +515,10 @@ export class MetricsReader {
       return [];
     }
     // The catalogue's columns only: order_by was checked against the contract's list.
-    const orderBy = query.order_by ?? "total_exec_time";
-    const direction = query.order === "asc" ? "asc" : "desc";
-    const limit = Math.min(query.limit ?? 10, MAX_ROWS);
-    const excludeCollector = query.exclude_collector === true;
+    const orderBy = request.orderBy ?? "total_exec_time";
+    const direction = request.order === "asc" ? "asc" : "desc";
+    const limit = Math.min(request.limit ?? 10, MAX_ROWS);
+    const excludeCollector = request.excludeCollector === true;
     const rows = await sql.unsafe<Record<string, unknown>[]>(
       `with latest as (
          select s.* from metrics.pg_stat_statements s
@@ -455,28 +537,25 @@ export class MetricsReader {
          from latest group by queryid
        )
        select * from per_query order by "${orderBy}" ${direction} nulls last limit $4`,
-      [connectionId, query.queryid ?? null, excludeCollector, limit],
+      [connectionId, request.queryId ?? null, excludeCollector, limit],
     );
     return rows.map((row) => ({
-      queryid: String(row.queryid),
-      database_name: String(row.database_name),
+      queryId: String(row.queryid),
+      databaseName: String(row.database_name),
       query: String(row.query ?? ""),
       calls: Number(row.calls ?? 0),
-      total_exec_time: Number(row.total_exec_time ?? 0),
-      mean_exec_time: Number(row.mean_exec_time ?? 0),
+      totalExecTime: Number(row.total_exec_time ?? 0),
+      meanExecTime: Number(row.mean_exec_time ?? 0),
       rows: Number(row.rows ?? 0),
-      shared_blks_hit: Number(row.shared_blks_hit ?? 0),
-      shared_blks_read: Number(row.shared_blks_read ?? 0),
+      sharedBlksHit: Number(row.shared_blks_hit ?? 0),
+      sharedBlksRead: Number(row.shared_blks_read ?? 0),
     }));
   }
 
   /** The newest row of each entity of a probe collected in the last hour. */
-  async latestSnapshot(access: RequestAccess, query: LatestSnapshotQuery): Promise<LatestSnapshot> {
-    const connectionId = required(query.connection_id, "connection_id");
-    const probe = catalogueProbe(
-      required(query.probe_name, "probe_name"),
-      (name) => `Probe "${name}" not found`,
-    );
+  async latestSnapshot(access: RequestAccess, request: LatestSnapshotRequest): Promise<LatestSnapshot> {
+    const { connectionId } = request;
+    const probe = catalogueProbe(request.probeName, (name) => `Probe "${name}" not found`);
     const dimensions = dimensionColumns(probe);
     if (dimensions.length === 0) {
       throw new InvalidInput(`Probe "${probe.name}" has no dimension columns`);
@@ -485,7 +564,7 @@ export class MetricsReader {
       ...(probe.scope === "database" ? ["database_name"] : []),
       ...probe.columns.map((col) => col.name),
     ];
-    const orderBy = query.order_by ?? dimensions[0];
+    const orderBy = request.orderBy ?? dimensions[0];
     if (!output.includes(orderBy as string)) {
       throw new InvalidInput(
         `Invalid order_by: column "${orderBy}" does not exist in probe "${probe.name}" output`,
@@ -494,23 +573,20 @@ export class MetricsReader {
     await requireReadable(access, [connectionId]);
     const { datastore, clock } = this.deps;
     if (!(await probeTableExists(datastore.sql, probe))) {
-      return { rows: [], total_count: 0 };
+      return { rows: [], total: 0 };
     }
     const params: unknown[] = [connectionId, clock.now().toISOString()];
     const conditions = ["connection_id = $1", "collected_at > $2::timestamptz - interval '1 hour'"];
-    if (query.database_name && output.includes("database_name")) {
-      params.push(query.database_name);
+    if (request.databaseName && output.includes("database_name")) {
+      params.push(request.databaseName);
       conditions.push(`database_name = $${params.length}`);
     }
-    const excluded =
-      query.exclude_schemas?.length === 1 && query.exclude_schemas[0] === "none"
-        ? []
-        : (query.exclude_schemas ?? DEFAULT_EXCLUDED_SCHEMAS);
+    const excluded = request.excludeSchemas ?? DEFAULT_EXCLUDED_SCHEMAS;
     if (output.includes("schemaname") && excluded.length > 0) {
-      params.push(excluded);
+      params.push([...excluded]);
       conditions.push(`schemaname <> all($${params.length}::text[])`);
     }
-    const limit = Math.min(query.limit ?? 20, MAX_ROWS);
+    const limit = Math.min(request.limit ?? 20, MAX_ROWS);
     const select = output
       .map((name) => {
         const column = probe.columns.find((col) => col.name === name);
@@ -533,14 +609,13 @@ export class MetricsReader {
          order by ${dimensions.map(quoted).join(", ")}, collected_at desc
        )
        select *, count(*) over ()::int as "__total" from latest
-       order by ${quoted(orderBy as string)} ${query.order === "asc" ? "asc" : "desc"} nulls last
+       order by ${quoted(orderBy as string)} ${request.order === "asc" ? "asc" : "desc"} nulls last
        limit ${limit}`,
       params as never[],
     );
-    const total = rows[0] ? Number(rows[0].__total) : 0;
     return {
       rows: rows.map(({ __total: _total, ...row }) => row),
-      total_count: total,
+      total: rows[0] ? Number(rows[0].__total) : 0,
     };
   }
 }

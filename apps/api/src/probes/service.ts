@@ -1,33 +1,36 @@
-import type { ProbeConfigSchema, ProbeOverrideSchema } from "@dbmon/contract";
-import { connectionPlacements, type Datastore, resolveProbeConfig } from "@dbmon/datastore";
-import type { z } from "@hono/zod-openapi";
+import {
+  connectionPlacements,
+  type Datastore,
+  type ProbeConfigScope,
+  resolveProbeConfig,
+  schema,
+} from "@dbmon/datastore";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import type { RequestAccess } from "../auth/access.js";
 import { requireSettingsScope, type ScopeKind } from "../auth/visibility.js";
 import { NotFound } from "../errors.js";
 
-/** A probe setting as the API shows it: `connection_id` for server-scope rows, timestamps as text. */
-export type ProbeConfigView = z.output<typeof ProbeConfigSchema>;
-/** A probe's global default side by side with one scope's override. */
-export type ProbeOverrideView = z.output<typeof ProbeOverrideSchema>;
+const { probeConfigs } = schema;
+
+/** A probe setting: the global default (scope `global`) or one scope's override. */
+export type ProbeConfig = typeof probeConfigs.$inferSelect;
+
+/** How a probe is collected on the connections a setting applies to. */
+export interface CollectionSettings {
+  isEnabled: boolean;
+  collectionIntervalSeconds: number;
+  retentionDays: number;
+}
 
 /** The fields of a setting to change; absent ones stay. */
-export interface ProbeSettingsChange {
-  is_enabled?: boolean | undefined;
-  collection_interval_seconds?: number | undefined;
-  retention_days?: number | undefined;
-}
+export type CollectionSettingsChange = Partial<CollectionSettings>;
 
-/** Every field of an override. */
-export interface ProbeOverrideSettings {
-  is_enabled: boolean;
-  collection_interval_seconds: number;
-  retention_days: number;
+/** A probe's global default side by side with one scope's override (null: the scope inherits). */
+export interface ProbeOverride {
+  global: ProbeConfig;
+  override: ProbeConfig | null;
 }
-
-/** Select list of a ProbeConfigView from `probe_configs p` (timestamps as ISO 8601 text). */
-const PROBE_CONFIG_COLUMNS = `p.id, case when p.scope = 'server' then p.scope_id end as connection_id,
-  p.is_enabled, p.name, p.description, p.collection_interval_seconds, p.retention_days,
-  to_json(p.created_at) #>> '{}' as created_at, to_json(p.updated_at) #>> '{}' as updated_at`;
 
 const CONFIG_NOT_FOUND = "Probe config not found";
 const SCOPE_NOT_FOUND = "Probe override scope not found";
@@ -43,64 +46,51 @@ export class ProbeSettings {
    * Without a connection: the global default of every probe. With one (the caller must be able to
    * read it): the setting that applies to it, one per probe. Ordered by name.
    */
-  async list(access: RequestAccess, connectionId?: number): Promise<ProbeConfigView[]> {
-    const { sql } = this.datastore;
+  async list(access: RequestAccess, connectionId?: number): Promise<ProbeConfig[]> {
+    const { db, sql: client } = this.datastore;
     if (connectionId === undefined) {
-      return sql.unsafe<ProbeConfigView[]>(
-        `select ${PROBE_CONFIG_COLUMNS} from probe_configs p where p.scope = 'global' order by p.name`,
-      );
+      return db
+        .select()
+        .from(probeConfigs)
+        .where(eq(probeConfigs.scope, "global"))
+        .orderBy(probeConfigs.name);
     }
     await access.require({ connection: { query: "connection_id", level: "read" } }, connectionId);
     const [rows, placements] = await Promise.all([
-      sql.unsafe<
-        (ProbeConfigView & { scope: "global" | "group" | "cluster" | "server"; scope_id: number })[]
-      >(`select ${PROBE_CONFIG_COLUMNS}, p.scope, p.scope_id from probe_configs p order by p.name, p.id`),
-      connectionPlacements(sql, [connectionId]),
+      db.select().from(probeConfigs).orderBy(probeConfigs.name, probeConfigs.id),
+      connectionPlacements(client, [connectionId]),
     ]);
     const placement = placements.get(connectionId) ?? { clusterId: null, groupId: null };
+    const candidates = rows.map((config) => ({
+      config,
+      scope: config.scope as ProbeConfigScope,
+      scope_id: config.scopeId,
+    }));
     const names = [...new Set(rows.filter((row) => row.scope === "global").map((row) => row.name))];
     return names.flatMap((name) => {
-      const row = resolveProbeConfig(
-        rows.filter((candidate) => candidate.name === name),
+      const applying = resolveProbeConfig(
+        candidates.filter((candidate) => candidate.config.name === name),
         connectionId,
         placement,
       );
-      if (!row) {
-        return [];
-      }
-      const { scope: _scope, scope_id: _scopeId, ...config } = row;
-      return [config];
+      return applying ? [applying.config] : [];
     });
   }
 
-  async get(id: number): Promise<ProbeConfigView> {
-    const [row] = await this.datastore.sql.unsafe<ProbeConfigView[]>(
-      `select ${PROBE_CONFIG_COLUMNS} from probe_configs p where p.id = $1`,
-      [id],
-    );
+  async get(id: number): Promise<ProbeConfig> {
+    const [row] = await this.datastore.db.select().from(probeConfigs).where(eq(probeConfigs.id, id));
     if (!row) {
       throw new NotFound(CONFIG_NOT_FOUND);
     }
     return row;
   }
 
-  async update(id: number, change: ProbeSettingsChange): Promise<ProbeConfigView> {
-    const [row] = await this.datastore.sql.unsafe<ProbeConfigView[]>(
-      `update probe_configs p set
-         is_enabled = coalesce($2, p.is_enabled),
-         collection_interval_seconds = coalesce($3, p.collection_interval_seconds),
-         retention_days = coalesce($4, p.retention_days),
-         user_modified = true,
-         updated_at = now()
-       where p.id = $1
-       returning ${PROBE_CONFIG_COLUMNS}`,
-      [
-        id,
-        change.is_enabled ?? null,
-        change.collection_interval_seconds ?? null,
-        change.retention_days ?? null,
-      ],
-    );
+  async update(id: number, change: CollectionSettingsChange): Promise<ProbeConfig> {
+    const [row] = await this.datastore.db
+      .update(probeConfigs)
+      .set({ ...change, userModified: true, updatedAt: sql`now()` })
+      .where(eq(probeConfigs.id, id))
+      .returning();
     if (!row) {
       throw new NotFound(CONFIG_NOT_FOUND);
     }
@@ -108,21 +98,18 @@ export class ProbeSettings {
   }
 
   /** Every probe with its global default and the scope's override, if any. */
-  async listOverrides(
-    access: RequestAccess,
-    scope: ScopeKind,
-    scopeId: number,
-  ): Promise<ProbeOverrideView[]> {
+  async listOverrides(access: RequestAccess, scope: ScopeKind, scopeId: number): Promise<ProbeOverride[]> {
     await requireSettingsScope(this.datastore.db, access, scope, scopeId, "read", SCOPE_NOT_FOUND);
-    return this.datastore.sql<ProbeOverrideView[]>`
-      select g.name, g.description, g.is_enabled as default_enabled,
-        g.collection_interval_seconds as default_interval_seconds, g.retention_days as default_retention_days,
-        o.id is not null as has_override, o.is_enabled as override_enabled,
-        o.collection_interval_seconds as override_interval_seconds, o.retention_days as override_retention_days
-      from probe_configs g
-      left join probe_configs o on o.name = g.name and o.scope = ${scope} and o.scope_id = ${scopeId}
-      where g.scope = 'global'
-      order by g.name`;
+    const override = alias(probeConfigs, "o");
+    return this.datastore.db
+      .select({ global: probeConfigs, override })
+      .from(probeConfigs)
+      .leftJoin(
+        override,
+        and(eq(override.name, probeConfigs.name), eq(override.scope, scope), eq(override.scopeId, scopeId)),
+      )
+      .where(eq(probeConfigs.scope, "global"))
+      .orderBy(asc(probeConfigs.name));
   }
 
   /** Creates or replaces the scope's override of a probe. */
@@ -131,15 +118,15 @@ export class ProbeSettings {
     scope: ScopeKind,
     scopeId: number,
     probeName: string,
-    settings: ProbeOverrideSettings,
+    settings: CollectionSettings,
   ): Promise<void> {
     await requireSettingsScope(this.datastore.db, access, scope, scopeId, "change", SCOPE_NOT_FOUND);
     await this.requireKnownProbe(probeName);
     await this.datastore.sql`
       insert into probe_configs (name, description, collection_interval_seconds, retention_days, is_enabled,
         scope, scope_id, user_modified)
-      select name, description, ${settings.collection_interval_seconds}, ${settings.retention_days},
-        ${settings.is_enabled}, ${scope}, ${scopeId}, true
+      select name, description, ${settings.collectionIntervalSeconds}, ${settings.retentionDays},
+        ${settings.isEnabled}, ${scope}, ${scopeId}, true
       from probe_configs where scope = 'global' and name = ${probeName}
       on conflict (name, scope, scope_id) do update set
         collection_interval_seconds = excluded.collection_interval_seconds,

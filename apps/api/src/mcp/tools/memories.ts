@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { presentMemory } from "../../memories/present.js";
 import { rowIdArgument } from "../arguments.js";
 import { defineTool, text, tsvOfObjects } from "../tool.js";
 
@@ -37,15 +38,18 @@ export const recallMemories = defineTool({
   async run(context, args) {
     const caller = await context.access.requireCaller();
     const { memories } = await context.services.memories.recall(caller, args);
-    const rows = memories.map((memory) => ({
-      id: memory.id,
-      scope: memory.scope,
-      category: memory.category,
-      pinned: memory.pinned,
-      score: Math.round(memory.score * 10_000) / 10_000,
-      updated_at: memory.updated_at,
-      content: memory.content,
-    }));
+    const rows = memories.map((memory) => {
+      const { id, scope, category, pinned, updated_at, content } = presentMemory(memory);
+      return {
+        id,
+        scope,
+        category,
+        pinned,
+        score: Math.round(memory.score * 10_000) / 10_000,
+        updated_at,
+        content,
+      };
+    });
     return text(tsvOfObjects(rows, "No memories found"));
   },
 });

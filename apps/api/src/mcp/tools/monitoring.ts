@@ -3,6 +3,7 @@ import { findProbeSpec, probeCatalogue } from "@dbmon/monitoring";
 import { z } from "zod";
 import { presentConnection } from "../../connections/store.js";
 import { dimensionColumns, metricColumns } from "../../metrics/catalogue.js";
+import { presentBaseline, presentSeries, presentStoredBaseline } from "../../metrics/present.js";
 import { pageArguments, rowIdArgument, timeArgument } from "../arguments.js";
 import { boundConnection } from "../connection.js";
 import { pointInTime } from "../time.js";
@@ -114,7 +115,7 @@ export const queryMetrics = defineTool({
     const now = context.services.clock.now();
     const seconds = (now.getTime() - pointInTime(args.time_start, now, "time_start").getTime()) / 1000;
     const range = TIME_RANGES.find((candidate) => RANGE_SECONDS[candidate] >= seconds) ?? "30d";
-    const series = await context.services.metrics.series(context.access, {
+    const found = await context.services.metrics.series(context.access, {
       probeName: args.probe_name,
       connectionIds: [row.id],
       range,
@@ -128,6 +129,7 @@ export const queryMetrics = defineTool({
       schemaName: args.schema_name,
       tableName: args.table_name,
     });
+    const series = found.map(presentSeries);
     if (series.length === 0) {
       return text(`No data for ${args.probe_name} on connection ${row.id} in the last ${range}`);
     }
@@ -164,8 +166,14 @@ export const getMetricBaselines = defineTool({
         limit: args.limit,
         offset: args.offset,
       });
-      const rows = baselines.map((baseline) => ({ ...baseline }));
-      return text(tsvPage(total, "baseline", rows, `No baselines on connection ${row.id} yet`));
+      return text(
+        tsvPage(
+          total,
+          "baseline",
+          baselines.map(presentStoredBaseline),
+          `No baselines on connection ${row.id} yet`,
+        ),
+      );
     }
     const [probe, column] = args.metric_name.split(".", 2) as [string, string | undefined];
     const baselines = await context.services.metrics.baselines(context.access, {
@@ -173,7 +181,12 @@ export const getMetricBaselines = defineTool({
       probeName: probe,
       metrics: column ? [column] : undefined,
     });
-    return text(tsvOfObjects(baselines, `No baselines for ${args.metric_name} on connection ${row.id} yet`));
+    return text(
+      tsvOfObjects(
+        baselines.map(presentBaseline),
+        `No baselines for ${args.metric_name} on connection ${row.id} yet`,
+      ),
+    );
   },
 });
 

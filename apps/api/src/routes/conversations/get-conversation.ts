@@ -1,7 +1,9 @@
 import { getConversation } from "@dbmon/contract";
+import { presentConversation } from "../../conversations/present.js";
 import { implement } from "../../http/operations.js";
 
 export const getConversationHandler = implement(getConversation, async (c) => {
   const caller = await c.get("access").requireCaller();
-  return c.json(await c.get("services").conversations.get(caller, c.req.valid("param").id), 200);
+  const conversation = await c.get("services").conversations.get(caller, c.req.valid("param").id);
+  return c.json(presentConversation(conversation), 200);
 });

@@ -1,4 +1,5 @@
 import { updateConversation } from "@dbmon/contract";
+import { presentConversation } from "../../conversations/present.js";
 import { implement } from "../../http/operations.js";
 
 export const updateConversationHandler = implement(updateConversation, async (c) => {
@@ -6,5 +7,5 @@ export const updateConversationHandler = implement(updateConversation, async (c)
   const conversation = await c
     .get("services")
     .conversations.update(caller, c.req.valid("param").id, c.req.valid("json"));
-  return c.json(conversation, 200);
+  return c.json(presentConversation(conversation), 200);
 });

@@ -1,5 +1,6 @@
 import { getMetricBaselines } from "@dbmon/contract";
 import { implement } from "../../http/operations.js";
+import { presentBaseline } from "../../metrics/present.js";
 import { required } from "../../metrics/request.js";
 
 export const getMetricBaselinesHandler = implement(getMetricBaselines, async (c) => {
@@ -9,5 +10,5 @@ export const getMetricBaselinesHandler = implement(getMetricBaselines, async (c)
     probeName: required(query.probe_name, "probe_name"),
     metrics: query.metrics,
   });
-  return c.json(baselines, 200);
+  return c.json(baselines.map(presentBaseline), 200);
 });

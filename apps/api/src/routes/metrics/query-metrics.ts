@@ -1,5 +1,6 @@
 import { queryMetrics } from "@dbmon/contract";
 import { implement } from "../../http/operations.js";
+import { presentSeries } from "../../metrics/present.js";
 import { requestedConnections, required } from "../../metrics/request.js";
 
 export const queryMetricsHandler = implement(queryMetrics, async (c) => {
@@ -15,5 +16,5 @@ export const queryMetricsHandler = implement(queryMetrics, async (c) => {
     schemaName: query.schema_name,
     tableName: query.table_name,
   });
-  return c.json(series, 200);
+  return c.json(series.map(presentSeries), 200);
 });

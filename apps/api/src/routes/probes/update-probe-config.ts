@@ -1,7 +1,9 @@
 import { updateProbeConfig } from "@dbmon/contract";
 import { implement } from "../../http/operations.js";
+import { presentProbeConfig, settingsOf } from "../../probes/present.js";
 
 export const updateProbeConfigHandler = implement(updateProbeConfig, async (c) => {
   const { id } = c.req.valid("param");
-  return c.json(await c.get("services").probes.update(id, c.req.valid("json")), 200);
+  const config = await c.get("services").probes.update(id, settingsOf(c.req.valid("json")));
+  return c.json(presentProbeConfig(config), 200);
 });
