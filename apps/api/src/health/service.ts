@@ -1,4 +1,3 @@
-import type { ConnectionHealthSchema, FleetHealthSchema, HealthCheckSchema } from "@dbmon/contract";
 import { type Datastore, schema } from "@dbmon/datastore";
 import {
   HEALTH_CHECKS,
@@ -6,15 +5,50 @@ import {
   type HealthFinding,
   type HealthStatus,
 } from "@dbmon/monitoring";
-import type { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import { scopeRef, Visibility } from "../auth/visibility.js";
 import { NotFound } from "../errors.js";
 
-export type ConnectionHealth = z.output<typeof ConnectionHealthSchema>;
-export type FleetHealth = z.output<typeof FleetHealthSchema>;
-type HealthCheck = z.output<typeof HealthCheckSchema>;
+/** One check's result on a connection: unknown, with no times, until the alerter has judged it. */
+export interface CheckResult {
+  check: HealthCheckDefinition;
+  status: HealthStatus;
+  value: number | null;
+  findings: HealthFinding[];
+  evaluatedAt: Date | null;
+  changedAt: Date | null;
+}
+
+/** Every check of one connection; its status is the worst of them. */
+export interface ConnectionHealth {
+  connectionId: number;
+  connectionName: string;
+  status: HealthStatus;
+  evaluatedAt: Date | null;
+  checks: CheckResult[];
+}
+
+export type StatusCounts = Record<HealthStatus, number>;
+
+/** A connection of an aggregate: its worst status and the checks at critical and at warning. */
+export interface ConnectionStanding {
+  connectionId: number;
+  connectionName: string;
+  status: HealthStatus;
+  criticalChecks: string[];
+  warningChecks: string[];
+  evaluatedAt: Date | null;
+}
+
+/** The connections of a scope the caller can see, worst first, with counts per status and per check. */
+export interface FleetHealth {
+  scope: FleetScope;
+  status: HealthStatus;
+  statusCounts: StatusCounts;
+  checks: { check: HealthCheckDefinition; counts: StatusCounts }[];
+  connections: ConnectionStanding[];
+}
 
 /** What a fleet view aggregates: the estate, or one cluster or group. */
 export type FleetScope = { kind: "estate" } | { kind: "cluster" | "group"; id: number };
@@ -39,20 +73,14 @@ interface StoredResult {
   changedAt: Date;
 }
 
-function presentCheck(check: HealthCheckDefinition, stored: StoredResult | undefined): HealthCheck {
+function checkResult(check: HealthCheckDefinition, stored: StoredResult | undefined): CheckResult {
   return {
-    name: check.name,
-    title: check.title,
-    category: check.category,
+    check,
     status: (stored?.status as HealthStatus | undefined) ?? "unknown",
     value: stored?.value ?? null,
-    unit: check.unit,
-    measures: check.measures,
-    threshold: { warning: check.warning, critical: check.critical, direction: check.direction },
-    remedy: check.remedy,
     findings: (stored?.findings as HealthFinding[] | undefined) ?? [],
-    evaluated_at: stored?.evaluatedAt.toISOString() ?? null,
-    changed_at: stored?.changedAt.toISOString() ?? null,
+    evaluatedAt: stored?.evaluatedAt ?? null,
+    changedAt: stored?.changedAt ?? null,
   };
 }
 
@@ -78,13 +106,13 @@ export class HealthService {
       .from(healthCheckStatus)
       .where(eq(healthCheckStatus.connectionId, connectionId));
     const stored = new Map(rows.map((row) => [row.checkName, row]));
-    const checks = HEALTH_CHECKS.map((check) => presentCheck(check, stored.get(check.name)));
+    const checks = HEALTH_CHECKS.map((check) => checkResult(check, stored.get(check.name)));
     const evaluated = rows.map((row) => row.evaluatedAt.getTime());
     return {
-      connection_id: connectionId,
-      connection_name: connection.name,
+      connectionId,
+      connectionName: connection.name,
       status: worst(checks.map((check) => check.status)),
-      evaluated_at: evaluated.length ? new Date(Math.max(...evaluated)).toISOString() : null,
+      evaluatedAt: evaluated.length ? new Date(Math.max(...evaluated)) : null,
       checks,
     };
   }
@@ -131,39 +159,37 @@ interface FleetRow {
 
 /** Counts by status, per connection (its worst check) and per check. */
 function aggregate(scope: FleetScope, rows: FleetRow[]): FleetHealth {
-  const zero = () => ({ ok: 0, warning: 0, critical: 0, unknown: 0 });
+  const zero = (): StatusCounts => ({ ok: 0, warning: 0, critical: 0, unknown: 0 });
   const statusCounts = zero();
-  const checks = HEALTH_CHECKS.map((check) => ({ name: check.name, title: check.title, ...zero() }));
-  const listed = rows.map((row) => {
+  const checks = HEALTH_CHECKS.map((check) => ({ check, counts: zero() }));
+  const listed = rows.map((row): ConnectionStanding => {
     const statuses = HEALTH_CHECKS.map((check) => row.statuses?.[check.name] ?? "unknown");
     statuses.forEach((status, index) => {
-      (checks[index] as Record<HealthStatus, number>)[status] += 1;
+      (checks[index] as { counts: StatusCounts }).counts[status] += 1;
     });
     const status = worst(statuses);
     statusCounts[status] += 1;
     const named = (wanted: HealthStatus) =>
       HEALTH_CHECKS.filter((_, index) => statuses[index] === wanted).map((check) => check.name);
     return {
-      connection_id: row.connectionId,
-      connection_name: row.connectionName,
+      connectionId: row.connectionId,
+      connectionName: row.connectionName,
       status,
-      critical_checks: named("critical"),
-      warning_checks: named("warning"),
-      evaluated_at: row.evaluatedAt === null ? null : new Date(row.evaluatedAt).toISOString(),
+      criticalChecks: named("critical"),
+      warningChecks: named("warning"),
+      evaluatedAt: row.evaluatedAt === null ? null : new Date(row.evaluatedAt),
     };
   });
   listed.sort(
     (a, b) =>
       SEVERITY.indexOf(a.status) - SEVERITY.indexOf(b.status) ||
-      a.connection_name.localeCompare(b.connection_name) ||
-      a.connection_id - b.connection_id,
+      a.connectionName.localeCompare(b.connectionName) ||
+      a.connectionId - b.connectionId,
   );
   return {
-    scope: scope.kind,
-    scope_id: scope.kind === "estate" ? null : scope.id,
+    scope,
     status: worst(listed.map((connection) => connection.status)),
-    connection_count: listed.length,
-    status_counts: statusCounts,
+    statusCounts,
     checks,
     connections: listed,
   };

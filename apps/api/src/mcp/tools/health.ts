@@ -1,10 +1,15 @@
-import type { ConnectionHealth, FleetHealth } from "../../health/service.js";
+import {
+  type ConnectionHealthView,
+  type FleetHealthView,
+  presentConnectionHealth,
+  presentFleetHealth,
+} from "../../health/present.js";
 import { rowIdArgument } from "../arguments.js";
 import { boundConnection } from "../connection.js";
 import { defineTool, text, tsv } from "../tool.js";
 
 /** A connection's checks: a summary line, then one TSV row per check, what to do where not ok. */
-function presentConnectionHealth(health: ConnectionHealth): string {
+function connectionHealthText(health: ConnectionHealthView): string {
   const summary = `Connection ${health.connection_id} (${health.connection_name}): ${health.status}, evaluated at ${health.evaluated_at ?? "never (no collected data judged yet)"}`;
   return `${summary}\n${tsv(
     ["check", "status", "value", "unit", "warning_at", "critical_at", "findings", "remedy"],
@@ -24,7 +29,7 @@ function presentConnectionHealth(health: ConnectionHealth): string {
 }
 
 /** An aggregate: a summary line, the connections that are not ok, and the checks that fail somewhere. */
-function presentFleetHealth(health: FleetHealth): string {
+function fleetHealthText(health: FleetHealthView): string {
   const scope =
     health.scope === "estate"
       ? "Estate"
@@ -74,19 +79,17 @@ export const analyzeDbHealth = defineTool({
     const { health } = context.services;
     if (args.connection_id !== undefined) {
       const { row } = await boundConnection(context, args);
-      return text(presentConnectionHealth(await health.connection(row.id)));
+      return text(connectionHealthText(presentConnectionHealth(await health.connection(row.id))));
     }
     if (args.cluster_id !== undefined) {
-      return text(
-        presentFleetHealth(await health.fleet(context.access, { kind: "cluster", id: args.cluster_id })),
-      );
+      const fleet = await health.fleet(context.access, { kind: "cluster", id: args.cluster_id });
+      return text(fleetHealthText(presentFleetHealth(fleet)));
     }
     if (args.group_id !== undefined) {
-      return text(
-        presentFleetHealth(await health.fleet(context.access, { kind: "group", id: args.group_id })),
-      );
+      const fleet = await health.fleet(context.access, { kind: "group", id: args.group_id });
+      return text(fleetHealthText(presentFleetHealth(fleet)));
     }
-    return text(presentFleetHealth(await health.fleet(context.access, { kind: "estate" })));
+    return text(fleetHealthText(presentFleetHealth(await health.fleet(context.access, { kind: "estate" }))));
   },
 });
 
