@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import { createServer as createTcpServer } from "node:net";
-import type { InputOf } from "@dbmon/client";
+import type { InputOf } from "./contract-types.js";
 import {
   acknowledgeAlert,
   alertCounts,

@@ -1,4 +1,4 @@
-import type { InputOf } from "@dbmon/client";
+import type { InputOf } from "./contract-types.js";
 import {
   clearTokenScope,
   createToken,

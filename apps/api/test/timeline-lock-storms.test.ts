@@ -1,4 +1,4 @@
-import type { InputOf } from "@dbmon/client";
+import type { InputOf } from "./contract-types.js";
 import { type RunningCollector, startCollector } from "@dbmon/collector";
 import { listTimelineEvents } from "@dbmon/contract";
 import { databaseUrl, waitFor } from "@dbmon/datastore/testing";

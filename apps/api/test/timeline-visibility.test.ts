@@ -1,4 +1,4 @@
-import type { InputOf } from "@dbmon/client";
+import type { InputOf } from "./contract-types.js";
 import { listTimelineEvents, login } from "@dbmon/contract";
 import type { Sql } from "@dbmon/datastore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

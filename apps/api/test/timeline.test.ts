@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { InputOf } from "@dbmon/client";
+import type { InputOf } from "./contract-types.js";
 import { type RunningCollector, startCollector } from "@dbmon/collector";
 import { listTimelineEvents } from "@dbmon/contract";
 import {
