@@ -297,15 +297,13 @@ for (const [wirePath, methods] of Object.entries(document.paths)) {
       return `${fieldDoc(p.schema, p.description, "  ")}  ${key(name)}${p.required || p.in === "path" ? "" : "?"}: ${typeOf(p.schema, "  ", true)};`;
     });
     if (body === 2 && bodySchema) {
-      fields.push(`  body${bodyOptional ? "?" : ""}: ${typeOf(bodySchema, "  ", true)};`);
+      fields.push(`  body${bodyOptional ? "?" : ""}: ${type}Body;`);
     }
     const hasInput = fields.length > 0 || body === 1;
-    const bodyBase =
-      body === 1 && bodySchema
-        ? bodySchema.$ref
-          ? componentName(bodySchema.$ref)
-          : typeOf(bodySchema, "", true)
-        : undefined;
+    if (bodySchema) {
+      operationTypes.push(`export type ${type}Body = ${typeOf(bodySchema, "", true)};`);
+    }
+    const bodyBase = body === 1 && bodySchema ? `${type}Body` : undefined;
     const base = bodyBase && bodyOptional ? `Partial<${bodyBase}>` : bodyBase;
     const opDoc = jsdoc(
       [`Parameters of \`${id}\` (\`${method.toUpperCase()} ${path}\`), as its method takes them.`],

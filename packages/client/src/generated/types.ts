@@ -2059,15 +2059,19 @@ export type GetHealthResult = Health;
 
 export type GetOpenApiDocumentResult = OpenApiDocument;
 
+export type CompactChatHistoryBody = CompactRequest;
+
 /** Parameters of `compactChatHistory` (`POST /api/v1/chat/compact`), as its method takes them. */
-export type CompactChatHistoryParams = CompactRequest;
+export type CompactChatHistoryParams = CompactChatHistoryBody;
 
 export type CompactChatHistoryResult = CompactResponse;
 
 export type ListConnectionsResult = Connection[];
 
+export type CreateConnectionBody = ConnectionCreateRequest;
+
 /** Parameters of `createConnection` (`POST /api/v1/connections`), as its method takes them. */
-export type CreateConnectionParams = ConnectionCreateRequest;
+export type CreateConnectionParams = CreateConnectionBody;
 
 export type CreateConnectionResult = Connection;
 
@@ -2078,8 +2082,10 @@ export interface GetConnectionParams {
 
 export type GetConnectionResult = Connection;
 
+export type UpdateConnectionBody = ConnectionUpdateRequest;
+
 /** Parameters of `updateConnection` (`PUT /api/v1/connections/{connection_id}`), as its method takes them. */
-export interface UpdateConnectionParams extends ConnectionUpdateRequest {
+export interface UpdateConnectionParams extends UpdateConnectionBody {
   connection_id: number;
 }
 
@@ -2101,29 +2107,37 @@ export type ListConnectionDatabasesResult = DatabaseInfo[];
 
 export type GetCurrentConnectionResult = CurrentConnectionResponse;
 
+export type SetCurrentConnectionBody = CurrentConnectionRequest;
+
 /** Parameters of `setCurrentConnection` (`POST /api/v1/connections/current`), as its method takes them. */
-export type SetCurrentConnectionParams = CurrentConnectionRequest;
+export type SetCurrentConnectionParams = SetCurrentConnectionBody;
 
 export type SetCurrentConnectionResult = CurrentConnectionResponse;
 
 export type ClearCurrentConnectionResult = undefined;
 
+export type QueryConnectionBody = ConnectionQueryRequest;
+
 /** Parameters of `queryConnection` (`POST /api/v1/connections/{connection_id}/query`), as its method takes them. */
-export interface QueryConnectionParams extends ConnectionQueryRequest {
+export interface QueryConnectionParams extends QueryConnectionBody {
   connection_id: number;
 }
 
 export type QueryConnectionResult = ConnectionQueryResponse;
 
+export type AdviseIndexesBody = IndexAdviceRequest;
+
 /** Parameters of `adviseIndexes` (`POST /api/v1/connections/{connection_id}/index-advice`), as its method takes them. */
-export interface AdviseIndexesParams extends IndexAdviceRequest {
+export interface AdviseIndexesParams extends AdviseIndexesBody {
   connection_id: number;
 }
 
 export type AdviseIndexesResult = IndexAdvice;
 
+export type ExplainWithHypotheticalIndexesBody = HypotheticalExplainRequest;
+
 /** Parameters of `explainWithHypotheticalIndexes` (`POST /api/v1/connections/{connection_id}/hypothetical-explain`), as its method takes them. */
-export interface ExplainWithHypotheticalIndexesParams extends HypotheticalExplainRequest {
+export interface ExplainWithHypotheticalIndexesParams extends ExplainWithHypotheticalIndexesBody {
   connection_id: number;
 }
 
@@ -2143,8 +2157,10 @@ export interface GetConnectionClusterParams {
 
 export type GetConnectionClusterResult = ConnectionClusterResponse;
 
+export type UpdateConnectionClusterBody = ConnectionClusterUpdateRequest;
+
 /** Parameters of `updateConnectionCluster` (`PUT /api/v1/connections/{connection_id}/cluster`), as its method takes them. */
-export interface UpdateConnectionClusterParams extends ConnectionClusterUpdateRequest {
+export interface UpdateConnectionClusterParams extends UpdateConnectionClusterBody {
   connection_id: number;
 }
 
@@ -2152,8 +2168,10 @@ export type UpdateConnectionClusterResult = ConnectionClusterInfo;
 
 export type ListClusterGroupsResult = ClusterGroup[];
 
+export type CreateClusterGroupBody = ClusterGroupRequest;
+
 /** Parameters of `createClusterGroup` (`POST /api/v1/cluster-groups`), as its method takes them. */
-export type CreateClusterGroupParams = ClusterGroupRequest;
+export type CreateClusterGroupParams = CreateClusterGroupBody;
 
 export type CreateClusterGroupResult = ClusterGroup;
 
@@ -2164,8 +2182,10 @@ export interface GetClusterGroupParams {
 
 export type GetClusterGroupResult = ClusterGroup;
 
+export type UpdateClusterGroupBody = ClusterGroupRequest;
+
 /** Parameters of `updateClusterGroup` (`PUT /api/v1/cluster-groups/{group_id}`), as its method takes them. */
-export interface UpdateClusterGroupParams extends ClusterGroupRequest {
+export interface UpdateClusterGroupParams extends UpdateClusterGroupBody {
   group_id: number;
 }
 
@@ -2185,8 +2205,10 @@ export interface ListGroupClustersParams {
 
 export type ListGroupClustersResult = Cluster[];
 
+export type CreateClusterInGroupBody = ClusterInGroupRequest;
+
 /** Parameters of `createClusterInGroup` (`POST /api/v1/cluster-groups/{group_id}/clusters`), as its method takes them. */
-export interface CreateClusterInGroupParams extends ClusterInGroupRequest {
+export interface CreateClusterInGroupParams extends CreateClusterInGroupBody {
   group_id: number;
 }
 
@@ -2194,8 +2216,10 @@ export type CreateClusterInGroupResult = Cluster;
 
 export type GetClusterTopologyResult = TopologyGroup[];
 
+export type CreateClusterBody = ClusterRequest;
+
 /** Parameters of `createCluster` (`POST /api/v1/clusters`), as its method takes them. */
-export type CreateClusterParams = ClusterRequest;
+export type CreateClusterParams = CreateClusterBody;
 
 export type CreateClusterResult = Cluster;
 
@@ -2209,8 +2233,10 @@ export interface GetClusterParams {
 
 export type GetClusterResult = Cluster;
 
+export type UpdateClusterBody = ClusterUpdateRequest;
+
 /** Parameters of `updateCluster` (`PUT /api/v1/clusters/{cluster_id}`), as its method takes them. */
-export interface UpdateClusterParams extends ClusterUpdateRequest {
+export interface UpdateClusterParams extends UpdateClusterBody {
   /** N or cluster-N; for PUT and DELETE also server-{connection id} or cluster-spock-{prefix} */
   cluster_id: string;
 }
@@ -2233,8 +2259,10 @@ export interface ListClusterServersParams {
 
 export type ListClusterServersResult = ClusterServer[];
 
+export type AddServerToClusterBody = AddServerToClusterRequest;
+
 /** Parameters of `addServerToCluster` (`POST /api/v1/clusters/{cluster_id}/servers`), as its method takes them. */
-export interface AddServerToClusterParams extends AddServerToClusterRequest {
+export interface AddServerToClusterParams extends AddServerToClusterBody {
   /** N or cluster-N */
   cluster_id: string;
 }
@@ -2258,8 +2286,10 @@ export interface ListClusterRelationshipsParams {
 
 export type ListClusterRelationshipsResult = NodeRelationship[];
 
+export type SetConnectionRelationshipsBody = SetRelationshipsRequest;
+
 /** Parameters of `setConnectionRelationships` (`PUT /api/v1/clusters/{cluster_id}/connections/{connection_id}/relationships`), as its method takes them. */
-export interface SetConnectionRelationshipsParams extends SetRelationshipsRequest {
+export interface SetConnectionRelationshipsParams extends SetConnectionRelationshipsBody {
   /** N or cluster-N */
   cluster_id: string;
   connection_id: number;
@@ -2299,8 +2329,10 @@ export interface GetServerAiAnalysisParams {
 
 export type GetServerAiAnalysisResult = AIAnalysisResponse;
 
+export type LoginBody = LoginRequest;
+
 /** Parameters of `login` (`POST /api/v1/auth/login`), as its method takes them. */
-export type LoginParams = LoginRequest;
+export type LoginParams = LoginBody;
 
 export type LoginResult = LoginResponse;
 
@@ -2312,13 +2344,17 @@ export type GetCapabilitiesResult = CapabilitiesResponse;
 
 export type ListUsersResult = UserList;
 
+export type CreateUserBody = UserCreateRequest;
+
 /** Parameters of `createUser` (`POST /api/v1/rbac/users`), as its method takes them. */
-export type CreateUserParams = UserCreateRequest;
+export type CreateUserParams = CreateUserBody;
 
 export type CreateUserResult = UserCreated;
 
+export type UpdateUserBody = UserUpdateRequest;
+
 /** Parameters of `updateUser` (`PUT /api/v1/rbac/users/{user_id}`), as its method takes them. */
-export interface UpdateUserParams extends UserUpdateRequest {
+export interface UpdateUserParams extends UpdateUserBody {
   user_id: number;
 }
 
@@ -2340,8 +2376,10 @@ export type GetUserPrivilegesResult = UserPrivilegesResponse;
 
 export type ListGroupsResult = GroupList;
 
+export type CreateGroupBody = GroupCreateRequest;
+
 /** Parameters of `createGroup` (`POST /api/v1/rbac/groups`), as its method takes them. */
-export type CreateGroupParams = GroupCreateRequest;
+export type CreateGroupParams = CreateGroupBody;
 
 export type CreateGroupResult = GroupCreated;
 
@@ -2352,8 +2390,10 @@ export interface GetGroupParams {
 
 export type GetGroupResult = RBACGroupDetail;
 
+export type UpdateGroupBody = GroupUpdateRequest;
+
 /** Parameters of `updateGroup` (`PUT /api/v1/rbac/groups/{group_id}`), as its method takes them. */
-export interface UpdateGroupParams extends GroupUpdateRequest {
+export interface UpdateGroupParams extends UpdateGroupBody {
   group_id: number;
 }
 
@@ -2366,10 +2406,12 @@ export interface DeleteGroupParams {
 
 export type DeleteGroupResult = undefined;
 
+export type AddGroupMemberBody = GroupMemberRequest;
+
 /** Parameters of `addGroupMember` (`POST /api/v1/rbac/groups/{group_id}/members`), as its method takes them. */
 export interface AddGroupMemberParams {
   group_id: number;
-  body: GroupMemberRequest;
+  body: AddGroupMemberBody;
 }
 
 export type AddGroupMemberResult = undefined;
@@ -2397,15 +2439,19 @@ export interface GetGroupMCPPrivilegesParams {
 
 export type GetGroupMCPPrivilegesResult = GroupMCPPrivileges;
 
+export type SetGroupMCPPrivilegesBody = GroupMCPPrivilegesRequest;
+
 /** Parameters of `setGroupMCPPrivileges` (`PUT /api/v1/rbac/groups/{group_id}/privileges/mcp`), as its method takes them. */
-export interface SetGroupMCPPrivilegesParams extends GroupMCPPrivilegesRequest {
+export interface SetGroupMCPPrivilegesParams extends SetGroupMCPPrivilegesBody {
   group_id: number;
 }
 
 export type SetGroupMCPPrivilegesResult = GroupMCPPrivileges;
 
+export type GrantGroupMCPPrivilegeBody = GroupMCPPrivilegeGrant;
+
 /** Parameters of `grantGroupMCPPrivilege` (`POST /api/v1/rbac/groups/{group_id}/privileges/mcp`), as its method takes them. */
-export interface GrantGroupMCPPrivilegeParams extends GroupMCPPrivilegeGrant {
+export interface GrantGroupMCPPrivilegeParams extends GrantGroupMCPPrivilegeBody {
   group_id: number;
 }
 
@@ -2427,15 +2473,19 @@ export interface GetGroupConnectionPrivilegesParams {
 
 export type GetGroupConnectionPrivilegesResult = GroupConnectionPrivileges;
 
+export type SetGroupConnectionPrivilegesBody = GroupConnectionPrivilegesRequest;
+
 /** Parameters of `setGroupConnectionPrivileges` (`PUT /api/v1/rbac/groups/{group_id}/privileges/connections`), as its method takes them. */
-export interface SetGroupConnectionPrivilegesParams extends GroupConnectionPrivilegesRequest {
+export interface SetGroupConnectionPrivilegesParams extends SetGroupConnectionPrivilegesBody {
   group_id: number;
 }
 
 export type SetGroupConnectionPrivilegesResult = GroupConnectionPrivileges;
 
+export type GrantGroupConnectionPrivilegeBody = ConnectionAccess;
+
 /** Parameters of `grantGroupConnectionPrivilege` (`POST /api/v1/rbac/groups/{group_id}/privileges/connections`), as its method takes them. */
-export interface GrantGroupConnectionPrivilegeParams extends ConnectionAccess {
+export interface GrantGroupConnectionPrivilegeParams extends GrantGroupConnectionPrivilegeBody {
   group_id: number;
 }
 
@@ -2456,15 +2506,19 @@ export interface GetGroupPermissionsParams {
 
 export type GetGroupPermissionsResult = GroupPermissionsResponse;
 
+export type SetGroupPermissionsBody = GroupPermissionsRequest;
+
 /** Parameters of `setGroupPermissions` (`PUT /api/v1/rbac/groups/{group_id}/permissions`), as its method takes them. */
-export interface SetGroupPermissionsParams extends GroupPermissionsRequest {
+export interface SetGroupPermissionsParams extends SetGroupPermissionsBody {
   group_id: number;
 }
 
 export type SetGroupPermissionsResult = GroupPermissionsResponse;
 
+export type GrantGroupPermissionBody = GroupPermissionGrant;
+
 /** Parameters of `grantGroupPermission` (`POST /api/v1/rbac/groups/{group_id}/permissions`), as its method takes them. */
-export interface GrantGroupPermissionParams extends GroupPermissionGrant {
+export interface GrantGroupPermissionParams extends GrantGroupPermissionBody {
   group_id: number;
 }
 
@@ -2480,8 +2534,10 @@ export type RevokeGroupPermissionResult = undefined;
 
 export type ListTokensResult = TokenList;
 
+export type CreateTokenBody = TokenCreateRequest;
+
 /** Parameters of `createToken` (`POST /api/v1/rbac/tokens`), as its method takes them. */
-export type CreateTokenParams = TokenCreateRequest;
+export type CreateTokenParams = CreateTokenBody;
 
 export type CreateTokenResult = TokenCreateResponse;
 
@@ -2499,8 +2555,10 @@ export interface GetTokenScopeParams {
 
 export type GetTokenScopeResult = TokenScopeResponse;
 
+export type SetTokenScopeBody = TokenScopeRequest;
+
 /** Parameters of `setTokenScope` (`PUT /api/v1/rbac/tokens/{token_id}/scope`), as its method takes them. */
-export interface SetTokenScopeParams extends TokenScopeRequest {
+export interface SetTokenScopeParams extends SetTokenScopeBody {
   token_id: number;
 }
 
@@ -2542,8 +2600,10 @@ export type ListAlertsResult = AlertListResult;
 
 export type GetAlertCountsResult = AlertCountsResult;
 
+export type AcknowledgeAlertBody = AcknowledgeRequest;
+
 /** Parameters of `acknowledgeAlert` (`POST /api/v1/alerts/acknowledge`), as its method takes them. */
-export type AcknowledgeAlertParams = AcknowledgeRequest;
+export type AcknowledgeAlertParams = AcknowledgeAlertBody;
 
 export type AcknowledgeAlertResult = StatusResponse;
 
@@ -2554,8 +2614,10 @@ export interface UnacknowledgeAlertParams {
 
 export type UnacknowledgeAlertResult = StatusResponse;
 
+export type SaveAlertAnalysisBody = SaveAnalysisRequest;
+
 /** Parameters of `saveAlertAnalysis` (`PUT /api/v1/alerts/analysis`), as its method takes them. */
-export type SaveAlertAnalysisParams = SaveAnalysisRequest;
+export type SaveAlertAnalysisParams = SaveAlertAnalysisBody;
 
 export type SaveAlertAnalysisResult = StatusResponse;
 
@@ -2568,8 +2630,10 @@ export interface GetAlertRuleParams {
 
 export type GetAlertRuleResult = AlertRule;
 
+export type UpdateAlertRuleBody = AlertRuleUpdate;
+
 /** Parameters of `updateAlertRule` (`PUT /api/v1/alert-rules/{rule_id}`), as its method takes them. */
-export interface UpdateAlertRuleParams extends AlertRuleUpdate {
+export interface UpdateAlertRuleParams extends UpdateAlertRuleBody {
   rule_id: number;
 }
 
@@ -2584,8 +2648,10 @@ export interface ListAlertOverridesParams {
 
 export type ListAlertOverridesResult = AlertOverride[];
 
+export type UpsertAlertOverrideBody = AlertOverrideUpdate;
+
 /** Parameters of `upsertAlertOverride` (`PUT /api/v1/alert-overrides/{scope}/{scope_id}/{rule_id}`), as its method takes them. */
-export interface UpsertAlertOverrideParams extends AlertOverrideUpdate {
+export interface UpsertAlertOverrideParams extends UpsertAlertOverrideBody {
   /** server (a connection), cluster or group */
   scope: "server" | "cluster" | "group";
   scope_id: number;
@@ -2626,8 +2692,10 @@ export interface ListBlackoutsParams {
 
 export type ListBlackoutsResult = BlackoutList;
 
+export type CreateBlackoutBody = BlackoutCreateRequest;
+
 /** Parameters of `createBlackout` (`POST /api/v1/blackouts`), as its method takes them. */
-export type CreateBlackoutParams = BlackoutCreateRequest;
+export type CreateBlackoutParams = CreateBlackoutBody;
 
 export type CreateBlackoutResult = Blackout;
 
@@ -2638,8 +2706,10 @@ export interface GetBlackoutParams {
 
 export type GetBlackoutResult = Blackout;
 
+export type UpdateBlackoutBody = BlackoutUpdateRequest;
+
 /** Parameters of `updateBlackout` (`PUT /api/v1/blackouts/{blackout_id}`), as its method takes them. */
-export interface UpdateBlackoutParams extends BlackoutUpdateRequest {
+export interface UpdateBlackoutParams extends UpdateBlackoutBody {
   blackout_id: number;
 }
 
@@ -2673,8 +2743,10 @@ export interface ListBlackoutSchedulesParams {
 
 export type ListBlackoutSchedulesResult = BlackoutScheduleList;
 
+export type CreateBlackoutScheduleBody = BlackoutScheduleRequest;
+
 /** Parameters of `createBlackoutSchedule` (`POST /api/v1/blackout-schedules`), as its method takes them. */
-export type CreateBlackoutScheduleParams = BlackoutScheduleRequest;
+export type CreateBlackoutScheduleParams = CreateBlackoutScheduleBody;
 
 export type CreateBlackoutScheduleResult = BlackoutSchedule;
 
@@ -2685,8 +2757,10 @@ export interface GetBlackoutScheduleParams {
 
 export type GetBlackoutScheduleResult = BlackoutSchedule;
 
+export type UpdateBlackoutScheduleBody = BlackoutScheduleRequest;
+
 /** Parameters of `updateBlackoutSchedule` (`PUT /api/v1/blackout-schedules/{schedule_id}`), as its method takes them. */
-export interface UpdateBlackoutScheduleParams extends BlackoutScheduleRequest {
+export interface UpdateBlackoutScheduleParams extends UpdateBlackoutScheduleBody {
   schedule_id: number;
 }
 
@@ -2701,8 +2775,10 @@ export type DeleteBlackoutScheduleResult = StatusResponse;
 
 export type ListNotificationChannelsResult = NotificationChannel[];
 
+export type CreateNotificationChannelBody = NotificationChannelCreateRequest;
+
 /** Parameters of `createNotificationChannel` (`POST /api/v1/notification-channels`), as its method takes them. */
-export type CreateNotificationChannelParams = NotificationChannelCreateRequest;
+export type CreateNotificationChannelParams = CreateNotificationChannelBody;
 
 export type CreateNotificationChannelResult = NotificationChannel;
 
@@ -2713,8 +2789,10 @@ export interface GetNotificationChannelParams {
 
 export type GetNotificationChannelResult = NotificationChannel;
 
+export type UpdateNotificationChannelBody = NotificationChannelCreateRequest;
+
 /** Parameters of `updateNotificationChannel` (`PUT /api/v1/notification-channels/{channel_id}`), as its method takes them. */
-export interface UpdateNotificationChannelParams extends NotificationChannelCreateRequest {
+export interface UpdateNotificationChannelParams extends UpdateNotificationChannelBody {
   channel_id: number;
 }
 
@@ -2727,8 +2805,10 @@ export interface DeleteNotificationChannelParams {
 
 export type DeleteNotificationChannelResult = StatusResponse;
 
+export type TestNotificationChannelBody = TestChannelRequest;
+
 /** Parameters of `testNotificationChannel` (`POST /api/v1/notification-channels/{channel_id}/test`), as its method takes them. */
-export interface TestNotificationChannelParams extends Partial<TestChannelRequest> {
+export interface TestNotificationChannelParams extends Partial<TestNotificationChannelBody> {
   channel_id: number;
 }
 
@@ -2741,15 +2821,19 @@ export interface ListEmailRecipientsParams {
 
 export type ListEmailRecipientsResult = EmailRecipient[];
 
+export type CreateEmailRecipientBody = EmailRecipientRequest;
+
 /** Parameters of `createEmailRecipient` (`POST /api/v1/notification-channels/{channel_id}/recipients`), as its method takes them. */
-export interface CreateEmailRecipientParams extends EmailRecipientRequest {
+export interface CreateEmailRecipientParams extends CreateEmailRecipientBody {
   channel_id: number;
 }
 
 export type CreateEmailRecipientResult = EmailRecipient;
 
+export type UpdateEmailRecipientBody = EmailRecipientRequest;
+
 /** Parameters of `updateEmailRecipient` (`PUT /api/v1/notification-channels/{channel_id}/recipients/{recipient_id}`), as its method takes them. */
-export interface UpdateEmailRecipientParams extends EmailRecipientRequest {
+export interface UpdateEmailRecipientParams extends UpdateEmailRecipientBody {
   channel_id: number;
   recipient_id: number;
 }
@@ -2772,8 +2856,10 @@ export interface ListChannelOverridesParams {
 
 export type ListChannelOverridesResult = ChannelOverride[];
 
+export type UpsertChannelOverrideBody = ChannelOverrideUpdate;
+
 /** Parameters of `upsertChannelOverride` (`PUT /api/v1/channel-overrides/{scope}/{scope_id}/{channel_id}`), as its method takes them. */
-export interface UpsertChannelOverrideParams extends ChannelOverrideUpdate {
+export interface UpsertChannelOverrideParams extends UpsertChannelOverrideBody {
   scope: "server" | "cluster" | "group";
   scope_id: number;
   channel_id: number;
@@ -2805,8 +2891,10 @@ export interface GetProbeConfigParams {
 
 export type GetProbeConfigResult = ProbeConfig;
 
+export type UpdateProbeConfigBody = ProbeConfigUpdate;
+
 /** Parameters of `updateProbeConfig` (`PUT /api/v1/probe-configs/{config_id}`), as its method takes them. */
-export interface UpdateProbeConfigParams extends ProbeConfigUpdate {
+export interface UpdateProbeConfigParams extends UpdateProbeConfigBody {
   config_id: number;
 }
 
@@ -2821,8 +2909,10 @@ export interface ListProbeOverridesParams {
 
 export type ListProbeOverridesResult = ProbeOverride[];
 
+export type UpsertProbeOverrideBody = ProbeOverrideUpdate;
+
 /** Parameters of `upsertProbeOverride` (`PUT /api/v1/probe-overrides/{scope}/{scope_id}/{probe_name}`), as its method takes them. */
-export interface UpsertProbeOverrideParams extends ProbeOverrideUpdate {
+export interface UpsertProbeOverrideParams extends UpsertProbeOverrideBody {
   /** server (a connection), cluster or group (a cluster group) */
   scope: "server" | "cluster" | "group";
   scope_id: number;
@@ -3147,8 +3237,10 @@ export interface ListConversationsParams {
 
 export type ListConversationsResult = ConversationListResponse;
 
+export type CreateConversationBody = ConversationCreateRequest;
+
 /** Parameters of `createConversation` (`POST /api/v1/conversations`), as its method takes them. */
-export type CreateConversationParams = ConversationCreateRequest;
+export type CreateConversationParams = CreateConversationBody;
 
 export type CreateConversationResult = Conversation;
 
@@ -3168,16 +3260,20 @@ export interface GetConversationParams {
 
 export type GetConversationResult = Conversation;
 
+export type UpdateConversationBody = ConversationUpdateRequest;
+
 /** Parameters of `updateConversation` (`PUT /api/v1/conversations/{conversation_id}`), as its method takes them. */
-export interface UpdateConversationParams extends ConversationUpdateRequest {
+export interface UpdateConversationParams extends UpdateConversationBody {
   /** Conversation ID */
   conversation_id: string;
 }
 
 export type UpdateConversationResult = Conversation;
 
+export type RenameConversationBody = ConversationRenameRequest;
+
 /** Parameters of `renameConversation` (`PATCH /api/v1/conversations/{conversation_id}`), as its method takes them. */
-export interface RenameConversationParams extends ConversationRenameRequest {
+export interface RenameConversationParams extends RenameConversationBody {
   /** Conversation ID */
   conversation_id: string;
 }
@@ -3204,28 +3300,38 @@ export type ListLLMModelsResult = ModelsResponse;
 
 export type GetLLMHealthResult = LLMHealthResponse;
 
+export type ChatWithLLMBody = ChatRequest;
+
 /** Parameters of `chatWithLLM` (`POST /api/v1/llm/chat`), as its method takes them. */
-export type ChatWithLLMParams = ChatRequest;
+export type ChatWithLLMParams = ChatWithLLMBody;
 
 export type ChatWithLLMResult = ChatResponse;
 
+export type StreamLLMChatBody = ChatRequest;
+
 /** Parameters of `streamLLMChat` (`POST /api/v1/llm/chat/stream`), as its method takes them. */
-export type StreamLLMChatParams = ChatRequest;
+export type StreamLLMChatParams = StreamLLMChatBody;
 
 export type StreamLLMChatEvent = ChatStreamEvent;
 
+export type CreateEmbeddingsBody = EmbedRequest;
+
 /** Parameters of `createEmbeddings` (`POST /api/v1/llm/embed`), as its method takes them. */
-export type CreateEmbeddingsParams = EmbedRequest;
+export type CreateEmbeddingsParams = CreateEmbeddingsBody;
 
 export type CreateEmbeddingsResult = EmbeddingsResponse;
 
+export type CreateMultimodalEmbeddingsBody = MultimodalEmbedRequest;
+
 /** Parameters of `createMultimodalEmbeddings` (`POST /api/v1/llm/embed/multimodal`), as its method takes them. */
-export type CreateMultimodalEmbeddingsParams = MultimodalEmbedRequest;
+export type CreateMultimodalEmbeddingsParams = CreateMultimodalEmbeddingsBody;
 
 export type CreateMultimodalEmbeddingsResult = EmbeddingsResponse;
 
+export type RerankDocumentsBody = RerankRequest;
+
 /** Parameters of `rerankDocuments` (`POST /api/v1/llm/rerank`), as its method takes them. */
-export type RerankDocumentsParams = RerankRequest;
+export type RerankDocumentsParams = RerankDocumentsBody;
 
 export type RerankDocumentsResult = RerankResponse;
 
@@ -3239,8 +3345,10 @@ export interface ListMemoriesParams {
 
 export type ListMemoriesResult = MemoryListResponse;
 
+export type UpdateMemoryPinnedBody = MemoryPinRequest;
+
 /** Parameters of `updateMemoryPinned` (`PATCH /api/v1/memories/{memory_id}`), as its method takes them. */
-export interface UpdateMemoryPinnedParams extends MemoryPinRequest {
+export interface UpdateMemoryPinnedParams extends UpdateMemoryPinnedBody {
   memory_id: number;
 }
 
@@ -3255,14 +3363,18 @@ export type DeleteMemoryResult = MemoryDeletedResponse;
 
 export type ListMCPToolsResult = MCPToolListResponse;
 
+export type CallMCPToolBody = MCPToolCallRequest;
+
 /** Parameters of `callMCPTool` (`POST /api/v1/mcp/tools/call`), as its method takes them. */
-export type CallMCPToolParams = MCPToolCallRequest;
+export type CallMCPToolParams = CallMCPToolBody;
 
 export type CallMCPToolResult = MCPToolCallResponse;
 
+export type McpJsonRpcBody = JSONRPCRequest | readonly JSONRPCRequest[];
+
 /** Parameters of `mcpJsonRpc` (`POST /mcp/v1`), as its method takes them. */
 export interface McpJsonRpcParams {
-  body: JSONRPCRequest | readonly JSONRPCRequest[];
+  body: McpJsonRpcBody;
 }
 
 export type McpJsonRpcResult = JSONRPCResponse | JSONRPCResponse[];
