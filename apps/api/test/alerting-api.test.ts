@@ -442,6 +442,12 @@ describe("blackouts", () => {
       created_by: "blackouts",
       is_active: true,
     });
+    // The list's scope filter is one of the four scopes: another is refused, not an empty list.
+    expect(await (await call("/api/v1/blackouts?scope=servers", admin)).json()).toEqual({
+      error: "Invalid scope: must be estate, group, cluster or server",
+    });
+    expect((await call("/api/v1/blackout-schedules?scope=servers", admin)).status).toBe(400);
+    expect((await call("/api/v1/blackouts?scope=server", admin)).status).toBe(200);
     // The estate holds connections the manager cannot see: only who sees them all silences it
     // (scoped-settings.test.ts has the rule).
     expect((await post({ ...base, start_time: at(hour), end_time: at(2 * hour) })).status).toBe(403);

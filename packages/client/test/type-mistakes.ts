@@ -18,6 +18,8 @@ export async function mistakes() {
   await dbmon.connections.get({});
   // @ts-expect-error alerts.unacknowledge without alert_id
   await dbmon.alerts.unacknowledge();
+  // @ts-expect-error llm.listModels without its provider
+  await dbmon.llm.listModels();
 
   // Enums where the API accepts a fixed set.
   // @ts-expect-error typo'd aggregation
@@ -30,6 +32,10 @@ export async function mistakes() {
   await dbmon.alerts.list({ severity: "crit" });
   // @ts-expect-error typo'd alert_type
   await dbmon.alerts.list({ alert_type: "thresholds" });
+  // @ts-expect-error typo'd blackout scope filter
+  await dbmon.blackouts.list({ scope: "servers" });
+  // @ts-expect-error typo'd timeline event type
+  await dbmon.timeline.listEvents({ event_types: ["restarts"] });
   // @ts-expect-error typo'd overview scope_type
   await dbmon.overview.get({ scope_type: "estate", scope_id: "1" });
 

@@ -150,7 +150,7 @@ export function pageSize(limit: number | undefined, paging: Paging): number {
  * (`?connection_ids=1,2`): an array serialized `form`, not exploded, so typed clients take an array.
  */
 export function commaListOpenApi(
-  items: { type: "integer" | "string"; minimum?: number },
+  items: { type: "integer" | "string"; minimum?: number; enum?: string[] },
   description: string,
 ) {
   return { type: "array" as const, items, description, param: { style: "form" as const, explode: false } };

@@ -627,7 +627,7 @@ export interface Resources<S extends ResultStyle> {
      *
      * Access: public (no token needed).
      */
-    listModels(params?: T.ListLLMModelsParams, options?: CallOptions): Promise<Result<T.ListLLMModelsResult, S>>;
+    listModels(params: T.ListLLMModelsParams, options?: CallOptions): Promise<Result<T.ListLLMModelsResult, S>>;
     /**
      * LLM proxy health (`GET /api/v1/llm/health`)
      *

@@ -2680,7 +2680,8 @@ export type GetAlertOverrideContextResult = OverrideContextResponse;
 
 /** Parameters of `listBlackouts` (`GET /api/v1/blackouts`), as its method takes them. */
 export interface ListBlackoutsParams {
-  scope?: string;
+  /** Only blackouts of this scope */
+  scope?: "estate" | "group" | "cluster" | "server";
   group_id?: number;
   cluster_id?: number;
   connection_id?: number;
@@ -2731,7 +2732,8 @@ export type StopBlackoutResult = Blackout;
 
 /** Parameters of `listBlackoutSchedules` (`GET /api/v1/blackout-schedules`), as its method takes them. */
 export interface ListBlackoutSchedulesParams {
-  scope?: string;
+  /** Only blackouts of this scope */
+  scope?: "estate" | "group" | "cluster" | "server";
   group_id?: number;
   cluster_id?: number;
   connection_id?: number;
@@ -3045,8 +3047,8 @@ export interface ListTimelineEventsParams {
   connection_id?: number;
   /** Connection IDs (comma-separated on the wire); win over connection_id */
   connection_ids?: readonly number[];
-  /** Comma-separated: config_change, hba_change, ident_change, restart, alert_fired, alert_cleared, alert_acknowledged, extension_change, blackout_started, blackout_ended, health_check_changed, lock_storm */
-  event_types?: readonly string[];
+  /** Only events of these types (comma-separated on the wire) */
+  event_types?: readonly ("config_change" | "hba_change" | "ident_change" | "restart" | "alert_fired" | "alert_cleared" | "alert_acknowledged" | "extension_change" | "blackout_started" | "blackout_ended" | "health_check_changed" | "lock_storm")[];
   /** Default 500, at most 1000 */
   limit?: number;
 }
@@ -3292,8 +3294,8 @@ export type ListLLMProvidersResult = ProvidersResponse;
 
 /** Parameters of `listLLMModels` (`GET /api/v1/llm/models`), as its method takes them. */
 export interface ListLLMModelsParams {
-  /** Provider name (anthropic, openai, gemini, ollama); required */
-  provider?: string;
+  /** Provider name (anthropic, openai, gemini, ollama) */
+  provider: string;
 }
 
 export type ListLLMModelsResult = ModelsResponse;

@@ -89,7 +89,8 @@ export const positiveLimitQuery = (description: string) =>
 
 export const limitQuery = () => positiveLimitQuery("Maximum rows (at most 100)");
 
-export const csvQuery = (description: string) =>
+/** A comma list of names; `values`, when given, are the names the API accepts. */
+export const csvQuery = (description: string, values?: readonly string[]) =>
   z
     .string()
     .transform((text) =>
@@ -99,7 +100,9 @@ export const csvQuery = (description: string) =>
         .filter(Boolean),
     )
     .optional()
-    .openapi(commaListOpenApi({ type: "string" }, description));
+    .openapi(
+      commaListOpenApi(values ? { type: "string", enum: [...values] } : { type: "string" }, description),
+    );
 
 const DataPointSchema = z.object({ time: z.string(), value: z.number() }).openapi("MetricDataPoint");
 
