@@ -273,6 +273,38 @@ describe("transport", () => {
     ]);
   });
 
+  it("sends namespaced methods to their routes: client parameter names, lists comma-joined, options first where there is no input", async () => {
+    const { baseUrl, seen } = await serve(
+      json(200, { session_token: "s-1", expires_at: "2026-11-27T00:00:00Z" }),
+      json(200, { users: [] }),
+    );
+    const dbmon = createDbmon({ baseUrl });
+    await dbmon.auth.login({ username: "a", password: "b" });
+    await dbmon.rbac.users.list({ headers: { "x-trace": "t-1" } });
+    await dbmon.clusters.removeServerFromCluster({ cluster_id: "cluster-2", connection_id: 5 });
+    await dbmon.alerts.list({ connection_ids: [1, 2], status: "active" });
+    await dbmon.metrics.query({ connection_ids: [3], probe_name: "pg_stat_database", metrics: ["a", "b"] });
+    await dbmon.rbac.groups.addMember({ group_id: 7, body: { group_id: 8 } });
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      "POST /api/v1/auth/login",
+      "GET /api/v1/rbac/users",
+      "DELETE /api/v1/clusters/cluster-2/servers/5",
+      "GET /api/v1/alerts?connection_ids=1%2C2&status=active",
+      "GET /api/v1/metrics/query?connection_ids=3&probe_name=pg_stat_database&metrics=a%2Cb",
+      "POST /api/v1/rbac/groups/7/members",
+    ]);
+    // auth.login kept the session token; the options of a method without input are its first argument.
+    expect(seen[1]?.headers).toMatchObject({ authorization: "Bearer s-1", "x-trace": "t-1" });
+  });
+
+  it("keeps no session token in cookie mode", async () => {
+    const { baseUrl, seen } = await serve(json(200, { session_token: "s-1", expires_at: "x" }));
+    const dbmon = createDbmon({ baseUrl, credentials: "include" });
+    expect((await dbmon.auth.login({ username: "a", password: "b" })).session_token).toBe("s-1");
+    await dbmon.auth.getUserInfo().catch(() => undefined);
+    expect(seen[1]?.headers.authorization).toBeUndefined();
+  });
+
   it("throws a missing path parameter at once, neither sent nor retried", async () => {
     const { baseUrl, seen } = await serve(json(200, {}));
     const error = await createClient({ baseUrl })
