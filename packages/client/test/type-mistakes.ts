@@ -12,6 +12,8 @@ export async function mistakes() {
   await dbmon.metrics.query({ connection_id: 1 });
   // @ts-expect-error metrics.getBaselines without connection_id
   await dbmon.metrics.getBaselines({ probe_name: "pg_stat_database" });
+  // @ts-expect-error metrics.getTopQueries without connection_id
+  await dbmon.metrics.getTopQueries({ limit: 5 });
   // @ts-expect-error login without a password
   await dbmon.auth.login({ username: "admin" });
   // @ts-expect-error connections.get without its id

@@ -767,7 +767,7 @@ export interface Resources<S extends ResultStyle> {
      *
      * Access: any authenticated caller. Read access to every connection asked for is required.
      */
-    getTopQueries<const I extends T.GetTopQueriesParams>(params?: Checked<I, T.GetTopQueriesParams, "limit">, options?: CallOptions): Promise<Result<T.GetTopQueriesResult, S>>;
+    getTopQueries<const I extends T.GetTopQueriesParams>(params: Checked<I, T.GetTopQueriesParams, "limit">, options?: CallOptions): Promise<Result<T.GetTopQueriesResult, S>>;
     /**
      * Latest probe snapshot per entity (`GET /api/v1/metrics/latest`)
      *

@@ -3006,7 +3006,7 @@ export type GetDatabaseSummariesResult = DatabaseSummaries;
 /** Parameters of `getTopQueries` (`GET /api/v1/metrics/top-queries`), as its method takes them. */
 export interface GetTopQueriesParams {
   /** A connection ID */
-  connection_id?: number;
+  connection_id: number;
   /** Maximum rows (at most 100) */
   limit?: number;
   order_by?: "total_exec_time" | "calls" | "mean_exec_time" | "rows" | "shared_blks_hit" | "shared_blks_read";

@@ -56,16 +56,20 @@ export const probeNameQuery = () =>
     )
     .openapi({ description: "Probe name", example: "pg_stat_database" });
 
+/** A connection ID the operation needs: missing or empty is a 400 "connection_id is required". */
+export const requiredConnectionIdQuery = () =>
+  typedText<number, z.ZodType<number>>(
+    z
+      .string(message("connection_id is required"))
+      .min(1, message("connection_id is required"))
+      .regex(/^\d{1,9}$/, message("Invalid connection_id"))
+      .transform(Number),
+  ).openapi({ type: "integer", description: "A connection ID" });
+
 /** The query of the reads of one probe on one connection; operations extend it with their own. */
 export const probeQuery = () =>
   z.object({
-    connection_id: typedText<number, z.ZodType<number>>(
-      z
-        .string(message("connection_id is required"))
-        .min(1, message("connection_id is required"))
-        .regex(/^\d{1,9}$/, message("Invalid connection_id"))
-        .transform(Number),
-    ).openapi({ type: "integer", description: "A connection ID" }),
+    connection_id: requiredConnectionIdQuery(),
     probe_name: probeNameQuery(),
   });
 
