@@ -37,23 +37,23 @@ const exampleDependencies = { "@tanstack/react-query": "5.108.0", "@types/react"
  * imports become `require`). It logs in, calls with a service token in validation mode, and
  * checks typed errors and parameter types.
  */
-const consumer = `import { createDbmon, getHealth, NotFoundError, type ResponseOf } from "@dbmon/client";
+const consumer = `import { createDbmon, type GetHealthResult, NotFoundError } from "@dbmon/client";
 import { contractValidator } from "@dbmon/client/validate";
 import { allOperations } from "@dbmon/contract";
 
 async function main(): Promise<void> {
   const baseUrl = process.env.DBMON_URL ?? "";
   const session = createDbmon({ baseUrl });
-  const token: string = await session.login({ username: "admin", password: process.env.DBMON_ADMIN_PASSWORD ?? "" });
+  const { session_token: token } = await session.auth.login({ username: "admin", password: process.env.DBMON_ADMIN_PASSWORD ?? "" });
   const dbmon = createDbmon({ baseUrl, token, validate: contractValidator() });
-  const health: ResponseOf<typeof getHealth> = await dbmon.utilities.getHealth();
+  const health: GetHealthResult = await dbmon.utilities.getHealth();
   const user = await dbmon.auth.getUserInfo();
-  const missing = await dbmon.connections.get({ id: 999_999 }).catch((error: unknown) => error);
+  const missing = await dbmon.connections.get({ connection_id: 999_999 }).catch((error: unknown) => error);
   if (!(missing instanceof NotFoundError) || missing.status !== 404) {
     throw new Error(\`expected a NotFoundError, got \${String(missing)}\`);
   }
   // @ts-expect-error: path parameters are numbers, not strings
-  void (() => dbmon.connections.get({ id: "1" }));
+  void (() => dbmon.connections.get({ connection_id: "1" }));
   const fields = createDbmon({ baseUrl, token, responseStyle: "fields" });
   const { data, error } = await fields.connections.list();
   if (error || !data) {

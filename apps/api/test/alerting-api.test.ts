@@ -1,6 +1,5 @@
 import { createServer } from "node:http";
 import { createServer as createTcpServer } from "node:net";
-import type { InputOf } from "@dbmon/client";
 import {
   acknowledgeAlert,
   alertCounts,
@@ -40,6 +39,7 @@ import {
   upsertChannelOverride,
 } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { InputOf } from "./contract-types.js";
 import {
   buildTestApp,
   createUser,
@@ -130,6 +130,17 @@ describe("alerts", () => {
     expect(filtered).toEqual({ alerts: [], total: 0 });
     const severity = await as(admin).call(listAlerts, { query: { severity: "critical" } });
     expect(severity.total).toBe(1);
+    // A filter outside its set is refused, not an empty list; an empty one filters nothing.
+    for (const [query, error] of [
+      ["status=open", "Invalid status: must be active, acknowledged or cleared"],
+      ["severity=crit", "Invalid severity: must be info, warning or critical"],
+      ["alert_type=thresholds", "Invalid alert_type: must be threshold, anomaly or connection"],
+    ]) {
+      const refused = await call(`/api/v1/alerts?${query}`, admin);
+      expect(refused.status, query).toBe(400);
+      expect(await refused.json()).toEqual({ error });
+    }
+    expect((await call("/api/v1/alerts?status=&severity=", admin)).status).toBe(200);
     expect((await call("/api/v1/alerts", undefined)).status).toBe(401);
   });
 
@@ -448,6 +459,12 @@ describe("blackouts", () => {
       created_by: "blackouts",
       is_active: true,
     });
+    // The list's scope filter is one of the four scopes: another is refused, not an empty list.
+    expect(await (await call("/api/v1/blackouts?scope=servers", admin)).json()).toEqual({
+      error: "Invalid scope: must be estate, group, cluster or server",
+    });
+    expect((await call("/api/v1/blackout-schedules?scope=servers", admin)).status).toBe(400);
+    expect((await call("/api/v1/blackouts?scope=server", admin)).status).toBe(200);
     // The estate holds connections the manager cannot see: only who sees them all silences it
     // (scoped-settings.test.ts has the rule).
     expect((await post({ ...base, start_time: at(hour), end_time: at(2 * hour) })).status).toBe(403);

@@ -1,4 +1,3 @@
-import type { InputOf } from "@dbmon/client";
 import {
   addGroupMember,
   clearTokenScope,
@@ -13,6 +12,7 @@ import {
   setTokenScope,
 } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { InputOf } from "./contract-types.js";
 import {
   buildTestApp,
   createUser,

@@ -1,4 +1,3 @@
-import type { InputOf } from "@dbmon/client";
 import {
   clearTokenScope,
   createToken,
@@ -9,6 +8,7 @@ import {
   setTokenScope,
 } from "@dbmon/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { InputOf } from "./contract-types.js";
 import {
   buildTestApp,
   createUser,

@@ -24,7 +24,7 @@ describe("SDK against a running dbmon", () => {
     });
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     dbmon = createDbmon({ baseUrl });
-    await dbmon.login({ username: "root", password: TEST_PASSWORD });
+    await dbmon.auth.login({ username: "root", password: TEST_PASSWORD });
   });
   afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));
@@ -43,19 +43,22 @@ describe("SDK against a running dbmon", () => {
       username: "postgres",
       password: "unused",
     });
-    expect((await dbmon.connections.get({ id: connection.id })).name).toBe("sdk");
+    expect((await dbmon.connections.get({ connection_id: connection.id })).name).toBe("sdk");
     expect(await dbmon.serverInfo.get({ connection_id: connection.id })).toHaveProperty("databases");
     expect(await dbmon.alerts.list({ status: "active", limit: 5 })).toHaveProperty("alerts");
     expect(await dbmon.blackouts.list()).toHaveProperty("blackouts");
-    expect(await dbmon.rbac.listUsers()).toBeDefined();
-    expect(await dbmon.probes.listConfigs()).toBeDefined();
-    expect(await dbmon.clusters.listGroups()).toBeDefined();
-    expect(await dbmon.notifications.listChannels()).toBeDefined();
+    expect(await dbmon.rbac.users.list()).toBeDefined();
+    expect(await dbmon.probes.configs.list()).toBeDefined();
+    expect(await dbmon.clusters.groups.list()).toBeDefined();
+    expect(await dbmon.notifications.channels.list()).toBeDefined();
     expect(await dbmon.llm.listProviders()).toBeDefined();
   });
 
   it("finds dbmon's real answers valid in validation mode", async () => {
-    const token = await createDbmon({ baseUrl }).login({ username: "root", password: TEST_PASSWORD });
+    const { session_token: token } = await createDbmon({ baseUrl }).auth.login({
+      username: "root",
+      password: TEST_PASSWORD,
+    });
     const checked = createDbmon({ baseUrl, token, validate: contractValidator() });
     expect(await checked.utilities.getHealth()).toMatchObject({ status: "ok" });
     expect((await checked.auth.getUserInfo()).username).toBe("root");
@@ -63,22 +66,25 @@ describe("SDK against a running dbmon", () => {
     expect(connection?.name).toBe("sdk");
     expect(await checked.serverInfo.get({ connection_id: connection?.id ?? 0 })).toHaveProperty("databases");
     expect(await checked.alerts.list({ limit: 5 })).toHaveProperty("alerts");
-    expect(await checked.rbac.listUsers()).toBeDefined();
+    expect(await checked.rbac.users.list()).toBeDefined();
     expect(await checked.llm.listProviders()).toBeDefined();
-    await expect(checked.connections.get({ id: 999_999 })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(checked.connections.get({ connection_id: 999_999 })).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it("throws typed errors with the request id", async () => {
-    const error = await dbmon.connections.get({ id: 999_999 }).catch((e: unknown) => e);
+    const error = await dbmon.connections.get({ connection_id: 999_999 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotFoundError);
     expect((error as NotFoundError).requestId).toMatch(/.+/);
     const plain = createDbmon({ baseUrl, token: (await createUser(t, "plain2")).token });
-    await expect(plain.rbac.listUsers()).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(plain.rbac.users.list()).rejects.toBeInstanceOf(ForbiddenError);
     await expect(createDbmon({ baseUrl }).auth.getCapabilities()).rejects.toBeInstanceOf(UnauthorizedError);
   });
 
   it("works with a token provider, and login/logout return and end the session", async () => {
-    const session = await createDbmon({ baseUrl }).login({ username: "plain", password: TEST_PASSWORD });
+    const { session_token: session } = await createDbmon({ baseUrl }).auth.login({
+      username: "plain",
+      password: TEST_PASSWORD,
+    });
     const calls: number[] = [];
     const viaProvider = createDbmon({
       baseUrl,
@@ -89,7 +95,7 @@ describe("SDK against a running dbmon", () => {
     });
     expect((await viaProvider.auth.getUserInfo()).username).toBe("plain");
     expect(calls).toHaveLength(1);
-    await viaProvider.logout();
+    await viaProvider.auth.logout();
     await expect(viaProvider.auth.getCapabilities()).rejects.toBeInstanceOf(UnauthorizedError);
   });
 
@@ -122,7 +128,7 @@ describe("SDK against a running dbmon", () => {
   it("aborts a call", async () => {
     const controller = new AbortController();
     controller.abort(new Error("gone"));
-    await expect(dbmon.utilities.getHealth(undefined, { signal: controller.signal })).rejects.toThrow("gone");
+    await expect(dbmon.utilities.getHealth({ signal: controller.signal })).rejects.toThrow("gone");
   });
 
   it("iterates a paged list", async () => {

@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type AlerterOptions, type RunningAlerter, silentAlerterLogger, startAlerter } from "@dbmon/alerter";
-import { type Args, type CallOptions, createClient, type InputOf, type ResponseOf } from "@dbmon/client";
+import { type CallOptions, createClient, type StructuredInput } from "@dbmon/client";
 import type { Operation } from "@dbmon/contract";
 import { type Datastore, openDatastore } from "@dbmon/datastore";
 import { createTestDatabase, type TestDatabase } from "@dbmon/datastore/testing";
@@ -16,6 +16,7 @@ import { createServices } from "../src/create-services.js";
 import type { App } from "../src/http/app-type.js";
 import { createLogger } from "../src/logger.js";
 import type { Services } from "../src/services.js";
+import type { Args, InputOf, ResponseOf } from "./contract-types.js";
 import { undeclaredStatuses } from "./undeclared-statuses.js";
 
 export interface TestApp {
@@ -156,19 +157,16 @@ export function typedClient(t: TestApp, token?: string) {
     ...(token ? { token } : {}),
     fetch: (request) => t.app.request(request),
     retry: false,
-    responseStyle: "fields",
   });
   return {
     async call<R extends Operation>(
       operation: R,
       ...input: Args<InputOf<R>, CallOptions>
     ): Promise<ResponseOf<R>> {
-      const result = await client.call(operation, ...input);
-      if (result.error) {
-        throw result.error;
-      }
-      expectMatchesContract(operation, result.data, result.response.status);
-      return result.data as ResponseOf<R>;
+      const [structured, options] = input as [StructuredInput | undefined, CallOptions | undefined];
+      const { data, response } = await client.request(operation, structured, options);
+      expectMatchesContract(operation, data, response.status);
+      return data as ResponseOf<R>;
     },
   };
 }

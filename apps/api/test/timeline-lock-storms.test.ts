@@ -1,9 +1,9 @@
-import type { InputOf } from "@dbmon/client";
 import { type RunningCollector, startCollector } from "@dbmon/collector";
 import { listTimelineEvents } from "@dbmon/contract";
 import { databaseUrl, waitFor } from "@dbmon/datastore/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { InputOf } from "./contract-types.js";
 import { addConnection } from "./monitoring-support.js";
 import { buildTestApp, createUser, type TestApp, type TestUser, typedClient } from "./support.js";
 

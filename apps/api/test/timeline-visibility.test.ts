@@ -1,7 +1,7 @@
-import type { InputOf } from "@dbmon/client";
 import { listTimelineEvents, login } from "@dbmon/contract";
 import type { Sql } from "@dbmon/datastore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { InputOf } from "./contract-types.js";
 import { addConnection } from "./monitoring-support.js";
 import {
   buildTestApp,

@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { InputOf } from "@dbmon/client";
 import { type RunningCollector, startCollector } from "@dbmon/collector";
 import { listTimelineEvents } from "@dbmon/contract";
 import {
@@ -14,6 +13,7 @@ import {
 import { waitFor } from "@dbmon/datastore/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { InputOf } from "./contract-types.js";
 import { addConnection } from "./monitoring-support.js";
 import {
   buildTestApp,

@@ -1,4 +1,3 @@
-import type { login as loginOperation, logout as logoutOperation } from "@dbmon/contract";
 import {
   apiError,
   type DbmonApiError,
@@ -9,19 +8,21 @@ import {
   UnauthorizedError,
   type ValidationIssue,
 } from "./errors.js";
+import { login as loginEndpoint, logout as logoutEndpoint } from "./generated/endpoints.js";
+import type { LoginParams, LoginResult, LogoutResult } from "./generated/types.js";
 import { type EventStream, readEvents, type StreamOptions } from "./stream.js";
-import type { Args, ErrorBodyOf, InputOf, ResponseOf, RouteLike } from "./types.js";
+import type { Endpoint, ParamsOf, ResultOf, RouteLike } from "./types.js";
 
 /** `throw`: methods return the body and throw `DbmonError`s; `fields`: they return `{ data, error }`. */
 export type ResultStyle = "throw" | "fields";
 
 /** What a call gives in `fields` style: the body or the error, never both. */
-export type Fields<R> =
-  | { data: ResponseOf<R>; error: undefined; response: Response }
-  | { data: undefined; error: DbmonApiError<ErrorBodyOf<R>> | DbmonError; response: Response | undefined };
+export type Fields<T> =
+  | { data: T; error: undefined; response: Response }
+  | { data: undefined; error: DbmonApiError | DbmonError; response: Response | undefined };
 
-/** What a call of `R` resolves to in a style. */
-export type Result<R, S extends ResultStyle> = S extends "fields" ? Fields<R> : ResponseOf<R>;
+/** What a call answering `T` resolves to in a style. */
+export type Result<T, S extends ResultStyle> = S extends "fields" ? Fields<T> : T;
 
 /** A credential: a token, or a function called before every request (for refreshed tokens). */
 export type TokenSource = string | (() => string | null | undefined | Promise<string | null | undefined>);
@@ -91,12 +92,24 @@ export interface CallOptions {
   retry?: Partial<RetryOptions> | false;
 }
 
-/** The structured input `call` takes: `{ params, query, body }`. */
-type StructuredInput = { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown };
+/** A request split by where its parts go: `{ params, query, body }` (path, query string, JSON body). */
+export type StructuredInput = {
+  params?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  body?: unknown;
+};
+
+/** The arguments of a call of an endpoint: its parameters (when it takes any), then options. */
+export type CallArgs<E> =
+  ParamsOf<E> extends undefined
+    ? [params?: undefined, options?: CallOptions]
+    : object extends ParamsOf<E>
+      ? [params?: ParamsOf<E>, options?: CallOptions]
+      : [params: ParamsOf<E>, options?: CallOptions];
 
 export interface DbmonClient<S extends ResultStyle = "throw"> {
-  /** Calls an operation (an endpoint of this package or a route of `@dbmon/contract`). */
-  call<R extends RouteLike>(route: R, ...args: Args<InputOf<R>, CallOptions>): Promise<Result<R, S>>;
+  /** Calls an endpoint of this package with the parameters its method takes (`{ connection_id: 1 }`). */
+  call<E extends Endpoint>(endpoint: E, ...args: CallArgs<E>): Promise<Result<ResultOf<E>, S>>;
   /**
    * Sends a request and gives its parsed JSON body (checked when the client validates) and the
    * response; errors are thrown in either style.
@@ -114,10 +127,14 @@ export interface DbmonClient<S extends ResultStyle = "throw"> {
   ): Promise<Response>;
   /** Opens a server-sent event stream and iterates its events. */
   stream<E>(route: RouteLike, input?: StructuredInput, options?: StreamOptions): Promise<EventStream<E>>;
-  /** Logs in; keeps the session token for later calls (unless the client has its own token source) and returns it. */
-  login(credentials: InputOf<typeof loginOperation>["body"], options?: CallOptions): Promise<string>;
+  /**
+   * Logs in and keeps the session token for later calls (unless the client has its own token
+   * source, or is in cookie mode, where the session cookie the answer sets is the credential);
+   * answers what the API does, the token included.
+   */
+  login(credentials: LoginParams, options?: CallOptions): Promise<Result<LoginResult, S>>;
   /** Ends the session and forgets its token. */
-  logout(options?: CallOptions): Promise<ResponseOf<typeof logoutOperation>>;
+  logout(options?: CallOptions): Promise<Result<LogoutResult, S>>;
 }
 
 const idempotent = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
@@ -132,6 +149,7 @@ const defaultRetry: RetryOptions = {
 export function createClient<S extends ResultStyle = "throw">(options: ClientOptions<S>): DbmonClient<S> {
   const doFetch = options.fetch ?? ((request: Request) => fetch(request));
   let sessionToken: string | undefined;
+  const cookieMode = options.credentials !== undefined && options.credentials !== "omit";
 
   async function token(): Promise<string | null | undefined> {
     const source = options.token;
@@ -236,7 +254,7 @@ export function createClient<S extends ResultStyle = "throw">(options: ClientOpt
         error instanceof UnauthorizedError &&
         options.onUnauthorized &&
         !reauthorized &&
-        route.path !== loginPath
+        route.path !== loginEndpoint.path
       ) {
         reauthorized = true;
         if ((await options.onUnauthorized(error)) === true) {
@@ -275,9 +293,9 @@ export function createClient<S extends ResultStyle = "throw">(options: ClientOpt
   }
 
   const client: DbmonClient<S> = {
-    call(route, ...args) {
-      const [input, call] = args as [StructuredInput | undefined, CallOptions | undefined];
-      return settle(() => request(route, input, call)) as never;
+    call(endpoint, ...args) {
+      const [params, call] = args as [Record<string, unknown> | undefined, CallOptions | undefined];
+      return settle(() => request(endpoint, structure(endpoint, params), call)) as never;
     },
     request,
     send,
@@ -290,22 +308,43 @@ export function createClient<S extends ResultStyle = "throw">(options: ClientOpt
         return send(route, input, { signal, headers, timeout: 0, retry: false, accept: "text/event-stream" });
       }, streamOptions);
     },
-    async login(credentials, call) {
-      const response = await send({ method: "post", path: loginPath }, { body: credentials }, call);
-      const { session_token } = (await response.json()) as ResponseOf<typeof loginOperation>;
-      sessionToken = session_token;
-      return session_token;
+    login(credentials, call) {
+      return settle(async () => {
+        const answer = await request(loginEndpoint, { body: credentials }, call);
+        // In cookie mode the session cookie the answer sets is the credential: no token is kept.
+        if (!cookieMode) {
+          sessionToken = (answer.data as LoginResult).session_token;
+        }
+        return answer;
+      }) as never;
     },
-    async logout(call) {
-      const response = await send({ method: "post", path: "/api/v1/auth/logout" }, {}, call);
-      sessionToken = undefined;
-      return (await response.json()) as ResponseOf<typeof logoutOperation>;
+    logout(call) {
+      return settle(async () => {
+        const answer = await request(logoutEndpoint, {}, call);
+        sessionToken = undefined;
+        return answer;
+      }) as never;
     },
   };
   return client;
 }
 
-const loginPath = "/api/v1/auth/login";
+/** Sorts an endpoint's parameters into path parameters, query and body. */
+export function structure(endpoint: Endpoint, input: Record<string, unknown> = {}): StructuredInput {
+  const params: Record<string, unknown> = {};
+  const query: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(input)) {
+    const target = endpoint.pathParams.includes(name)
+      ? params
+      : endpoint.queryParams.includes(name)
+        ? query
+        : rest;
+    target[name] = value;
+  }
+  const body = endpoint.body === 2 ? input.body : endpoint.body === 1 ? rest : undefined;
+  return { params, query, body };
+}
 
 async function errorOf(response: Response): Promise<DbmonApiError<never>> {
   const text = await response.text();

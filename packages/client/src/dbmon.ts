@@ -1,54 +1,52 @@
-import { type ClientOptions, createClient, type DbmonClient, type ResultStyle } from "./client.js";
-import { type Resources, resourceTable } from "./generated/resources.js";
+import { type ClientOptions, createClient, type DbmonClient, type ResultStyle, structure } from "./client.js";
+import { type Resources, type ResourceTable, resourceTable } from "./generated/resources.js";
 import type { Endpoint } from "./types.js";
 
-/** The client with a method for every operation: `dbmon.serverInfo.get({ connection_id: 1 })`. */
-export type Dbmon<S extends ResultStyle = "throw"> = DbmonClient<S> & Resources<S>;
+/**
+ * The client with a method for every operation, by resource: `dbmon.serverInfo.get({ connection_id: 1 })`,
+ * `dbmon.rbac.users.list()`. Logging in is `dbmon.auth.login()`, which keeps the session token.
+ */
+export type Dbmon<S extends ResultStyle = "throw"> = Omit<DbmonClient<S>, "login" | "logout"> & Resources<S>;
 
-type Flat = Record<string, unknown> & { body?: unknown };
-
-/** Sorts a method's flat input into path parameters, query and body. */
-export function structure(endpoint: Endpoint, input: Flat = {}) {
-  const params: Record<string, unknown> = {};
-  const query: Record<string, unknown> = {};
-  const rest: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(input)) {
-    const target = endpoint.pathParams.includes(name)
-      ? params
-      : endpoint.queryParams.includes(name)
-        ? query
-        : rest;
-    target[name] = value;
-  }
-  const body = endpoint.body === 2 ? input.body : endpoint.body === 1 ? rest : undefined;
-  return { params, query, body };
-}
+type Params = Record<string, unknown>;
 
 /** Creates a dbmon client: the transport of `createClient` plus every operation as a method. */
 export function createDbmon<S extends ResultStyle = "throw">(options: ClientOptions<S>): Dbmon<S> {
   const client = createClient(options);
-  const dbmon: Record<string, unknown> = { ...client };
-  for (const [groupName, methods] of Object.entries(resourceTable)) {
-    const group: Record<string, unknown> = {};
-    for (const [name, target] of Object.entries(methods)) {
-      if (Array.isArray(target)) {
-        const [endpoint, items, cap] = target as [Endpoint, string, number];
-        group[name] = (input?: Flat, call?: object) => pages(client, [endpoint, items, cap], input, call);
-      } else {
-        const endpoint = target as Endpoint;
-        group[name] = endpoint.stream
-          ? (input?: Flat, call?: object) =>
-              client.stream(endpoint, structure(endpoint, input), {
-                reconnect: endpoint.method === "get",
-                ...call,
-              })
-          : (input?: Flat, call?: object) =>
-              client.call(endpoint as never, structure(endpoint, input) as never, call);
-      }
-    }
-    dbmon[groupName] = group;
-  }
+  const { login, logout, ...transport } = client;
+  const dbmon: Record<string, unknown> = { ...transport, ...methods(client, resourceTable) };
+  // `auth.login` and `auth.logout` are the transport's, which keep and forget the session token.
+  Object.assign(dbmon.auth as object, { login, logout });
   return dbmon as unknown as Dbmon<S>;
+}
+
+function methods(client: DbmonClient<ResultStyle>, table: ResourceTable): Record<string, unknown> {
+  const group: Record<string, unknown> = {};
+  for (const [name, target] of Object.entries(table)) {
+    if (Array.isArray(target)) {
+      const [endpoint, items, cap] = target as readonly [Endpoint, string, number];
+      group[name] = (input?: Params, call?: object) => pages(client, [endpoint, items, cap], input, call);
+    } else if (!("operationId" in target)) {
+      group[name] = methods(client, target as ResourceTable);
+    } else {
+      const endpoint = target as Endpoint;
+      group[name] = endpoint.stream
+        ? (input?: Params, call?: object) =>
+            client.stream(endpoint, structure(endpoint, input), {
+              reconnect: endpoint.method === "get",
+              ...call,
+            })
+        : takesInput(endpoint)
+          ? (input?: Params, call?: object) => client.call(endpoint, input as never, call)
+          : (call?: object) => client.call(endpoint, undefined as never, call);
+    }
+  }
+  return group;
+}
+
+/** Whether an endpoint's method takes parameters; one that takes none takes its options first. */
+function takesInput(endpoint: Endpoint): boolean {
+  return endpoint.pathParams.length > 0 || endpoint.queryParams.length > 0 || endpoint.body !== 0;
 }
 
 /**
@@ -59,7 +57,7 @@ export function createDbmon<S extends ResultStyle = "throw">(options: ClientOpti
 async function* pages(
   client: DbmonClient<ResultStyle>,
   [endpoint, items, cap]: readonly [Endpoint, string, number],
-  input: Flat = {},
+  input: Params = {},
   call?: object,
 ) {
   const limit = typeof input.limit === "number" && input.limit > 0 ? Math.min(input.limit, cap) : cap;

@@ -1,5 +1,6 @@
 export {
   backoff,
+  type CallArgs,
   type CallOptions,
   type ClientOptions,
   createClient,
@@ -9,22 +10,13 @@ export {
   type Result,
   type ResultStyle,
   type RetryOptions,
+  type StructuredInput,
   type TokenSource,
 } from "./client.js";
 export { createDbmon, type Dbmon } from "./dbmon.js";
 export * from "./errors.js";
-export type { ChatStreamEvent, Overview, OverviewStreamEvent, StreamEventOf } from "./events.js";
 export * from "./generated/endpoints.js";
-export type { Resources } from "./generated/resources.js";
+export type { Resources, ResourceTable } from "./generated/resources.js";
+export type * from "./generated/types.js";
 export type { EventStream, SseEvent, StreamOptions } from "./stream.js";
-export type {
-  Args,
-  Endpoint,
-  ErrorBodyOf,
-  FlatInput,
-  InputOf,
-  ItemOf,
-  ResponseOf,
-  RouteLike,
-  WrappedInput,
-} from "./types.js";
+export type { Checked, Endpoint, ParamsOf, ResultOf, RouteLike } from "./types.js";

@@ -1,98 +1,50 @@
 /**
- * Request and response types of contract operations, computed from the contract's Zod schemas
- * with types only: nothing here exists at run time.
+ * The types every endpoint and method is written with. Nothing here exists at run time, and
+ * nothing refers to Zod or the contract: the generated declarations are plain TypeScript.
  */
 
-type In<S> = S extends { _zod: { input: infer I } } ? I : never;
-type Out<S> = S extends { _zod: { output: infer O } } ? O : never;
-type IsSchema<S> = S extends { _zod: { input: unknown } } ? true : false;
-type JsonSchemaOf<T> = T extends { content: { "application/json": { schema: infer S } } } ? S : never;
-
-/** Anything routable: a contract operation or an endpoint of this package. */
+/** Anything routable: an endpoint of this package, or a route given by hand. */
 export interface RouteLike {
   method: string;
   path: string;
+  operationId?: string;
 }
 
-/** Type-level link from an endpoint to the contract operation it was generated from. */
-export declare const operationType: unique symbol;
+/** Type-level link from an endpoint to its parameters and result. */
+export declare const endpointTypes: unique symbol;
 
-/** An operation as this package ships it: its route and parameter names, no schemas. */
-export interface Endpoint<Op = unknown> extends RouteLike {
+/**
+ * An operation as this package ships it: its route, with its path parameters under the client's
+ * names (`/api/v1/connections/{connection_id}`), and its parameter names; no schemas.
+ */
+export interface Endpoint<Params = unknown, Result = unknown> extends RouteLike {
   operationId: string;
   /** Path parameter names. */
   pathParams: readonly string[];
   /** Query parameter names. */
   queryParams: readonly string[];
-  /** 0: no body; 1: the body's fields sit beside the parameters; 2: the body is `input.body`. */
+  /** 0: no body; 1: the body's fields sit beside the parameters; 2: the body is `params.body`. */
   body: 0 | 1 | 2;
   /** Answered as server-sent events. */
   stream?: true;
-  readonly [operationType]?: Op;
+  readonly [endpointTypes]?: { params: Params; result: Result };
 }
 
-type OperationOf<R> = R extends Endpoint<infer Op> ? (unknown extends Op ? R : Op) : R;
+/** The parameters an endpoint's method takes (`undefined` when it takes none). */
+export type ParamsOf<E> = E extends Endpoint<infer P, unknown> ? P : never;
 
-type ParamsPart<Req> = Req extends { params: infer P }
-  ? IsSchema<P> extends true
-    ? { params: In<P> }
-    : object
-  : object;
-type QueryPart<Req> = Req extends { query: infer Q }
-  ? IsSchema<Q> extends true
-    ? { query?: In<Q> }
-    : object
-  : object;
-/** A body the operation declares `required: false` (the request may be sent without one) is optional. */
-type BodyPart<Req> = Req extends { body: infer B }
-  ? IsSchema<JsonSchemaOf<B>> extends true
-    ? B extends { required: false }
-      ? { body?: In<JsonSchemaOf<B>> }
-      : { body: In<JsonSchemaOf<B>> }
-    : object
-  : object;
+/** What an endpoint answers (for a stream: one of its events). */
+export type ResultOf<E> = E extends Endpoint<unknown, infer R> ? R : never;
 
-type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type NonNegative<V> = V extends number ? (`${V}` extends `-${string}` ? never : V) : V;
 
-/** Input of an operation: path parameters, query and JSON body, as the contract declares them. */
-export type InputOf<R> =
-  OperationOf<R> extends { request: infer Req }
-    ? Simplify<ParamsPart<Req> & QueryPart<Req> & BodyPart<Req>>
-    : object;
-
-type SuccessStatus = 200 | 201 | 202 | 204;
-type Responses<R> = OperationOf<R> extends { responses: infer Rs } ? Rs : never;
-
-/** The parsed body of an operation's successful responses (`undefined` for 204). */
-export type ResponseOf<R> = {
-  [S in keyof Responses<R>]: S extends SuccessStatus
-    ? IsSchema<JsonSchemaOf<Responses<R>[S]>> extends true
-      ? Out<JsonSchemaOf<Responses<R>[S]>>
-      : undefined
-    : never;
-}[keyof Responses<R>];
-
-/** The body of an operation's error responses: `{ error: string }` throughout dbmon. */
-export type ErrorBodyOf<R> = {
-  [S in keyof Responses<R>]: S extends SuccessStatus ? never : Out<JsonSchemaOf<Responses<R>[S]>>;
-}[keyof Responses<R>];
-
-type Request<R> = OperationOf<R> extends { request: infer Req } ? Req : object;
-type ParamsOf<R> = Request<R> extends { params: infer P } ? In<P> : object;
-type QueryOf<R> = Request<R> extends { query: infer Q } ? In<Q> : object;
-type BodyOf<R> = Request<R> extends { body: infer B } ? In<JsonSchemaOf<B>> : never;
-
-/** Input of a resource method: parameters and the body's fields side by side. */
-export type FlatInput<R> = Simplify<
-  ParamsOf<R> & QueryOf<R> & ([BodyOf<R>] extends [never] ? object : BodyOf<R>)
->;
-
-/** Input of a resource method whose body is not an object of its own fields: `{ ...params, body }`. */
-export type WrappedInput<R> = Simplify<ParamsOf<R> & QueryOf<R> & { body: BodyOf<R> }>;
-
-/** The element type of the array a paged list answers with, under `key`. */
-export type ItemOf<R, K extends string> =
-  ResponseOf<R> extends { [P in K]: readonly (infer T)[] } ? T : never;
-
-/** Method arguments: the input may be left out when none of its fields is required. */
-export type Args<I, O> = object extends I ? [input?: I, options?: O] : [input: I, options?: O];
+/**
+ * The parameters `I` a caller wrote, checked against `P` beyond what assignability checks: a key
+ * `P` does not have, or a negative number literal in one of the `K` fields (limits, offsets), is
+ * `never`, so the mistake is a type error where it was written.
+ */
+export type Checked<I, P, K extends PropertyKey> = I & {
+  [F in Exclude<keyof I, keyof P>]: never;
+} & {
+  [F in keyof I as F extends K ? F : never]: NonNegative<I[F]>;
+};

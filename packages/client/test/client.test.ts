@@ -1,17 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type {
-  chatStreamEvents,
-  health,
-  listAlerts,
-  OverviewSchema,
-  TokenUsageSchema,
-  testNotificationChannel,
-  updateConnection,
-  updateNotificationChannel,
-} from "@dbmon/contract";
 import { afterEach, describe, expect, expectTypeOf, it, vi } from "vitest";
 import {
+  type ChatStreamDone,
   type ChatStreamEvent,
   createClient,
   createDbmon,
@@ -20,14 +11,19 @@ import {
   DbmonNetworkError,
   DbmonTimeoutError,
   DbmonValidationError,
-  type FlatInput,
+  type EventStream,
+  type GetHealthResult,
   getHealth,
-  type InputOf,
+  type ListAlertsParams,
+  type LoginParams,
   NotFoundError,
+  type Overview,
   type OverviewStreamEvent,
-  type ResponseOf,
+  type ParamsOf,
   type SseEvent,
+  type TestNotificationChannelParams,
   UnauthorizedError,
+  type UpdateConnectionParams,
 } from "../src/index.js";
 import { contractValidator } from "../src/validate.js";
 
@@ -64,43 +60,38 @@ const json =
 const fast = { baseDelay: 1, maxDelay: 50 };
 
 describe("types", () => {
-  it("types parameters as numbers and booleans, and results from the contract", () => {
-    expectTypeOf<ResponseOf<typeof health>>().toEqualTypeOf<{
-      status: "ok";
-      server: "dbmon";
-      version: string;
-    }>();
-    expectTypeOf<FlatInput<typeof listAlerts>["limit"]>().toEqualTypeOf<number | undefined>();
-    expectTypeOf<FlatInput<typeof listAlerts>["exclude_cleared"]>().toEqualTypeOf<boolean | undefined>();
-    expectTypeOf<FlatInput<typeof updateConnection>["id"]>().toEqualTypeOf<number>();
-    // A body declared `required: false` may be left out; any other may not.
-    expectTypeOf<{ params: { id: number } }>().toExtend<InputOf<typeof testNotificationChannel>>();
-    expectTypeOf<{ params: { id: number } }>().not.toExtend<InputOf<typeof updateNotificationChannel>>();
+  it("types parameters as the API reads them, and results as it answers", () => {
+    expectTypeOf<GetHealthResult>().toEqualTypeOf<{ status: "ok"; server: "dbmon"; version: string }>();
+    expectTypeOf<ListAlertsParams["limit"]>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<ListAlertsParams["exclude_cleared"]>().toEqualTypeOf<boolean | undefined>();
+    expectTypeOf<ListAlertsParams["status"]>().toEqualTypeOf<
+      "active" | "acknowledged" | "cleared" | undefined
+    >();
+    expectTypeOf<ListAlertsParams["connection_ids"]>().toEqualTypeOf<readonly number[] | undefined>();
+    expectTypeOf<UpdateConnectionParams["connection_id"]>().toEqualTypeOf<number>();
+    expectTypeOf<ParamsOf<typeof getHealth>>().toEqualTypeOf<undefined>();
+    // A body declared `required: false` may be left out; the required fields of a body may not.
+    expectTypeOf<{ channel_id: number }>().toExtend<TestNotificationChannelParams>();
+    expectTypeOf<{ username: string }>().not.toExtend<LoginParams>();
     const dbmon = createDbmon({ baseUrl: "http://x" });
     expectTypeOf(dbmon.serverInfo.get).parameter(0).toMatchTypeOf<{ connection_id: number }>();
-    expectTypeOf(dbmon.utilities.getHealth).returns.resolves.toEqualTypeOf<ResponseOf<typeof health>>();
+    expectTypeOf(dbmon.utilities.getHealth).returns.resolves.toEqualTypeOf<GetHealthResult>();
     const fields = createDbmon({ baseUrl: "http://x", responseStyle: "fields" });
     expectTypeOf(fields.utilities.getHealth).returns.resolves.toHaveProperty("error");
     expectTypeOf<Awaited<ReturnType<typeof dbmon.llm.chatStream>>>().toEqualTypeOf<
-      import("../src/index.js").EventStream<ChatStreamEvent>
+      EventStream<ChatStreamEvent>
     >();
   });
 
   it("types each stream's events from the contract's event schemas", () => {
-    type Data<Schema> = Schema extends { _zod: { output: infer O } } ? O : never;
     expectTypeOf<ChatStreamEvent["event"]>().toEqualTypeOf<"delta" | "tool_use" | "done" | "error">();
-    expectTypeOf<Extract<ChatStreamEvent, { event: "delta" }>["data"]>().toEqualTypeOf<
-      Data<(typeof chatStreamEvents)["delta"]>
-    >();
-    expectTypeOf<Extract<ChatStreamEvent, { event: "done" }>["data"]>().toEqualTypeOf<{
-      stop_reason: string;
-      token_usage?: Data<typeof TokenUsageSchema> | undefined;
-    }>();
-    expectTypeOf<Extract<ChatStreamEvent, { event: "error" }>["data"]>().toEqualTypeOf<{ error: string }>();
-    expectTypeOf<OverviewStreamEvent>().toEqualTypeOf<SseEvent<"overview", Data<typeof OverviewSchema>>>();
+    expectTypeOf<Extract<ChatStreamEvent, { event: "delta" }>["data"]>().toEqualTypeOf<{ text: string }>();
+    expectTypeOf<Extract<ChatStreamEvent, { event: "done" }>["data"]>().toEqualTypeOf<ChatStreamDone>();
+    expectTypeOf<Extract<ChatStreamEvent, { event: "error" }>["data"]["error"]>().toEqualTypeOf<string>();
+    expectTypeOf<OverviewStreamEvent>().toEqualTypeOf<SseEvent<"overview", Overview>>();
     const dbmon = createDbmon({ baseUrl: "http://x" });
     expectTypeOf<Awaited<ReturnType<typeof dbmon.overview.stream>>>().toEqualTypeOf<
-      import("../src/index.js").EventStream<OverviewStreamEvent>
+      EventStream<OverviewStreamEvent>
     >();
   });
 });
@@ -127,7 +118,7 @@ describe("transport", () => {
   it("throws typed errors carrying status, message, body and request id", async () => {
     const { baseUrl } = await serve(json(404, { error: "Connection not found" }, { "x-request-id": "r-1" }));
     const dbmon = createDbmon({ baseUrl });
-    const error = await dbmon.connections.get({ id: 7 }).catch((e: unknown) => e);
+    const error = await dbmon.connections.get({ connection_id: 7 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error).toBeInstanceOf(DbmonApiError);
     expect(error).toMatchObject({
@@ -144,7 +135,7 @@ describe("transport", () => {
       json(200, { status: "ok", server: "dbmon", version: "1" }),
     );
     const dbmon = createDbmon({ baseUrl, responseStyle: "fields" });
-    const failed = await dbmon.connections.get({ id: 1 });
+    const failed = await dbmon.connections.get({ connection_id: 1 });
     expect(failed.data).toBeUndefined();
     expect(failed.error).toBeInstanceOf(NotFoundError);
     const ok = await dbmon.utilities.getHealth();
@@ -263,13 +254,13 @@ describe("transport", () => {
   it("keeps the base URL's path, with or without a trailing slash", async () => {
     const { baseUrl, seen } = await serve(json(200, { id: 3, name: "db" }));
     for (const prefix of ["/dbmon", "/dbmon/", "/a/b//"]) {
-      await createDbmon({ baseUrl: baseUrl + prefix }).connections.get({ id: 3 });
+      await createDbmon({ baseUrl: baseUrl + prefix }).connections.get({ connection_id: 3 });
     }
     await createDbmon({ baseUrl: `${baseUrl}/` }).alerts.list({ limit: 1 });
     // In a browser a relative base URL is the page's origin with that path.
     vi.stubGlobal("location", { href: `${baseUrl}/app/page.html` });
     try {
-      await createDbmon({ baseUrl: "/dbmon" }).connections.get({ id: 3 });
+      await createDbmon({ baseUrl: "/dbmon" }).connections.get({ connection_id: 3 });
     } finally {
       vi.unstubAllGlobals();
     }
@@ -282,15 +273,47 @@ describe("transport", () => {
     ]);
   });
 
+  it("sends namespaced methods to their routes: client parameter names, lists comma-joined, options first where there is no input", async () => {
+    const { baseUrl, seen } = await serve(
+      json(200, { session_token: "s-1", expires_at: "2026-11-27T00:00:00Z" }),
+      json(200, { users: [] }),
+    );
+    const dbmon = createDbmon({ baseUrl });
+    await dbmon.auth.login({ username: "a", password: "b" });
+    await dbmon.rbac.users.list({ headers: { "x-trace": "t-1" } });
+    await dbmon.clusters.removeServerFromCluster({ cluster_id: "cluster-2", connection_id: 5 });
+    await dbmon.alerts.list({ connection_ids: [1, 2], status: "active" });
+    await dbmon.metrics.query({ connection_ids: [3], probe_name: "pg_stat_database", metrics: ["a", "b"] });
+    await dbmon.rbac.groups.addMember({ group_id: 7, body: { group_id: 8 } });
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      "POST /api/v1/auth/login",
+      "GET /api/v1/rbac/users",
+      "DELETE /api/v1/clusters/cluster-2/servers/5",
+      "GET /api/v1/alerts?connection_ids=1%2C2&status=active",
+      "GET /api/v1/metrics/query?connection_ids=3&probe_name=pg_stat_database&metrics=a%2Cb",
+      "POST /api/v1/rbac/groups/7/members",
+    ]);
+    // auth.login kept the session token; the options of a method without input are its first argument.
+    expect(seen[1]?.headers).toMatchObject({ authorization: "Bearer s-1", "x-trace": "t-1" });
+  });
+
+  it("keeps no session token in cookie mode", async () => {
+    const { baseUrl, seen } = await serve(json(200, { session_token: "s-1", expires_at: "x" }));
+    const dbmon = createDbmon({ baseUrl, credentials: "include" });
+    expect((await dbmon.auth.login({ username: "a", password: "b" })).session_token).toBe("s-1");
+    await dbmon.auth.getUserInfo().catch(() => undefined);
+    expect(seen[1]?.headers.authorization).toBeUndefined();
+  });
+
   it("throws a missing path parameter at once, neither sent nor retried", async () => {
     const { baseUrl, seen } = await serve(json(200, {}));
     const error = await createClient({ baseUrl })
       .call(getHealth, undefined)
-      .then(() => createDbmon({ baseUrl }).connections.get({} as { id: number }))
+      .then(() => createDbmon({ baseUrl }).connections.get({} as { connection_id: number }))
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DbmonError);
     expect(error).not.toBeInstanceOf(DbmonNetworkError);
-    expect((error as Error).message).toBe("missing path parameter id");
+    expect((error as Error).message).toBe("missing path parameter connection_id");
     expect(seen).toHaveLength(1);
   });
 });
@@ -333,6 +356,6 @@ describe("validation mode", () => {
   it("does not check error answers, which stay API errors", async () => {
     const { baseUrl } = await serve(json(404, { unexpected: "shape" }));
     const dbmon = createDbmon({ baseUrl, validate: contractValidator() });
-    await expect(dbmon.connections.get({ id: 1 })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(dbmon.connections.get({ connection_id: 1 })).rejects.toBeInstanceOf(NotFoundError);
   });
 });

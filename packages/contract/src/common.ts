@@ -145,6 +145,34 @@ export function pageSize(limit: number | undefined, paging: Paging): number {
   return limit && limit > 0 ? Math.min(limit, paging.cap) : paging.defaultSize;
 }
 
+/**
+ * How the OpenAPI document describes a query list the wire carries comma-separated
+ * (`?connection_ids=1,2`): an array serialized `form`, not exploded, so typed clients take an array.
+ */
+export function commaListOpenApi(
+  items: { type: "integer" | "string"; minimum?: number; enum?: string[] },
+  description: string,
+) {
+  return { type: "array" as const, items, description, param: { style: "form" as const, explode: false } };
+}
+
+/**
+ * An optional query value from a fixed set: empty (`?status=`) is the same as absent, as it has
+ * always been; any other value outside the set is a 400 with `invalid`.
+ */
+export function enumQuery<const T extends readonly [string, ...string[]]>(
+  values: T,
+  invalid: string,
+  description: string,
+) {
+  return z
+    .string()
+    .transform((text) => text || undefined)
+    .pipe(z.enum(values, message(invalid)).optional())
+    .optional()
+    .openapi({ type: "string", enum: [...values], description });
+}
+
 /** An optional boolean in the query string: `true` or `1` is true, any other value false. */
 export function lenientBoolQuery(openapi: { description?: string } = {}) {
   return typedText<boolean, z.ZodType<boolean>>(

@@ -52,13 +52,6 @@ export async function requireReadable(access: RequestAccess, ids: readonly numbe
   }
 }
 
-export function required<T>(value: T | undefined, what: string): T {
-  if (value === undefined || value === "") {
-    throw new InvalidInput(`${what} is required`);
-  }
-  return value;
-}
-
 /** Rounds to `digits` decimals; null stays null. */
 export function round(value: number | null, digits: number): number | null {
   if (value === null || !Number.isFinite(value)) {

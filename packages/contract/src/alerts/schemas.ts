@@ -1,5 +1,17 @@
 import { z } from "@hono/zod-openapi";
-import { lenientBoolQuery, lenientIntQuery, message, pageLimitQuery, TimestampSchema } from "../common.js";
+import {
+  commaListOpenApi,
+  enumQuery,
+  lenientBoolQuery,
+  lenientIntQuery,
+  message,
+  pageLimitQuery,
+  TimestampSchema,
+} from "../common.js";
+
+export const ALERT_STATUSES = ["active", "acknowledged", "cleared"] as const;
+export const ALERT_SEVERITIES = ["info", "warning", "critical"] as const;
+export const ALERT_TYPES = ["threshold", "anomaly", "connection"] as const;
 
 export const AlertSeveritySchema = z
   .enum(["info", "warning", "critical"], message("Request failed"))
@@ -12,7 +24,7 @@ export const StatusResponseSchema = z.object({ status: z.string() }).openapi("St
 export const AlertSchema = z
   .object({
     id: z.number().int(),
-    alert_type: z.enum(["threshold", "anomaly", "connection"]),
+    alert_type: z.enum(ALERT_TYPES),
     rule_id: z.number().int().nullable(),
     connection_id: z.number().int(),
     database_name: z.string().nullable(),
@@ -23,12 +35,12 @@ export const AlertSchema = z
     metric_unit: z.string().nullable().openapi({ description: "Unit of the rule's metric" }),
     threshold_value: z.number().nullable(),
     operator: z.string().nullable(),
-    severity: z.enum(["critical", "warning", "info"]),
+    severity: z.enum(ALERT_SEVERITIES),
     title: z.string(),
     description: z.string(),
     message: z.string().openapi({ description: "Same as description (name used by older clients)" }),
     correlation_id: z.string().nullable(),
-    status: z.enum(["active", "acknowledged", "cleared"]),
+    status: z.enum(ALERT_STATUSES),
     triggered_at: TimestampSchema,
     fired_at: TimestampSchema.openapi({ description: "Same as triggered_at (name used by older clients)" }),
     cleared_at: TimestampSchema.nullable(),
@@ -50,11 +62,28 @@ export const ALERT_PAGING = { defaultSize: 100, cap: 1000 };
 
 export const AlertListQuerySchema = z.object({
   connection_id: lenientIntQuery({ description: "One connection" }),
-  connection_ids: z.string().optional().openapi({ description: "Comma-separated connection IDs" }),
-  status: z.string().optional().openapi({ description: "active, acknowledged or cleared" }),
+  connection_ids: z
+    .string()
+    .optional()
+    .openapi(
+      commaListOpenApi({ type: "integer", minimum: 0 }, "Connection IDs (comma-separated on the wire)"),
+    ),
+  status: enumQuery(
+    ALERT_STATUSES,
+    "Invalid status: must be active, acknowledged or cleared",
+    "Alert status",
+  ),
   exclude_cleared: lenientBoolQuery({ description: "true or 1: only open alerts" }),
-  severity: z.string().optional().openapi({ description: "info, warning or critical" }),
-  alert_type: z.string().optional().openapi({ description: "threshold, anomaly or connection" }),
+  severity: enumQuery(
+    ALERT_SEVERITIES,
+    "Invalid severity: must be info, warning or critical",
+    "Alert severity",
+  ),
+  alert_type: enumQuery(
+    ALERT_TYPES,
+    "Invalid alert_type: must be threshold, anomaly or connection",
+    "Alert type",
+  ),
   start_time: z.string().optional().openapi({ format: "date-time", description: "Triggered at or after" }),
   end_time: z.string().optional().openapi({ format: "date-time", description: "Triggered at or before" }),
   limit: pageLimitQuery(ALERT_PAGING),

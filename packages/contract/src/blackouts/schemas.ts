@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { idParam, lenientIntQuery, message, pageLimitQuery, TimestampSchema } from "../common.js";
+import { enumQuery, idParam, lenientIntQuery, message, pageLimitQuery, TimestampSchema } from "../common.js";
+
+export const BLACKOUT_SCOPES = ["estate", "group", "cluster", "server"] as const;
 
 const optionalId = z.number(message("Request failed")).int(message("Request failed")).nullable().optional();
 
@@ -31,7 +33,11 @@ export const BLACKOUT_PAGING = { defaultSize: 100, cap: 1000 };
 
 /** Filters and paging of the blackout and schedule listings. */
 export const blackoutListQuery = {
-  scope: z.string().optional(),
+  scope: enumQuery(
+    BLACKOUT_SCOPES,
+    "Invalid scope: must be estate, group, cluster or server",
+    "Only blackouts of this scope",
+  ),
   group_id: lenientIntQuery(),
   cluster_id: lenientIntQuery(),
   connection_id: lenientIntQuery(),

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ErrorSchema, TimestampSchema } from "../common.js";
+import { ErrorSchema, message, TimestampSchema } from "../common.js";
 import { eventStreamSchema } from "../event-stream.js";
 
 export const TextBlockSchema = z.object({ type: z.literal("text"), text: z.string() }).openapi("TextBlock");
@@ -99,9 +99,9 @@ export const ProvidersResponseSchema = z
 
 export const ModelsQuerySchema = z.object({
   provider: z
-    .string()
-    .optional()
-    .openapi({ description: "Provider name (anthropic, openai, gemini, ollama); required" }),
+    .string(message("Provider parameter is required"))
+    .min(1, message("Provider parameter is required"))
+    .openapi({ description: "Provider name (anthropic, openai, gemini, ollama)" }),
 });
 
 export const ModelsResponseSchema = z

@@ -2,10 +2,10 @@ import { z } from "@hono/zod-openapi";
 import { jsonResponse, message, typedText } from "../common.js";
 import { defineOperation } from "../operation.js";
 import {
-  connectionIdQuery,
   limitQuery,
   metricsAccess,
   orderQuery,
+  requiredConnectionIdQuery,
   TOP_QUERY_ORDERS,
   TopQuerySchema,
 } from "./schemas.js";
@@ -20,7 +20,7 @@ export const getTopQueries = defineOperation({
   access: metricsAccess,
   request: {
     query: z.object({
-      connection_id: connectionIdQuery(),
+      connection_id: requiredConnectionIdQuery(),
       limit: limitQuery(),
       order_by: z
         .enum(

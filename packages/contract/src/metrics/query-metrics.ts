@@ -44,7 +44,11 @@ export const queryMetrics = defineOperation({
         .transform((text) => text.toLowerCase())
         .pipe(z.enum(AGGREGATIONS, message("Invalid aggregation: must be one of avg, sum, min, max, last")))
         .optional()
-        .openapi({ type: "string", description: "avg (default), sum, min, max or last; case-insensitive" }),
+        .openapi({
+          type: "string",
+          enum: [...AGGREGATIONS],
+          description: "avg (default), sum, min, max or last; case-insensitive",
+        }),
       metrics: csvQuery("Comma-separated metric (column) names; default every numeric column"),
       database_name: z.string().optional(),
       schema_name: z.string().optional(),

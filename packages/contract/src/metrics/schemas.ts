@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { message, typedText } from "../common.js";
+import { commaListOpenApi, message, typedText } from "../common.js";
 
 export const TIME_RANGES = ["1h", "6h", "24h", "7d", "30d"] as const;
 export const AGGREGATIONS = ["avg", "sum", "min", "max", "last"] as const;
@@ -30,7 +30,12 @@ export const connectionIdsQuery = () =>
     .regex(/^\s*\d{1,9}\s*(,\s*\d{1,9}\s*)*$/, message("Invalid connection_ids"))
     .transform((text) => [...new Set(text.split(",").map((part) => Number(part.trim())))])
     .optional()
-    .openapi({ type: "string", description: "Comma-separated connection IDs; wins over connection_id" });
+    .openapi(
+      commaListOpenApi(
+        { type: "integer", minimum: 0 },
+        "Connection IDs (comma-separated on the wire); win over connection_id",
+      ),
+    );
 
 /** The query of the summaries: the connections and the time range (default `fallback`). */
 export const summaryQuery = (fallback: (typeof TIME_RANGES)[number]) =>
@@ -40,20 +45,31 @@ export const summaryQuery = (fallback: (typeof TIME_RANGES)[number]) =>
     time_range: timeRangeQuery(fallback),
   });
 
+/** Required: a missing or empty name is a 400 "probe_name is required", as the API has always answered. */
 export const probeNameQuery = () =>
   z
-    .string()
+    .string(message("probe_name is required"))
+    .min(1, message("probe_name is required"))
     .regex(
       /^[A-Za-z_][A-Za-z0-9_]*$/,
       message("Invalid probe_name: must contain only letters, numbers, and underscores"),
     )
-    .optional()
-    .openapi({ description: "Probe name (required)", example: "pg_stat_database" });
+    .openapi({ description: "Probe name", example: "pg_stat_database" });
+
+/** A connection ID the operation needs: missing or empty is a 400 "connection_id is required". */
+export const requiredConnectionIdQuery = () =>
+  typedText<number, z.ZodType<number>>(
+    z
+      .string(message("connection_id is required"))
+      .min(1, message("connection_id is required"))
+      .regex(/^\d{1,9}$/, message("Invalid connection_id"))
+      .transform(Number),
+  ).openapi({ type: "integer", description: "A connection ID" });
 
 /** The query of the reads of one probe on one connection; operations extend it with their own. */
 export const probeQuery = () =>
   z.object({
-    connection_id: connectionIdQuery(),
+    connection_id: requiredConnectionIdQuery(),
     probe_name: probeNameQuery(),
   });
 
@@ -73,11 +89,12 @@ export const orderQuery = () =>
 export const positiveLimitQuery = (description: string) =>
   strictInt("Invalid limit: must be a positive integer", /^0*[1-9]\d{0,8}$/)
     .optional()
-    .openapi({ type: "integer", description });
+    .openapi({ type: "integer", minimum: 1, description });
 
 export const limitQuery = () => positiveLimitQuery("Maximum rows (at most 100)");
 
-export const csvQuery = (description: string) =>
+/** A comma list of names; `values`, when given, are the names the API accepts. */
+export const csvQuery = (description: string, values?: readonly string[]) =>
   z
     .string()
     .transform((text) =>
@@ -87,7 +104,9 @@ export const csvQuery = (description: string) =>
         .filter(Boolean),
     )
     .optional()
-    .openapi({ type: "string", description });
+    .openapi(
+      commaListOpenApi(values ? { type: "string", enum: [...values] } : { type: "string" }, description),
+    );
 
 const DataPointSchema = z.object({ time: z.string(), value: z.number() }).openapi("MetricDataPoint");
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { lenientBoolQuery } from "../common.js";
+import { commaListOpenApi, lenientBoolQuery } from "../common.js";
 import { eventStreamSchema } from "../event-stream.js";
 
 const severity = z.enum(["info", "warning", "critical"]);
@@ -88,13 +88,25 @@ export const OverviewPendingSchema = z
   })
   .openapi("OverviewPending");
 
+export const OVERVIEW_SCOPE_TYPES = ["server", "cluster", "group"] as const;
+
 /** The query of both overview operations; the service checks it with the reference's messages. */
 export const OverviewQuerySchema = z.object({
   connection_ids: z
     .string()
     .optional()
-    .openapi({ description: "Comma-separated connection ids (a selection)" }),
-  scope_type: z.string().optional().openapi({ description: "server, cluster or group (with scope_id)" }),
+    .openapi(
+      commaListOpenApi(
+        { type: "integer", minimum: 1 },
+        "Connection ids, a selection (comma-separated on the wire)",
+      ),
+    ),
+  // Checked by the service, after the check for a chat provider (the reference's order), which
+  // answers a value outside the set with a 400; the document states the set.
+  scope_type: z
+    .string()
+    .optional()
+    .openapi({ enum: [...OVERVIEW_SCOPE_TYPES], description: "server, cluster or group (with scope_id)" }),
   scope_id: z.string().optional().openapi({ description: "Positive integer (with scope_type)" }),
   scope_name: z.string().optional().openapi({ description: "Display name of the scope, for the summary" }),
 });

@@ -28,7 +28,7 @@ export const listTimelineEvents = defineOperation({
       end_time: rfc3339Query("end_time"),
       connection_id: connectionIdQuery(),
       connection_ids: connectionIdsQuery(),
-      event_types: csvQuery(`Comma-separated: ${TIMELINE_EVENT_TYPES.join(", ")}`),
+      event_types: csvQuery("Only events of these types (comma-separated on the wire)", TIMELINE_EVENT_TYPES),
       limit: positiveLimitQuery("Default 500, at most 1000"),
     }),
   },

@@ -1,12 +1,11 @@
 import { getTopQueries } from "@dbmon/contract";
 import { implement } from "../../http/operations.js";
 import { presentTopQuery } from "../../metrics/present.js";
-import { required } from "../../metrics/request.js";
 
 export const getTopQueriesHandler = implement(getTopQueries, async (c) => {
   const query = c.req.valid("query");
   const queries = await c.get("services").metrics.topQueries(c.get("access"), {
-    connectionId: required(query.connection_id, "connection_id"),
+    connectionId: query.connection_id,
     limit: query.limit,
     orderBy: query.order_by,
     order: query.order,
