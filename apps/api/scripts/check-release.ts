@@ -1,10 +1,10 @@
 // The release path, end to end, before any real release: starts a local npm registry (verdaccio, its
 // storage a temporary directory, other packages proxied from the registry npm is configured with),
-// versions a copy of the repository with changesets, checks that plain `npm publish` is refused,
+// versions a copy of the repository with changesets and builds it, checks that `npm publish` is refused,
 // publishes @dbmon/contract, @dbmon/client and @dbmon/api with pnpm, installs the client from the
 // registry into a scratch project with npm, type-checks the consumer of check-packages.ts, starts
 // `npx @dbmon/api serve` (embedded PostgreSQL; nothing from this repository), waits for /health, runs
-// the consumer against it and stops it with SIGTERM. `pnpm build` first. CI: `pnpm check-release`.
+// the consumer against it and stops it with SIGTERM. CI: `pnpm check-release`.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
@@ -197,9 +197,9 @@ async function startRegistry(work: string, upstream: string) {
 }
 
 /**
- * A copy of the working tree (tracked and untracked files, not the ignored ones) with the built
- * packages, versioned by `changeset version` with one more changeset naming the three packages.
- * Returns the version they get.
+ * A copy of the working tree (tracked and untracked files, not the ignored ones), versioned by
+ * `changeset version` with one more changeset naming the three packages, then built. Returns the
+ * version they get.
  */
 function versionedCopy(copy: string): string {
   const files = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
@@ -212,9 +212,6 @@ function versionedCopy(copy: string): string {
     mkdirSync(dirname(join(copy, file)), { recursive: true });
     cpSync(join(root, file), join(copy, file));
   }
-  for (const pkg of published) {
-    cpSync(join(root, pkg.dir, "dist"), join(copy, pkg.dir, "dist"), { recursive: true });
-  }
   // As the release workflow's checkout: installed (pnpm publish reads the versions of workspace
   // dependencies from node_modules; changesets loads its changelog generator from there). From the
   // store the workspace was installed from, so nothing is downloaded.
@@ -224,6 +221,14 @@ function versionedCopy(copy: string): string {
     `---\n${published.map((pkg) => `"${pkg.name}": patch\n`).join("")}---\n\n${changesetSummary}\n`,
   );
   run(join(copy, "node_modules/.bin/changeset"), ["version"], copy);
+  // Built after versioning, as the release workflow builds the merged version bump: the contract's
+  // OpenAPI document and the server's /health carry the version.
+  run(
+    join(copy, "node_modules/.bin/turbo"),
+    ["run", "build", "--output-logs=errors-only", ...published.map((pkg) => `--filter=${pkg.name}`)],
+    copy,
+    userEnv({ TURBO_TELEMETRY_DISABLED: "1" }),
+  );
   const versions = published.map(
     (pkg) =>
       (JSON.parse(readFileSync(join(copy, pkg.dir, "package.json"), "utf8")) as { version: string }).version,
@@ -340,6 +345,10 @@ async function main() {
     const url = `http://127.0.0.1:${port}`;
     await waitForOk(`${url}/health`, server, 300_000, serve.log);
     step("dbmon serves /health; the consumer calls it");
+    const health = (await (await fetch(`${url}/health`)).json()) as { version?: string };
+    if (health.version !== version) {
+      throw new Error(`/health reports version ${health.version}, the package is ${version}`);
+    }
     runConsumer(scratch, url, adminPassword);
 
     await checkRuntimeFiles(url, adminPassword, dataDir, embeddedPort);
@@ -366,6 +375,7 @@ async function main() {
       await stop(registry);
     }
     rmSync(work, { recursive: true, force: true });
+    step("cleaned up");
   }
 }
 
