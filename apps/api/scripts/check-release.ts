@@ -21,7 +21,7 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { consumer, root, run, runConsumer, stop, writeTsconfig } from "./check-packages.js";
+import { consumer, root, run, runConsumer, writeTsconfig } from "./check-packages.js";
 
 /** The published packages, in publishing order (each after those it depends on). */
 const published = [
@@ -93,9 +93,23 @@ function groupProcesses(pgid: number): string[] {
   });
 }
 
-function killGroup(child: ChildProcess | undefined): void {
-  if (child?.pid !== undefined && groupProcesses(child.pid).length > 0) {
-    process.kill(-child.pid, "SIGKILL");
+/**
+ * Ends the process groups of `children` that still run: SIGTERM (the embedded PostgreSQL stops
+ * cleanly), SIGKILL for what is left after 15 s.
+ */
+async function endGroups(children: (ChildProcess | undefined)[]): Promise<void> {
+  const groups = children
+    .map((child) => child?.pid)
+    .filter((pgid): pgid is number => pgid !== undefined && groupProcesses(pgid).length > 0);
+  for (const pgid of groups) {
+    process.kill(-pgid, "SIGTERM");
+  }
+  const deadline = Date.now() + 15_000;
+  while (groups.some((pgid) => groupProcesses(pgid).length > 0) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  for (const pgid of groups.filter((group) => groupProcesses(group).length > 0)) {
+    process.kill(-pgid, "SIGKILL");
   }
 }
 
@@ -152,7 +166,7 @@ async function checkRuntimeFiles(url: string, adminPassword: string, dataDir: st
 }
 
 /** A verdaccio on a free port: our scope is published to it; everything else comes from `upstream`. */
-async function startRegistry(work: string, upstream: string) {
+async function startRegistry(work: string, upstream: string, onStart: (child: ChildProcess) => void) {
   const port = await freePort();
   const config = join(work, "verdaccio.yaml");
   writeFileSync(
@@ -177,6 +191,7 @@ async function startRegistry(work: string, upstream: string) {
     work,
     userEnv({}),
   );
+  onStart(started.child);
   const url = `http://127.0.0.1:${port}`;
   await waitForOk(`${url}/-/ping`, started.child, 60_000, started.log);
   // npm publishes only with a token, even where anyone may publish: a throwaway user's.
@@ -193,7 +208,7 @@ async function startRegistry(work: string, upstream: string) {
   // The token goes to a userconfig of this check's own, never to the command line (or its log).
   const userconfig = join(work, "npmrc");
   writeFileSync(userconfig, `//127.0.0.1:${port}/:_authToken=${token}\n`, { mode: 0o600 });
-  return { url, process: started.child, userconfig };
+  return { url, userconfig };
 }
 
 /**
@@ -265,11 +280,22 @@ async function main() {
   const npmCache = join(work, "npm-cache");
   let registry: ChildProcess | undefined;
   let server: ChildProcess | undefined;
+  const cleanUp = async () => {
+    await endGroups([server, registry]);
+    rmSync(work, { recursive: true, force: true });
+  };
+  // The registry and the server run in process groups of their own, which a Ctrl-C does not reach.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      void cleanUp().finally(() => process.exit(1));
+    });
+  }
   try {
     const upstream = run("npm", ["config", "get", "registry"], root, userEnv({})).trim();
     step("starting the local registry");
-    const local = await startRegistry(work, upstream);
-    registry = local.process;
+    const local = await startRegistry(work, upstream, (child) => {
+      registry = child;
+    });
 
     step("changeset version on a copy of the repository");
     const version = versionedCopy(copy);
@@ -370,11 +396,7 @@ async function main() {
     }
     step("release path OK");
   } finally {
-    killGroup(server);
-    if (registry) {
-      await stop(registry);
-    }
-    rmSync(work, { recursive: true, force: true });
+    await cleanUp();
     step("cleaned up");
   }
 }
