@@ -1,10 +1,11 @@
-// The release path, end to end, before any real release: starts a local npm registry (verdaccio, its
-// storage a temporary directory, other packages proxied from the registry npm is configured with),
-// versions a copy of the repository with changesets and builds it, checks that `npm publish` is refused,
-// publishes @dbmon/contract, @dbmon/client and @dbmon/api with pnpm, installs the client from the
-// registry into a scratch project with npm, type-checks the consumer of check-packages.ts, starts
-// `npx @dbmon/api serve` (embedded PostgreSQL; nothing from this repository), waits for /health, runs
-// the consumer against it and stops it with SIGTERM. CI: `pnpm check-release`.
+// The release path, end to end, before any real release: starts a local npm registry (verdaccio,
+// its storage a temporary directory, other packages proxied from the registry npm is configured
+// with), versions a copy of the repository with changesets and builds it, checks that `npm publish`
+// is refused, lints (publint) and publishes @dbmon/contract, @dbmon/client and @dbmon/api with pnpm,
+// installs the client from the registry into a scratch project with npm, type-checks the consumer
+// of check-packages.ts, starts `npx @dbmon/api serve` (embedded PostgreSQL; nothing from this
+// repository), waits for /health, runs the consumer against it and stops it with SIGTERM.
+// CI: `pnpm check-release`.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
@@ -306,8 +307,11 @@ async function main() {
       assertNpmPublishRefused(join(copy, pkg.dir), local.url, local.userconfig);
     }
 
-    step("pnpm publish");
+    step("publint and pnpm publish");
     for (const pkg of published) {
+      // check-packages lints the contract's and the client's tarballs too; the server's only here.
+      const publint = join(copy, "packages/client/node_modules/.bin/publint");
+      run(publint, ["run", ".", "--strict", "--pack", "pnpm"], join(copy, pkg.dir), userEnv({}));
       run(
         "pnpm",
         ["publish", "--registry", local.url, "--no-git-checks", "--provenance=false"],
