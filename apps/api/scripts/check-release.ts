@@ -176,7 +176,9 @@ async function startRegistry(work: string, upstream: string, onStart: (child: Ch
       `storage: ${JSON.stringify(join(work, "registry-storage"))}`,
       "auth:",
       `  htpasswd: { file: ${JSON.stringify(join(work, "htpasswd"))} }`,
-      `uplinks: { upstream: { url: ${JSON.stringify(upstream)}, timeout: 60s } }`,
+      // A slow upstream is waited for and retried: verdaccio's defaults take it offline for 5
+      // minutes after two failures, failing the rest of the install.
+      `uplinks: { upstream: { url: ${JSON.stringify(upstream)}, timeout: 60s, max_fails: 10, fail_timeout: 10s } }`,
       "packages:",
       '  "@dbmon/*": { access: $all, publish: $all }',
       '  "**": { access: $all, publish: $all, proxy: upstream }',
