@@ -8,7 +8,8 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: "node20",
-  // Workspace packages ship TypeScript sources: bundle them; everything from npm stays external. tsup
+  // Workspace packages ship TypeScript sources: bundle them (they are devDependencies, so npm never
+  // looks for them when it installs the published package); everything from npm stays external. tsup
   // takes "external" from this package's dependencies, so every npm package a bundled workspace
   // package imports must be listed there too (voyageai, bundled, fails on its optional imports).
   noExternal: [/^@dbmon\//],

@@ -14,7 +14,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 
-const root = fileURLToPath(new URL("../../../", import.meta.url));
+export const root = fileURLToPath(new URL("../../../", import.meta.url));
 const bin = (name: string) => join(root, "packages/client/node_modules/.bin", name);
 const tsc = join(root, "node_modules/typescript/bin/tsc");
 
@@ -37,7 +37,7 @@ const exampleDependencies = { "@tanstack/react-query": "5.108.0", "@types/react"
  * imports become `require`). It logs in, calls with a service token in validation mode, and
  * checks typed errors and parameter types.
  */
-const consumer = `import { createDbmon, type GetHealthResult, NotFoundError } from "@dbmon/client";
+export const consumer = `import { createDbmon, type GetHealthResult, NotFoundError } from "@dbmon/client";
 import { contractValidator } from "@dbmon/client/validate";
 import { allOperations } from "@dbmon/contract";
 
@@ -74,7 +74,12 @@ main().catch((error: unknown) => {
 });
 `;
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
+export function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   console.log(`$ ${[command, ...args].join(" ")}`);
   const result = spawnSync(command, args, {
     cwd,
@@ -97,7 +102,7 @@ function typescriptBlocks(markdown: string): { code: string; extension: string }
   }));
 }
 
-function writeTsconfig(dir: string, file: string, compilerOptions: object, files: string[]) {
+export function writeTsconfig(dir: string, file: string, compilerOptions: object, files: string[]) {
   const shared = {
     strict: true,
     target: "es2022",
@@ -144,13 +149,34 @@ function listeningAddress(line: string): string | undefined {
   }
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) {
     return;
   }
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");
   await exited;
+}
+
+/**
+ * Runs the consumer compiled by tsconfig.node16.json (consumer.mjs and consumer.cjs in `scratch`)
+ * against the dbmon at `url`, whose admin is `admin` with `adminPassword`.
+ */
+export function runConsumer(scratch: string, url: string, adminPassword: string): void {
+  for (const [file, module] of [
+    ["consumer.mjs", "esm"],
+    ["consumer.cjs", "cjs"],
+  ] as const) {
+    const output = run(process.execPath, [file], scratch, {
+      ...process.env,
+      DBMON_URL: url,
+      DBMON_ADMIN_PASSWORD: adminPassword,
+    });
+    const result = JSON.parse(output.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
+    if (result.module !== module || result.user !== "admin" || result.health !== "ok") {
+      throw new Error(`${file} gave ${output}`);
+    }
+  }
 }
 
 async function main() {
@@ -264,20 +290,7 @@ async function main() {
     const started = await startDbmon(env);
     dbmon = started.process;
     console.log(`dbmon listening on ${started.url}`);
-    for (const [file, module] of [
-      ["consumer.mjs", "esm"],
-      ["consumer.cjs", "cjs"],
-    ] as const) {
-      const output = run(process.execPath, [file], scratch, {
-        ...process.env,
-        DBMON_URL: started.url,
-        DBMON_ADMIN_PASSWORD: adminPassword,
-      });
-      const result = JSON.parse(output.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
-      if (result.module !== module || result.user !== "admin" || result.health !== "ok") {
-        throw new Error(`${file} gave ${output}`);
-      }
-    }
+    runConsumer(scratch, started.url, adminPassword);
     console.log("packages OK: publint, attw, npm install, types (bundler, node16), ESM and CJS calls");
   } finally {
     if (dbmon) {
@@ -288,4 +301,7 @@ async function main() {
   }
 }
 
-await main();
+// check-release.ts imports the helpers above; only `pnpm check-packages` runs the check.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await main();
+}
