@@ -43,6 +43,8 @@ type OperationObject = {
   parameters?: Parameter[];
   requestBody?: Content & { required?: boolean };
   responses: Record<string, Content>;
+  /** Query parameters of which at least one must be given (the contract's `oneOfRequired`). */
+  "x-dbmon-one-of-required"?: string[][];
 };
 
 const document = buildOpenApiDocument() as unknown as {
@@ -292,14 +294,33 @@ for (const [wirePath, methods] of Object.entries(document.paths)) {
         !bodyFields.some((field) => [...pathParams, ...queryParams].includes(field)));
     const body = !bodySchema ? 0 : flat ? 1 : 2;
 
-    const fields = parameters.map((p) => {
+    const field = (p: Parameter, required: boolean) => {
       const name = p.in === "path" ? (rename.get(p.name) ?? p.name) : p.name;
-      return `${fieldDoc(p.schema, p.description, "  ")}  ${key(name)}${p.required || p.in === "path" ? "" : "?"}: ${typeOf(p.schema, "  ", true)};`;
+      return `${fieldDoc(p.schema, p.description, "  ")}  ${key(name)}${required ? "" : "?"}: ${typeOf(p.schema, "  ", true)};`;
+    };
+    // A group of which one must be given is a union: each member requires one of them.
+    const oneOf = operation["x-dbmon-one-of-required"] ?? [];
+    const grouped = new Set(oneOf.flat());
+    const fields = parameters
+      .filter((p) => !grouped.has(p.name))
+      .map((p) => field(p, p.required === true || p.in === "path"));
+    const alternatives = oneOf.map((group) => {
+      const members = group.map((wanted) => {
+        const lines = group.map((name) => {
+          const p = parameters.find((candidate) => candidate.name === name);
+          if (!p) {
+            throw new Error(`${id}: x-dbmon-one-of-required names ${name}, which it does not take`);
+          }
+          return field(p, name === wanted);
+        });
+        return `{\n${lines.join("\n")}\n}`;
+      });
+      return `(${members.join(" | ")})`;
     });
     if (body === 2 && bodySchema) {
       fields.push(`  body${bodyOptional ? "?" : ""}: ${type}Body;`);
     }
-    const hasInput = fields.length > 0 || body === 1;
+    const hasInput = fields.length > 0 || alternatives.length > 0 || body === 1;
     if (bodySchema) {
       operationTypes.push(`export type ${type}Body = ${typeOf(bodySchema, "", true)};`);
     }
@@ -309,7 +330,11 @@ for (const [wirePath, methods] of Object.entries(document.paths)) {
       [`Parameters of \`${id}\` (\`${method.toUpperCase()} ${path}\`), as its method takes them.`],
       "",
     );
-    if (hasInput) {
+    if (alternatives.length > 0) {
+      operationTypes.push(
+        `${opDoc}export type ${type}Params = ${[base, `{\n${fields.join("\n")}\n}`, ...alternatives].filter(Boolean).join(" & ")};`,
+      );
+    } else if (hasInput) {
       if (fields.length === 0 && base) {
         operationTypes.push(`${opDoc}export type ${type}Params = ${base};`);
       } else if (base && bodySchema?.$ref) {
@@ -360,7 +385,10 @@ for (const [wirePath, methods] of Object.entries(document.paths)) {
     };
     const name = methodName(id, namespace, wirePath);
     add(name);
-    const required = parameters.some((p) => p.in === "path" || p.required) || (body !== 0 && !bodyOptional);
+    const required =
+      parameters.some((p) => p.in === "path" || p.required) ||
+      oneOf.length > 0 ||
+      (body !== 0 && !bodyOptional);
     const input = `params${required ? "" : "?"}`;
     const options = streamSchema ? "StreamOptions" : "CallOptions";
     const returns = streamSchema ? `Promise<EventStream<${result}>>` : `Promise<Result<${result}, S>>`;

@@ -22,6 +22,12 @@ export async function mistakes() {
   await dbmon.alerts.unacknowledge();
   // @ts-expect-error llm.listModels without its provider
   await dbmon.llm.listModels();
+  // @ts-expect-error metrics.query with neither connection_id nor connection_ids
+  await dbmon.metrics.query({ probe_name: "pg_stat_database" });
+  // @ts-expect-error metrics.getPerformanceSummary with no connection
+  await dbmon.metrics.getPerformanceSummary();
+  // @ts-expect-error metrics.getDatabaseSummaries with no connection
+  await dbmon.metrics.getDatabaseSummaries({ time_range: "1h" });
 
   // Enums where the API accepts a fixed set.
   // @ts-expect-error typo'd aggregation

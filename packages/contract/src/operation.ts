@@ -18,10 +18,19 @@ export type OperationConfig = Omit<RouteConfig, "security" | "tags"> & {
    * 403 (any with a requirement) and 500.
    */
   errors?: readonly ErrorStatus[];
+  /**
+   * Groups of query parameters of which at least one must be given (the API answers 400 without).
+   * OpenAPI 3.0 cannot say this of parameters; it is written as `x-dbmon-one-of-required`, which the
+   * client's generator turns into a union type.
+   */
+  oneOfRequired?: readonly (readonly string[])[];
 };
 
 /** An operation of the contract: a route definition for Hono plus its declared access rule. */
-export type Operation<C extends OperationConfig = OperationConfig> = Omit<C, "tag" | "errors"> & {
+export type Operation<C extends OperationConfig = OperationConfig> = Omit<
+  C,
+  "tag" | "errors" | "oneOfRequired"
+> & {
   tags: string[];
   security: Record<string, string[]>[];
   getRoutingPath(): string;
@@ -32,7 +41,7 @@ export type Operation<C extends OperationConfig = OperationConfig> = Omit<C, "ta
  * `x-dbmon-access` extension and the error responses its shape and its rule imply.
  */
 export function defineOperation<const C extends OperationConfig>(config: C): Operation<C> {
-  const { tag, errors = [], access, description, responses, ...route } = config;
+  const { tag, errors = [], access, description, responses, oneOfRequired, ...route } = config;
   const implied: ErrorStatus[] = [];
   const request = route.request;
   if (request?.params || request?.query || request?.body) {
@@ -56,6 +65,7 @@ export function defineOperation<const C extends OperationConfig>(config: C): Ope
     security: access === "public" ? publicAccess : authenticated,
     responses: { ...responses, ...errorResponses(...statuses) },
     "x-dbmon-access": access,
+    ...(oneOfRequired ? { "x-dbmon-one-of-required": oneOfRequired } : {}),
   } as RouteConfig);
   // Not enumerable: the route object is spread into the OpenAPI document, which carries the rule
   // as `x-dbmon-access` already.

@@ -753,13 +753,13 @@ export interface Resources<S extends ResultStyle> {
      *
      * Access: any authenticated caller. Read access to every connection asked for is required.
      */
-    getPerformanceSummary(params?: T.GetPerformanceSummaryParams, options?: CallOptions): Promise<Result<T.GetPerformanceSummaryResult, S>>;
+    getPerformanceSummary(params: T.GetPerformanceSummaryParams, options?: CallOptions): Promise<Result<T.GetPerformanceSummaryResult, S>>;
     /**
      * Database-level summaries (`GET /api/v1/metrics/database-summaries`)
      *
      * Access: any authenticated caller. Read access to every connection asked for is required.
      */
-    getDatabaseSummaries(params?: T.GetDatabaseSummariesParams, options?: CallOptions): Promise<Result<T.GetDatabaseSummariesResult, S>>;
+    getDatabaseSummaries(params: T.GetDatabaseSummariesParams, options?: CallOptions): Promise<Result<T.GetDatabaseSummariesResult, S>>;
     /**
      * Top queries by resource usage (`GET /api/v1/metrics/top-queries`)
      *

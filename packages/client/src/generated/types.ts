@@ -2936,11 +2936,7 @@ export interface DeleteProbeOverrideParams {
 export type DeleteProbeOverrideResult = ProbeOverrideStatus;
 
 /** Parameters of `queryMetrics` (`GET /api/v1/metrics/query`), as its method takes them. */
-export interface QueryMetricsParams {
-  /** A connection ID */
-  connection_id?: number;
-  /** Connection IDs (comma-separated on the wire); win over connection_id */
-  connection_ids?: readonly number[];
+export type QueryMetricsParams = {
   /** Probe name */
   probe_name: string;
   /**
@@ -2957,7 +2953,17 @@ export interface QueryMetricsParams {
   database_name?: string;
   schema_name?: string;
   table_name?: string;
-}
+} & ({
+  /** A connection ID */
+  connection_id: number;
+  /** Connection IDs (comma-separated on the wire); win over connection_id */
+  connection_ids?: readonly number[];
+} | {
+  /** A connection ID */
+  connection_id?: number;
+  /** Connection IDs (comma-separated on the wire); win over connection_id */
+  connection_ids: readonly number[];
+});
 
 export type QueryMetricsResult = MetricSeries[];
 
@@ -2974,32 +2980,44 @@ export interface GetMetricBaselinesParams {
 export type GetMetricBaselinesResult = MetricBaseline[];
 
 /** Parameters of `getPerformanceSummary` (`GET /api/v1/metrics/performance-summary`), as its method takes them. */
-export interface GetPerformanceSummaryParams {
-  /** A connection ID */
-  connection_id?: number;
-  /** Connection IDs (comma-separated on the wire); win over connection_id */
-  connection_ids?: readonly number[];
+export type GetPerformanceSummaryParams = {
   /**
    * Time range (default 1h)
    * @default "1h"
    */
   time_range?: "1h" | "6h" | "24h" | "7d" | "30d";
-}
+} & ({
+  /** A connection ID */
+  connection_id: number;
+  /** Connection IDs (comma-separated on the wire); win over connection_id */
+  connection_ids?: readonly number[];
+} | {
+  /** A connection ID */
+  connection_id?: number;
+  /** Connection IDs (comma-separated on the wire); win over connection_id */
+  connection_ids: readonly number[];
+});
 
 export type GetPerformanceSummaryResult = PerformanceSummary;
 
 /** Parameters of `getDatabaseSummaries` (`GET /api/v1/metrics/database-summaries`), as its method takes them. */
-export interface GetDatabaseSummariesParams {
-  /** A connection ID */
-  connection_id?: number;
-  /** Connection IDs (comma-separated on the wire); win over connection_id */
-  connection_ids?: readonly number[];
+export type GetDatabaseSummariesParams = {
   /**
    * Time range (default 24h)
    * @default "24h"
    */
   time_range?: "1h" | "6h" | "24h" | "7d" | "30d";
-}
+} & ({
+  /** A connection ID */
+  connection_id: number;
+  /** Connection IDs (comma-separated on the wire); win over connection_id */
+  connection_ids?: readonly number[];
+} | {
+  /** A connection ID */
+  connection_id?: number;
+  /** Connection IDs (comma-separated on the wire); win over connection_id */
+  connection_ids: readonly number[];
+});
 
 export type GetDatabaseSummariesResult = DatabaseSummaries;
 

@@ -1,6 +1,6 @@
 import { jsonResponse } from "../common.js";
 import { defineOperation } from "../operation.js";
-import { DatabaseSummariesSchema, metricsAccess, summaryQuery } from "./schemas.js";
+import { DatabaseSummariesSchema, metricsAccess, oneConnectionChoice, summaryQuery } from "./schemas.js";
 
 export const getDatabaseSummaries = defineOperation({
   method: "get",
@@ -9,6 +9,7 @@ export const getDatabaseSummaries = defineOperation({
   summary: "Database-level summaries",
   tag: "metrics",
   access: metricsAccess,
+  oneOfRequired: oneConnectionChoice,
   request: { query: summaryQuery("24h") },
   responses: { 200: jsonResponse(DatabaseSummariesSchema, "Databases") },
   errors: [400, 403, 404],

@@ -8,6 +8,7 @@ import {
   csvQuery,
   MetricSeriesSchema,
   metricsAccess,
+  oneConnectionChoice,
   probeNameQuery,
   timeRangeQuery,
 } from "./schemas.js";
@@ -24,6 +25,7 @@ export const queryMetrics = defineOperation({
     "time_range/buckets wide (whole seconds); empty buckets repeat the last value (leading ones are omitted).",
   tag: "metrics",
   access: metricsAccess,
+  oneOfRequired: oneConnectionChoice,
   request: {
     query: z.object({
       connection_id: connectionIdQuery(),

@@ -37,6 +37,9 @@ export const connectionIdsQuery = () =>
       ),
     );
 
+/** Operations that take `connection_id` or `connection_ids` need one of them (400 otherwise). */
+export const oneConnectionChoice = [["connection_id", "connection_ids"]] as const;
+
 /** The query of the summaries: the connections and the time range (default `fallback`). */
 export const summaryQuery = (fallback: (typeof TIME_RANGES)[number]) =>
   z.object({
