@@ -14,6 +14,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -254,7 +255,30 @@ function versionedCopy(copy: string): string {
   if (new Set(versions).size !== 1) {
     throw new Error(`the fixed group got different versions: ${versions.join(", ")}`);
   }
-  return versions[0] as string;
+  const version = versions[0] as string;
+  requireNoUnannouncedMajor(version);
+  return version;
+}
+
+/**
+ * A major release is one a changeset asks for. Changesets would otherwise make one by itself: by
+ * default it bumps a package major whenever a peer dependency of it moves (the client's optional
+ * peer on the contract), hence `onlyUpdatePeerDependentsWhenOutOfRange` in .changeset/config.json.
+ */
+function requireNoUnannouncedMajor(version: string): void {
+  const current = (
+    JSON.parse(readFileSync(join(root, "apps/api/package.json"), "utf8")) as { version: string }
+  ).version;
+  const major = (text: string) => Number(text.split(".")[0]);
+  const pending = readdirSync(join(root, ".changeset")).filter(
+    (file) => file.endsWith(".md") && file !== "README.md",
+  );
+  const announced = pending.some((file) =>
+    /^"[^"]+":\s*major\s*$/m.test(readFileSync(join(root, ".changeset", file), "utf8")),
+  );
+  if (!announced && major(version) !== major(current)) {
+    throw new Error(`changeset version made ${version} of ${current}, a major release no changeset asks for`);
+  }
 }
 
 /** Plain `npm publish` must fail in the guard (prepublishOnly), before anything is packed. */
