@@ -26,6 +26,8 @@ type Schema = {
   default?: unknown;
   minimum?: number;
   format?: string;
+  /** A query list the wire carries comma-separated: the schema of its items. */
+  "x-dbmon-comma-list"?: Schema;
 };
 type Parameter = {
   name: string;
@@ -106,6 +108,10 @@ function typeOf(schema: Schema, indent: string, input: boolean): string {
 }
 
 function baseType(schema: Schema, indent: string, input: boolean): string {
+  const listed = schema["x-dbmon-comma-list"];
+  if (listed) {
+    return baseType({ type: "array", items: listed }, indent, input);
+  }
   if (schema.$ref) {
     return componentName(schema.$ref);
   }

@@ -147,13 +147,14 @@ export function pageSize(limit: number | undefined, paging: Paging): number {
 
 /**
  * How the OpenAPI document describes a query list the wire carries comma-separated
- * (`?connection_ids=1,2`): an array serialized `form`, not exploded, so typed clients take an array.
+ * (`?connection_ids=1,2`): a string, as the reference's document has it (existing clients send
+ * one), with its items in `x-dbmon-comma-list`, from which @dbmon/client types it as an array.
  */
 export function commaListOpenApi(
   items: { type: "integer" | "string"; minimum?: number; enum?: string[] },
   description: string,
 ) {
-  return { type: "array" as const, items, description, param: { style: "form" as const, explode: false } };
+  return { type: "string" as const, description, "x-dbmon-comma-list": items };
 }
 
 /**
