@@ -7,7 +7,7 @@ import {
 } from "@dbmon/datastore/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isDatastoreUnavailable } from "../src/http/datastore-outage.js";
-import { buildTestApp, createUser, requestJson, type TestApp, type TestUser } from "./support.js";
+import { buildTestApp, createUser, requestJson, TEST_PASSWORD, type TestApp, type TestUser } from "./support.js";
 
 /*
  * The API through a datastore outage (issue 28 item 4): a private PostgreSQL as its datastore,
@@ -52,7 +52,7 @@ describe.skipIf(!machinePostgresBinariesAvailable())("the API while its datastor
     // A login reads the datastore before any token is checked.
     const login = await requestJson(t.app, "/api/v1/auth/login", {
       method: "POST",
-      body: { username: "root", password: "correct-horse-battery-1" },
+      body: { username: "root", password: TEST_PASSWORD },
     });
     expect(login.status).toBe(503);
     expect(await login.json()).toEqual({ error: "Datastore unavailable" });
