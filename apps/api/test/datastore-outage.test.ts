@@ -7,7 +7,14 @@ import {
 } from "@dbmon/datastore/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isDatastoreUnavailable } from "../src/http/datastore-outage.js";
-import { buildTestApp, createUser, requestJson, TEST_PASSWORD, type TestApp, type TestUser } from "./support.js";
+import {
+  buildTestApp,
+  createUser,
+  requestJson,
+  TEST_PASSWORD,
+  type TestApp,
+  type TestUser,
+} from "./support.js";
 
 /*
  * The API through a datastore outage (issue 28 item 4): a private PostgreSQL as its datastore,
