@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { migrateDatastore } from "@dbmon/datastore";
 import {
   machinePostgresBinariesAvailable,
@@ -7,6 +10,7 @@ import {
 } from "@dbmon/datastore/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isDatastoreUnavailable } from "../src/http/datastore-outage.js";
+import { type DbmonProcess, startDbmon } from "./dbmon-processes.js";
 import {
   buildTestApp,
   createUser,
@@ -105,4 +109,49 @@ describe.skipIf(!machinePostgresBinariesAvailable())("the API while its datastor
       isDatastoreUnavailable(Object.assign(new Error("duplicate"), { code: "23505" }), t.datastore),
     ).toBe(false);
   });
+
+  it("keeps a `dbmon serve` process running through a datastore stop and start", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "dbmon-outage-"));
+    const serve: DbmonProcess = startDbmon("serve", {
+      DBMON_DATABASE_URL: server.url,
+      DBMON_DATA_DIR: dataDir,
+      DBMON_SECRET: "datastore-outage-test-secret",
+      DBMON_LOG_LEVEL: "info",
+      DBMON_PORT: "0",
+      DBMON_COLLECTOR: "false",
+      DBMON_ALERTER: "false",
+      DBMON_MONITOR_SELF: "false",
+    });
+    try {
+      const base = String((await serve.logged("dbmon API listening")).address);
+      const login = await fetch(`${base}/api/v1/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username: root.username, password: TEST_PASSWORD }),
+      });
+      const { session_token: token } = (await login.json()) as { session_token: string };
+      const list = () =>
+        fetch(`${base}/api/v1/connections`, { headers: { authorization: `Bearer ${token}` } });
+      expect((await list()).status).toBe(200);
+
+      await server.stop();
+      const down = await list();
+      expect(down.status).toBe(503);
+      expect(down.headers.get("retry-after")).toBe("5");
+      expect(await down.json()).toEqual({ error: "Datastore unavailable" });
+      expect((await fetch(`${base}/health`)).status).toBe(503);
+
+      await server.start();
+      await waitFor("the process to answer again", async () =>
+        (await list()).status === 200 ? true : undefined,
+      );
+      await serve.logged("datastore reachable again", 15_000);
+      expect(serve.child.exitCode).toBeNull();
+      expect(serve.logs.filter((line) => line.level === 60 || line.msg === "unhandled error")).toEqual([]);
+    } finally {
+      serve.child.kill("SIGTERM");
+      await serve.exited;
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
