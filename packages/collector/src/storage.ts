@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { advisoryLocks, type Sql } from "@dbmon/datastore";
+import { advisoryLocks, type Sql, TEXT_ARRAY_OID } from "@dbmon/datastore";
 import type { ParameterOrJSON, TransactionSql } from "postgres";
 import type { CollectorLogger } from "./logger.js";
 import type { ProbeRow, ProbeSpec } from "./probes/types.js";
@@ -7,7 +7,6 @@ import { describeError } from "./sessions.js";
 
 const WEEK_MS = 7 * 24 * 3600 * 1000;
 const INSERT_CHUNK_ROWS = 500;
-const TEXT_OID = 25;
 
 export const METRICS_SCHEMA = "metrics";
 
@@ -241,7 +240,7 @@ export async function storeServerRun(
     await tx`
       insert into probe_runs (connection_id, probe_name, last_run_at, snapshot_hash, snapshot_collected_at)
       select connection_id, ${probe.name}, ${at}::timestamptz, ${hash}::text, snapshot_at::timestamptz
-      from unnest(${held}::int[], ${sql.array(snapshotAt, TEXT_OID)}::text[]) as run(connection_id, snapshot_at)
+      from unnest(${held}::int[], ${sql.typed(snapshotAt, TEXT_ARRAY_OID)}::text[]) as run(connection_id, snapshot_at)
       on conflict (connection_id, probe_name) do update set
         last_run_at = excluded.last_run_at,
         snapshot_hash = case when excluded.snapshot_collected_at is not null

@@ -15,7 +15,7 @@ export type OperationConfig = Omit<RouteConfig, "security" | "tags"> & {
    * Error statuses particular to the operation. Those that follow from its shape are added: 400
    * (any input: path, query or body), 404 (a path parameter, or a connection the access rule looks
    * up), 401 (any token-protected operation),
-   * 403 (any with a requirement) and 500.
+   * 403 (any with a requirement), 503 (the datastore is down) and 500.
    */
   errors?: readonly ErrorStatus[];
   /**
@@ -56,6 +56,11 @@ export function defineOperation<const C extends OperationConfig>(config: C): Ope
   }
   if (hasRequirement(access)) {
     implied.push(403);
+  }
+  // Every request may find the datastore down (the guard alone reads it); an operation that
+  // answers 503 with a body of its own (/health) keeps it.
+  if (!(503 in (responses as Record<number, unknown>))) {
+    implied.push(503);
   }
   const statuses = [...new Set([...errors, ...implied])].sort((a, b) => a - b);
   const definition = createRoute({

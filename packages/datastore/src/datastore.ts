@@ -1,5 +1,6 @@
 import type { PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { DRIVER_TYPE_OPTIONS } from "./driver-types.js";
 import { type EmbeddedServer, startEmbeddedServer } from "./embedded.js";
 import { type DatastoreLogger, silentLogger } from "./logger.js";
 import { migrateDatastore } from "./migrate.js";
@@ -51,6 +52,7 @@ export async function openDatastore(config: DatastoreConfig): Promise<Datastore>
     throw error;
   }
   const sql = postgres(url, {
+    ...DRIVER_TYPE_OPTIONS,
     max: config.maxConnections ?? 10,
     onnotice: () => {},
     connection: { application_name: "dbmon" },

@@ -3,6 +3,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { advisoryLocks } from "./advisory-locks.js";
+import { DRIVER_TYPE_OPTIONS } from "./driver-types.js";
 import { seedAlertRules } from "./seed/alert-rules.js";
 
 /**
@@ -15,7 +16,7 @@ export const migrationsFolder = fileURLToPath(new URL("./migrations", import.met
  * later ones wait and then find nothing left to do.
  */
 export async function migrateDatastore(url: string): Promise<void> {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  const sql = postgres(url, { ...DRIVER_TYPE_OPTIONS, max: 1, onnotice: () => {} });
   try {
     await sql`select pg_advisory_lock(${advisoryLocks.migration})`;
     try {

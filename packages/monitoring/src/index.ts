@@ -21,7 +21,7 @@ export {
   parseHostList,
   type Resolver,
 } from "./host-policy.js";
-export { MONITORED_SERVER_DRIVER_OPTIONS, monitoredServerSession } from "./monitored-server-driver.js";
+export { monitoredServerSession } from "./monitored-server-driver.js";
 export { ReceiveBudget } from "./monitored-server-socket.js";
 export {
   type ColumnType,

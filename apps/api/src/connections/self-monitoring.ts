@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import {
   type Datastore,
+  DRIVER_TYPE_OPTIONS,
   decryptSecret,
   type EmbeddedServer,
   type SecretKey,
@@ -42,7 +43,7 @@ export async function registerSelfConnection(
       ? decryptSecret(services.secretKey, known.passwordEncrypted)
       : randomBytes(24).toString("base64url");
 
-  const superuser = postgres(embedded.url, { max: 1, onnotice: () => {} });
+  const superuser = postgres(embedded.url, { ...DRIVER_TYPE_OPTIONS, max: 1, onnotice: () => {} });
   try {
     await ensureMonitorRole(superuser, MONITOR_ROLE, password);
   } finally {

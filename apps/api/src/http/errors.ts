@@ -5,6 +5,11 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
 import { DomainError, type DomainErrorKind, InvalidInput, TooManyRequests } from "../errors.js";
 import type { AppEnv } from "../services.js";
+import {
+  DATASTORE_RETRY_AFTER_SECONDS,
+  isDatastoreUnavailable,
+  reportDatastoreOutage,
+} from "./datastore-outage.js";
 
 /** The status each kind of domain refusal is answered with. */
 const statusOf: Record<DomainErrorKind, ContentfulStatusCode> = {
@@ -56,6 +61,12 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
       { error: status === 400 ? "Invalid request body" : error.message || "Request failed" },
       status,
     );
+  }
+  const services = c.get("services");
+  if (services && isDatastoreUnavailable(error, services.datastore)) {
+    reportDatastoreOutage(services.datastore, services.logger, error);
+    c.header("Retry-After", String(DATASTORE_RETRY_AFTER_SECONDS));
+    return c.json({ error: "Datastore unavailable" }, 503);
   }
   const sqlState = sqlStateOf(error);
   if (sqlState?.startsWith("22") || sqlState === "54000") {

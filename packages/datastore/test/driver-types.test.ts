@@ -1,23 +1,23 @@
-import { createTestDatabase, type TestDatabase } from "@dbmon/datastore/testing";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MONITORED_SERVER_DRIVER_OPTIONS } from "../src/index.js";
+import { DRIVER_TYPE_OPTIONS, openDatastore } from "../src/index.js";
+import { createTestDatabase, type TestDatabase, waitFor } from "../src/testing/index.js";
 
 type Client = postgres.Sql<Record<string, postgres.PostgresType>>;
 
-describe("the driver options for monitored servers", () => {
+describe("the driver options of every dbmon session", () => {
   let database: TestDatabase;
   let admin: postgres.Sql;
   const clients: Client[] = [];
-  const monitoredClient = (options: postgres.Options<Record<string, postgres.PostgresType>> = {}) => {
-    const client = postgres(database.url, {
-      ...MONITORED_SERVER_DRIVER_OPTIONS,
+  const client = (options: postgres.Options<Record<string, postgres.PostgresType>> = {}) => {
+    const session = postgres(database.url, {
+      ...DRIVER_TYPE_OPTIONS,
       max: 1,
       onnotice: () => {},
       ...options,
     });
-    clients.push(client);
-    return client;
+    clients.push(session);
+    return session;
   };
 
   beforeAll(async () => {
@@ -31,7 +31,7 @@ describe("the driver options for monitored servers", () => {
   });
 
   it("names only array types, by the OIDs this server gives them", async () => {
-    const oids = Object.values(MONITORED_SERVER_DRIVER_OPTIONS.types).flatMap((type) => type.from);
+    const oids = Object.values(DRIVER_TYPE_OPTIONS.types).flatMap((type) => type.from);
     const rows = await admin<{ oid: number; typcategory: string; typelem: number }[]>`
       select oid::int, typcategory, typelem::int from pg_type where oid = any(${oids}::oid[])`;
     expect(rows).toHaveLength(oids.length);
@@ -42,7 +42,7 @@ describe("the driver options for monitored servers", () => {
   });
 
   it("reads built-in arrays as the driver's own type lookup would, NULL elements as null", async () => {
-    const sql = monitoredClient();
+    const sql = client();
     const [row] = await sql.unsafe(`select
       array['a', 'b c', null, 'NULL', '"q"'] as texts,
       '{1,2}'::int4[] as ints, '{{1,2},{3,4}}'::int8[] as bigints, '{1.5,-2}'::float8[] as floats,
@@ -71,7 +71,7 @@ describe("the driver options for monitored servers", () => {
 
   it("leaves arrays of other types in PostgreSQL's text form", async () => {
     await admin`create type mood as enum ('calm', 'busy')`;
-    const [row] = await monitoredClient().unsafe(`select array['calm', 'busy']::mood[] as moods`);
+    const [row] = await client().unsafe(`select array['calm', 'busy']::mood[] as moods`);
     expect(row?.moods).toBe("{calm,busy}");
   });
 
@@ -83,7 +83,7 @@ describe("the driver options for monitored servers", () => {
     try {
       await locker`begin`;
       await locker`lock table pg_catalog.pg_type in access exclusive mode`;
-      const sql = monitoredClient({ connection: { statement_timeout: 60_000 } });
+      const sql = client({ connection: { statement_timeout: 60_000 } });
       const pending = sql.unsafe("select '{1}'::int4[] as stalled").then(
         () => "answered",
         (error: { code?: string }) => error.code,
@@ -94,6 +94,53 @@ describe("the driver options for monitored servers", () => {
     } finally {
       await locker`rollback`;
       locker.release();
+    }
+  });
+
+  it("fails only the first query of a datastore session whose backend is terminated while it connects", async () => {
+    // porsager/postgres#1223: with the driver's type lookup, a backend terminated during a new
+    // session's first query rejected the lookup's promise, which nothing holds, and Node ended the
+    // process. A lock on pg_type holds the new session's first catalog read until it is terminated.
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    const datastore = await openDatastore({
+      databaseUrl: database.url,
+      dataDir: "",
+      migrate: false,
+      maxConnections: 1,
+    });
+    // A session of its own, its catalog caches warmed before the lock, terminates the backend.
+    const killer = client();
+    const terminate = () => killer<{ count: number }[]>`
+      select count(pg_terminate_backend(pid))::int as count from pg_stat_activity
+      where datname = ${database.name} and application_name = 'dbmon'`;
+    await terminate();
+    const locker = await admin.reserve();
+    try {
+      await locker`begin`;
+      await locker`lock table pg_catalog.pg_type in access exclusive mode`;
+      const first = datastore.sql`select '{1,2}'::int4[] as ints`.then(
+        () => "answered",
+        (error: { code?: string }) => error.code,
+      );
+      await waitFor("the datastore session's backend", async () => {
+        const [terminated] = await terminate();
+        return (terminated?.count ?? 0) > 0 ? true : undefined;
+      });
+      await locker`rollback`;
+      // The backend goes with its FATAL 57P01 or, before it could send one, with its socket.
+      expect(["57P01", "CONNECTION_CLOSED"]).toContain(await first);
+      const [row] = await datastore.sql<{ ints: number[] }[]>`select '{1,2}'::int4[] as ints`;
+      expect(row?.ints).toEqual([1, 2]);
+      // An unhandled rejection reaches the listener on a later turn of the event loop.
+      await new Promise((done) => setTimeout(done, 200));
+      expect(unhandled).toEqual([]);
+    } finally {
+      await locker`rollback`;
+      locker.release();
+      await datastore.close();
+      process.off("unhandledRejection", onUnhandled);
     }
   });
 });
