@@ -1,6 +1,6 @@
 import type { Sql } from "@dbmon/datastore";
 import type { EvaluationContext } from "./context.js";
-import { clearAlerts } from "./evaluate.js";
+import { clearAlerts, writePass } from "./evaluate.js";
 import type { AlerterLogger } from "./logger.js";
 import type { MetricValue } from "./metrics.js";
 import { enqueue, type Queryable, type Scope } from "./notify/queue.js";
@@ -175,8 +175,7 @@ export async function evaluateAnomalies(
   if (clears.length === 0 && raises.length === 0) {
     return;
   }
-  // One transaction (one commit) for the pass's anomaly writes, as in evaluateThresholds.
-  await sql.begin(async (tx) => {
+  await writePass(sql, async (tx) => {
     await clearAlerts(tx, clears, context.now);
     for (const { metric, series, value, z, baseline } of raises) {
       await raise(tx, context, metric, series, value, z, baseline, settings, logger);

@@ -1,4 +1,5 @@
 import { effectiveProbeConfigs, type Sql } from "@dbmon/datastore";
+import type { TransactionSql } from "postgres";
 import type { EvaluationContext, Rule } from "./context.js";
 import type { AlerterLogger } from "./logger.js";
 import { currentValues, existingMetricTables, type MetricValue, metricDefinitions } from "./metrics.js";
@@ -230,7 +231,7 @@ export async function evaluateThresholds(
         ),
       ),
   );
-  await sql.begin((tx) => writeThresholds(tx, writes, now, settings, logger));
+  await writePass(sql, (tx) => writeThresholds(tx, writes, now, settings, logger));
   const values = new Map<string, MetricValue[]>();
   for (const [metric, result] of cache) {
     if (result && metric !== "probe_staleness_ratio") {
@@ -238,6 +239,29 @@ export async function evaluateThresholds(
     }
   }
   return values;
+}
+
+/** Attempts of a pass's write transaction that a deadlock aborted. */
+const WRITE_ATTEMPTS = 3;
+
+/**
+ * Runs a pass's writes in one transaction: one commit (one WAL flush) per pass however many rows
+ * it writes. Two alerters whose passes decided differently can lock the same alerts in different
+ * orders; PostgreSQL then aborts one of them, which writes again: every statement of a pass is
+ * conditional (status checks, the open-alert unique indexes), so writing again after the other
+ * committed changes, and notifies, only what is still to change.
+ */
+export async function writePass(sql: Sql, writes: (tx: TransactionSql) => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await sql.begin(writes);
+      return;
+    } catch (error) {
+      if (attempt >= WRITE_ATTEMPTS || (error as { code?: string }).code !== "40P01") {
+        throw error;
+      }
+    }
+  }
 }
 
 interface AlertCondition {
@@ -458,8 +482,7 @@ export async function evaluateConnections(
   if (clears.length === 0 && described.length === 0 && fires.length === 0) {
     return;
   }
-  // One transaction (one commit) for the pass, as in evaluateThresholds.
-  await sql.begin(async (tx) => {
+  await writePass(sql, async (tx) => {
     await clearAlerts(tx, clears, now);
     if (described.length > 0) {
       await tx`

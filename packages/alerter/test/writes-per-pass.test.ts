@@ -1,4 +1,6 @@
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writePass } from "../src/evaluate.js";
 import { createMetricTables } from "./metric-tables.js";
 import { addConnection, addWebhookChannel, alertsOf, createHarness, type Harness } from "./support.js";
 
@@ -73,4 +75,34 @@ describe("writes of one evaluation pass", () => {
         (select count(distinct xmin::text)::int from notification_history where notification_type = 'alert_clear') as notifications`;
     expect(cleared).toEqual({ alerts: 1, notifications: 1 });
   }, 120_000);
+
+  it("writes again when a deadlock with another alerter's pass aborted its transaction", async () => {
+    const sql = h.datastore.sql;
+    await sql`create table pass_rows (id int primary key)`;
+    await sql`insert into pass_rows values (1), (2)`;
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const other = postgres(h.database.url, { max: 1, onnotice: () => {} });
+    try {
+      // The other pass locks row 2 then row 1; this one row 1 then row 2, waiting first, so
+      // PostgreSQL's deadlock check (after deadlock_timeout) aborts this one.
+      const otherPass = other.begin(async (tx) => {
+        await tx`update pass_rows set id = id where id = 2`;
+        await sleep(500);
+        await tx`update pass_rows set id = id where id = 1`;
+      });
+      let attempts = 0;
+      await writePass(sql, async (tx) => {
+        attempts++;
+        await tx`update pass_rows set id = id where id = 1`;
+        if (attempts === 1) {
+          await sleep(100);
+        }
+        await tx`update pass_rows set id = id where id = 2`;
+      });
+      await otherPass;
+      expect(attempts).toBe(2);
+    } finally {
+      await other.end();
+    }
+  }, 30_000);
 });
