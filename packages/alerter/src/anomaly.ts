@@ -1,9 +1,9 @@
 import type { Sql } from "@dbmon/datastore";
 import type { EvaluationContext } from "./context.js";
-import { clearAlert } from "./evaluate.js";
+import { clearAlerts, writePass } from "./evaluate.js";
 import type { AlerterLogger } from "./logger.js";
 import type { MetricValue } from "./metrics.js";
-import { enqueue } from "./notify/queue.js";
+import { enqueue, type Queryable, type Scope } from "./notify/queue.js";
 
 export interface AnomalySettings {
   /** |z| above this is an anomaly (default 3); history further out than this is left out of baselines. */
@@ -126,6 +126,16 @@ export async function evaluateAnomalies(
   logger: AlerterLogger,
 ): Promise<void> {
   const baselines = await currentBaselines(sql, context.now);
+  const open = await sql<{ id: number; connection_id: number; database_name: string; metric_name: string }[]>`
+    select id::int as id, connection_id, coalesce(database_name, '') as database_name, metric_name
+    from alerts where alert_type = 'anomaly' and status <> 'cleared'`;
+  const openBySeries = new Map<string, number[]>();
+  for (const alert of open) {
+    const key = baselineKey(alert.connection_id, alert.database_name, alert.metric_name, "");
+    openBySeries.set(key, [...(openBySeries.get(key) ?? []), alert.id]);
+  }
+  const clears: { id: number; scope: Scope }[] = [];
+  const raises: { metric: string; series: string; value: MetricValue; z: number; baseline: Baseline }[] = [];
   for (const [metric, list] of values) {
     for (const value of list) {
       const topology = context.connections.get(value.connection_id);
@@ -146,16 +156,35 @@ export async function evaluateAnomalies(
       const series = seriesName(metric, value);
       const z = (value.value - baseline.mean) / spread;
       if (Math.abs(z) <= settings.sensitivity) {
-        await resolve(sql, context, series, value);
+        // Back within its band: the series' open anomaly alert clears.
+        const scope = {
+          connectionId: value.connection_id,
+          clusterId: topology.clusterId,
+          groupId: topology.groupId,
+        };
+        for (const id of openBySeries.get(
+          baselineKey(value.connection_id, value.database_name ?? "", series, ""),
+        ) ?? []) {
+          clears.push({ id, scope });
+        }
       } else if (!context.blackedOut(value.connection_id, value.database_name)) {
-        await raise(sql, context, metric, series, value, z, baseline, settings, logger);
+        raises.push({ metric, series, value, z, baseline });
       }
     }
   }
+  if (clears.length === 0 && raises.length === 0) {
+    return;
+  }
+  await writePass(sql, async (tx) => {
+    await clearAlerts(tx, clears, context.now);
+    for (const { metric, series, value, z, baseline } of raises) {
+      await raise(tx, context, metric, series, value, z, baseline, settings, logger);
+    }
+  });
 }
 
 async function raise(
-  sql: Sql,
+  sql: Queryable,
   context: EvaluationContext,
   metric: string,
   series: string,
@@ -229,24 +258,5 @@ async function raise(
       },
       "alert_fire",
     );
-  }
-}
-
-async function resolve(
-  sql: Sql,
-  context: EvaluationContext,
-  series: string,
-  value: MetricValue,
-): Promise<void> {
-  const open = await sql<{ id: number }[]>`
-    select id::int as id from alerts where alert_type = 'anomaly' and status <> 'cleared' and metric_name = ${series}
-      and connection_id = ${value.connection_id} and coalesce(database_name, '') = ${value.database_name ?? ""}`;
-  const topology = context.connections.get(value.connection_id);
-  for (const alert of open) {
-    await clearAlert(sql, alert.id, context.now, {
-      connectionId: value.connection_id,
-      clusterId: topology?.clusterId ?? null,
-      groupId: topology?.groupId ?? null,
-    });
   }
 }

@@ -1,8 +1,9 @@
 import { effectiveProbeConfigs, type Sql } from "@dbmon/datastore";
+import type { TransactionSql } from "postgres";
 import type { EvaluationContext, Rule } from "./context.js";
 import type { AlerterLogger } from "./logger.js";
 import { currentValues, existingMetricTables, type MetricValue, metricDefinitions } from "./metrics.js";
-import { enqueue } from "./notify/queue.js";
+import { enqueueEach, type Queryable, type Scope } from "./notify/queue.js";
 import { violates } from "./operators.js";
 
 const severityRank: Record<string, number> = { info: 0, warning: 1, critical: 2 };
@@ -130,7 +131,7 @@ export async function evaluateThresholds(
   const holding = new Set<string>();
   const cache = new Map<string, Awaited<ReturnType<typeof metricValues>>>();
   const now = context.now;
-  const iso = now.toISOString();
+  const writes: ThresholdWrites = { clears: [], refreshes: [], conditions: [], fires: [], lapsed: [] };
 
   for (const rule of rules) {
     if (!cache.has(rule.metric_name)) {
@@ -150,13 +151,14 @@ export async function evaluateThresholds(
       const effective = context.effective(rule, value.connection_id, value.database_name);
       const violated = effective.enabled && violates(value.value, effective.operator, effective.threshold);
       const existing = openByKey.get(key);
+      const scope = {
+        connectionId: value.connection_id,
+        clusterId: topology.clusterId,
+        groupId: topology.groupId,
+      };
       if (!violated) {
         if (existing) {
-          await clearAlert(sql, existing.id, now, {
-            connectionId: value.connection_id,
-            clusterId: topology.clusterId,
-            groupId: topology.groupId,
-          });
+          writes.clears.push({ id: existing.id, scope });
         }
         continue;
       }
@@ -165,59 +167,41 @@ export async function evaluateThresholds(
         continue;
       }
       const description = metric?.descriptions.get(value.connection_id) ?? rule.description;
-      const scope = {
-        connectionId: value.connection_id,
-        clusterId: topology.clusterId,
-        groupId: topology.groupId,
-      };
       if (existing) {
-        const rank = severityRank[effective.severity] ?? 0;
-        const reactivated = await sql`
-          update alerts set status = 'active'
-          where id = ${existing.id} and status = 'acknowledged'
-            and (case severity when 'critical' then 2 when 'warning' then 1 else 0 end) < ${rank}
-          returning id`;
-        await sql`
-          update alerts set metric_value = ${value.value}, threshold_value = ${effective.threshold},
-            operator = ${effective.operator}, severity = ${effective.severity}, last_updated = ${iso}::timestamptz,
-            description = ${description},
-            ai_analysis = case when metric_value is distinct from ${value.value} then null else ai_analysis end
-          where id = ${existing.id} and status <> 'cleared'`;
-        if (reactivated.length > 0) {
-          await sql`delete from alert_acknowledgments where alert_id = ${existing.id}`;
-          await enqueue(sql, now, existing.id, scope, "alert_fire");
-        }
+        writes.refreshes.push({
+          id: existing.id,
+          rank: severityRank[effective.severity] ?? 0,
+          value: value.value,
+          threshold: effective.threshold,
+          operator: effective.operator,
+          severity: effective.severity,
+          description,
+          scope,
+        });
         continue;
       }
       const started = since.get(key) ?? now;
       if (!since.has(key)) {
-        await sql`
-          insert into alert_conditions (rule_id, connection_id, database_name, object_name, since, last_seen_at)
-          values (${rule.id}, ${value.connection_id}, ${value.database_name ?? ""}, ${value.object_name ?? ""}, ${iso}::timestamptz, ${iso}::timestamptz)
-          on conflict do nothing`;
+        writes.conditions.push({
+          rule_id: rule.id,
+          connection_id: value.connection_id,
+          database_name: value.database_name ?? "",
+          object_name: value.object_name ?? "",
+        });
       }
       if (now.getTime() - started.getTime() < effective.durationSeconds * 1000) {
         continue;
       }
-      const [inserted] = await sql<{ id: number }[]>`
-        insert into alerts (alert_type, rule_id, connection_id, database_name, object_name, probe_name, metric_name,
-          metric_value, threshold_value, operator, severity, title, description, status, triggered_at, last_updated)
-        select 'threshold', ${rule.id}, ${value.connection_id}, ${value.database_name}, ${value.object_name},
-          ${rule.metric_name.split(".")[0] ?? null}, ${rule.metric_name}, ${value.value}, ${effective.threshold},
-          ${effective.operator}, ${effective.severity}, ${rule.name}, ${description}, 'active', ${iso}::timestamptz, ${iso}::timestamptz
-        where not exists (
-          select 1 from alerts where alert_type = 'threshold' and rule_id = ${rule.id} and connection_id = ${value.connection_id}
-            and coalesce(database_name, '') = ${value.database_name ?? ""} and coalesce(object_name, '') = ${value.object_name ?? ""}
-            and status = 'cleared' and cleared_at > ${iso}::timestamptz - make_interval(secs => ${settings.cooldownSeconds}))
-        on conflict do nothing
-        returning id::int as id`;
-      if (inserted) {
-        logger.info(
-          { alertId: inserted.id, rule: rule.name, connectionId: value.connection_id },
-          "alert fired",
-        );
-        await enqueue(sql, now, inserted.id, scope, "alert_fire");
-      }
+      writes.fires.push({
+        key,
+        rule,
+        value,
+        threshold: effective.threshold,
+        operator: effective.operator,
+        severity: effective.severity,
+        description,
+        scope,
+      });
     }
   }
 
@@ -225,27 +209,29 @@ export async function evaluateThresholds(
   for (const [key, alert] of openByKey) {
     if (!seen.has(key)) {
       const topology = context.connections.get(alert.connection_id);
-      await clearAlert(sql, alert.id, now, {
-        connectionId: alert.connection_id,
-        clusterId: topology?.clusterId ?? null,
-        groupId: topology?.groupId ?? null,
+      writes.clears.push({
+        id: alert.id,
+        scope: {
+          connectionId: alert.connection_id,
+          clusterId: topology?.clusterId ?? null,
+          groupId: topology?.groupId ?? null,
+        },
       });
     }
   }
   // Conditions that stopped holding start their duration afresh next time.
-  for (const condition of conditions) {
-    const key = keyOf(
-      condition.rule_id,
-      condition.connection_id,
-      condition.database_name || null,
-      condition.object_name || null,
-    );
-    if (!holding.has(key)) {
-      await sql`
-        delete from alert_conditions where rule_id = ${condition.rule_id} and connection_id = ${condition.connection_id}
-          and database_name = ${condition.database_name} and object_name = ${condition.object_name}`;
-    }
-  }
+  writes.lapsed = conditions.filter(
+    (condition) =>
+      !holding.has(
+        keyOf(
+          condition.rule_id,
+          condition.connection_id,
+          condition.database_name || null,
+          condition.object_name || null,
+        ),
+      ),
+  );
+  await writePass(sql, (tx) => writeThresholds(tx, writes, now, settings, logger));
   const values = new Map<string, MetricValue[]>();
   for (const [metric, result] of cache) {
     if (result && metric !== "probe_staleness_ratio") {
@@ -255,21 +241,203 @@ export async function evaluateThresholds(
   return values;
 }
 
-/** Clears an open alert and queues the clear notification, once, whichever alerter gets there first. */
-export async function clearAlert(
-  sql: Sql,
-  alertId: number,
-  now: Date,
-  scope: { connectionId: number; clusterId: number | null; groupId: number | null },
-): Promise<boolean> {
-  const cleared = await sql`
-    update alerts set status = 'cleared', cleared_at = ${now.toISOString()}::timestamptz, last_updated = ${now.toISOString()}::timestamptz
-    where id = ${alertId} and status <> 'cleared' returning id`;
-  if (cleared.length > 0) {
-    await enqueue(sql, now, alertId, scope, "alert_clear");
-    return true;
+/** Attempts of a pass's write transaction that a deadlock aborted. */
+const WRITE_ATTEMPTS = 3;
+
+/**
+ * Runs a pass's writes in one transaction: one commit (one WAL flush) per pass however many rows
+ * it writes. Two alerters whose passes decided differently can lock the same alerts in different
+ * orders; PostgreSQL then aborts one of them, which writes again: every statement of a pass is
+ * conditional (status checks, the open-alert unique indexes), so writing again after the other
+ * committed changes, and notifies, only what is still to change.
+ */
+export async function writePass(sql: Sql, writes: (tx: TransactionSql) => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await sql.begin(writes);
+      return;
+    } catch (error) {
+      if (attempt >= WRITE_ATTEMPTS || (error as { code?: string }).code !== "40P01") {
+        throw error;
+      }
+    }
   }
-  return false;
+}
+
+interface AlertCondition {
+  rule_id: number;
+  connection_id: number;
+  database_name: string;
+  object_name: string;
+}
+
+/** What a threshold pass decided to write, applied by writeThresholds. */
+interface ThresholdWrites {
+  clears: { id: number; scope: Scope }[];
+  /** Open alerts whose condition still holds: their values, and re-activation when more severe. */
+  refreshes: {
+    id: number;
+    rank: number;
+    value: number;
+    threshold: number;
+    operator: string;
+    severity: string;
+    description: string;
+    scope: Scope;
+  }[];
+  /** Conditions that started holding now (their duration starts). */
+  conditions: AlertCondition[];
+  /** New alerts to open, unless in their key's cooldown or already open (another alerter). */
+  fires: {
+    key: string;
+    rule: Rule;
+    value: MetricValue;
+    threshold: number;
+    operator: string;
+    severity: string;
+    description: string;
+    scope: Scope;
+  }[];
+  /** Conditions that stopped holding. */
+  lapsed: AlertCondition[];
+}
+
+/**
+ * A threshold pass's writes, a few set-based statements in the caller's transaction: one commit
+ * (one WAL flush) per pass however many conditions changed. Every statement stays conditional
+ * (open-alert unique index, status checks), so with several alerters only the one whose statement
+ * changed a row queues its notification.
+ */
+async function writeThresholds(
+  sql: Queryable,
+  writes: ThresholdWrites,
+  now: Date,
+  settings: EvaluationSettings,
+  logger: AlerterLogger,
+): Promise<void> {
+  const iso = now.toISOString();
+  await clearAlerts(sql, writes.clears, now);
+
+  const refreshes = writes.refreshes;
+  if (refreshes.length > 0) {
+    // Before the refresh below changes the severity: an acknowledged alert that became more severe is active again.
+    const reactivated = await sql<{ id: number }[]>`
+      update alerts a set status = 'active'
+      from unnest(${refreshes.map((r) => r.id)}::bigint[], ${refreshes.map((r) => r.rank)}::int[]) k(id, rank)
+      where a.id = k.id and a.status = 'acknowledged'
+        and (case a.severity when 'critical' then 2 when 'warning' then 1 else 0 end) < k.rank
+      returning a.id::int as id`;
+    await sql`
+      update alerts a set metric_value = k.value, threshold_value = k.threshold, operator = k.operator,
+        severity = k.severity, last_updated = ${iso}::timestamptz, description = k.description,
+        ai_analysis = case when a.metric_value is distinct from k.value then null else a.ai_analysis end
+      from unnest(${refreshes.map((r) => r.id)}::bigint[], ${refreshes.map((r) => r.value)}::float8[],
+        ${refreshes.map((r) => r.threshold)}::float8[], ${refreshes.map((r) => r.operator)}::text[],
+        ${refreshes.map((r) => r.severity)}::text[], ${refreshes.map((r) => r.description)}::text[])
+        k(id, value, threshold, operator, severity, description)
+      where a.id = k.id and a.status <> 'cleared'`;
+    if (reactivated.length > 0) {
+      const ids = new Set(reactivated.map((row) => row.id));
+      await sql`delete from alert_acknowledgments where alert_id = any(${[...ids]}::bigint[])`;
+      await enqueueEach(
+        sql,
+        now,
+        refreshes.filter((r) => ids.has(r.id)).map((r) => ({ alertId: r.id, scope: r.scope })),
+        "alert_fire",
+      );
+    }
+  }
+
+  if (writes.conditions.length > 0) {
+    await sql`
+      insert into alert_conditions (rule_id, connection_id, database_name, object_name, since, last_seen_at)
+      select k.rule_id, k.connection_id, k.database_name, k.object_name, ${iso}::timestamptz, ${iso}::timestamptz
+      from ${conditionKeys(sql, writes.conditions)}
+      on conflict do nothing`;
+  }
+
+  const fires = writes.fires;
+  if (fires.length > 0) {
+    const inserted = await sql<
+      {
+        id: number;
+        rule_id: number;
+        connection_id: number;
+        database_name: string | null;
+        object_name: string | null;
+      }[]
+    >`
+      insert into alerts (alert_type, rule_id, connection_id, database_name, object_name, probe_name, metric_name,
+        metric_value, threshold_value, operator, severity, title, description, status, triggered_at, last_updated)
+      select 'threshold', k.rule_id, k.connection_id, k.database_name, k.object_name, k.probe_name, k.metric_name,
+        k.value, k.threshold, k.operator, k.severity, k.title, k.description, 'active', ${iso}::timestamptz, ${iso}::timestamptz
+      from unnest(${fires.map((f) => f.rule.id)}::int[], ${fires.map((f) => f.value.connection_id)}::int[],
+        ${fires.map((f) => f.value.database_name)}::text[], ${fires.map((f) => f.value.object_name)}::text[],
+        ${fires.map((f) => f.rule.metric_name.split(".")[0] ?? null)}::text[], ${fires.map((f) => f.rule.metric_name)}::text[],
+        ${fires.map((f) => f.value.value)}::float8[], ${fires.map((f) => f.threshold)}::float8[],
+        ${fires.map((f) => f.operator)}::text[], ${fires.map((f) => f.severity)}::text[],
+        ${fires.map((f) => f.rule.name)}::text[], ${fires.map((f) => f.description)}::text[])
+        with ordinality k(rule_id, connection_id, database_name, object_name, probe_name, metric_name, value, threshold,
+          operator, severity, title, description, n)
+      where not exists (
+        select 1 from alerts c where c.alert_type = 'threshold' and c.rule_id = k.rule_id and c.connection_id = k.connection_id
+          and coalesce(c.database_name, '') = coalesce(k.database_name, '') and coalesce(c.object_name, '') = coalesce(k.object_name, '')
+          and c.status = 'cleared' and c.cleared_at > ${iso}::timestamptz - make_interval(secs => ${settings.cooldownSeconds}))
+      order by k.n
+      on conflict do nothing
+      returning id::int as id, rule_id, connection_id, database_name, object_name`;
+    const fireByKey = new Map(fires.map((fire) => [fire.key, fire]));
+    const opened: { alertId: number; scope: Scope }[] = [];
+    for (const row of inserted) {
+      const fire = fireByKey.get(keyOf(row.rule_id, row.connection_id, row.database_name, row.object_name));
+      if (fire) {
+        logger.info(
+          { alertId: row.id, rule: fire.rule.name, connectionId: row.connection_id },
+          "alert fired",
+        );
+        opened.push({ alertId: row.id, scope: fire.scope });
+      }
+    }
+    await enqueueEach(sql, now, opened, "alert_fire");
+  }
+
+  if (writes.lapsed.length > 0) {
+    await sql`
+      delete from alert_conditions c using ${conditionKeys(sql, writes.lapsed)}
+      where c.rule_id = k.rule_id and c.connection_id = k.connection_id
+        and c.database_name = k.database_name and c.object_name = k.object_name`;
+  }
+}
+
+/** Condition keys as the relation `k`. */
+const conditionKeys = (sql: Queryable, keys: readonly AlertCondition[]) => sql`
+  unnest(${keys.map((c) => c.rule_id)}::int[], ${keys.map((c) => c.connection_id)}::int[],
+    ${keys.map((c) => c.database_name)}::text[], ${keys.map((c) => c.object_name)}::text[])
+    k(rule_id, connection_id, database_name, object_name)`;
+
+/**
+ * Clears open alerts and queues their clear notifications, once, whichever alerter gets there
+ * first; answers the ids it cleared.
+ */
+export async function clearAlerts(
+  sql: Queryable,
+  alerts: readonly { id: number; scope: Scope }[],
+  now: Date,
+): Promise<Set<number>> {
+  if (alerts.length === 0) {
+    return new Set();
+  }
+  const cleared = await sql<{ id: number }[]>`
+    update alerts set status = 'cleared', cleared_at = ${now.toISOString()}::timestamptz, last_updated = ${now.toISOString()}::timestamptz
+    where id = any(${alerts.map((a) => a.id)}::bigint[]) and status <> 'cleared' returning id::int as id`;
+  const ids = new Set(cleared.map((row) => row.id));
+  await enqueueEach(
+    sql,
+    now,
+    alerts.filter((a) => ids.has(a.id)).map((a) => ({ alertId: a.id, scope: a.scope })),
+    "alert_clear",
+  );
+  return ids;
 }
 
 /** Connection alerts: one per unreachable monitored connection, cleared when it is reachable again. */
@@ -283,32 +451,64 @@ export async function evaluateConnections(
   const open = await sql<{ id: number; connection_id: number; description: string }[]>`
     select id::int as id, connection_id, description from alerts where alert_type = 'connection' and status <> 'cleared'`;
   const openByConnection = new Map(open.map((a) => [a.connection_id, a]));
+  const clears: { id: number; scope: Scope }[] = [];
+  const described: { id: number; description: string }[] = [];
+  const fires: { connectionId: number; title: string; description: string; scope: Scope }[] = [];
   for (const [connectionId, topology] of context.connections) {
     const scope = { connectionId, clusterId: topology.clusterId, groupId: topology.groupId };
     const existing = openByConnection.get(connectionId);
     if (!topology.monitored || topology.connectionError === null) {
       if (existing) {
-        await clearAlert(sql, existing.id, now, scope);
+        clears.push({ id: existing.id, scope });
       }
       continue;
     }
     if (existing) {
       if (existing.description !== topology.connectionError) {
-        await sql`update alerts set description = ${topology.connectionError}, last_updated = ${iso}::timestamptz where id = ${existing.id}`;
+        described.push({ id: existing.id, description: topology.connectionError });
       }
       continue;
     }
     if (context.blackedOut(connectionId, null)) {
       continue;
     }
-    const [inserted] = await sql<{ id: number }[]>`
-      insert into alerts (alert_type, connection_id, severity, title, description, status, triggered_at, last_updated)
-      values ('connection', ${connectionId}, 'critical', ${`Connection error: ${topology.name}`}, ${topology.connectionError},
-        'active', ${iso}::timestamptz, ${iso}::timestamptz)
-      on conflict do nothing returning id::int as id`;
-    if (inserted) {
-      logger.info({ alertId: inserted.id, connectionId }, "connection alert fired");
-      await enqueue(sql, now, inserted.id, scope, "alert_fire");
-    }
+    fires.push({
+      connectionId,
+      title: `Connection error: ${topology.name}`,
+      description: topology.connectionError,
+      scope,
+    });
   }
+  if (clears.length === 0 && described.length === 0 && fires.length === 0) {
+    return;
+  }
+  await writePass(sql, async (tx) => {
+    await clearAlerts(tx, clears, now);
+    if (described.length > 0) {
+      await tx`
+        update alerts a set description = k.description, last_updated = ${iso}::timestamptz
+        from unnest(${described.map((d) => d.id)}::bigint[], ${described.map((d) => d.description)}::text[]) k(id, description)
+        where a.id = k.id`;
+    }
+    if (fires.length === 0) {
+      return;
+    }
+    const inserted = await tx<{ id: number; connection_id: number }[]>`
+      insert into alerts (alert_type, connection_id, severity, title, description, status, triggered_at, last_updated)
+      select 'connection', k.connection_id, 'critical', k.title, k.description, 'active', ${iso}::timestamptz, ${iso}::timestamptz
+      from unnest(${fires.map((f) => f.connectionId)}::int[], ${fires.map((f) => f.title)}::text[],
+        ${fires.map((f) => f.description)}::text[]) with ordinality k(connection_id, title, description, n)
+      order by k.n
+      on conflict do nothing returning id::int as id, connection_id`;
+    const scopeOf = new Map(fires.map((f) => [f.connectionId, f.scope]));
+    const opened: { alertId: number; scope: Scope }[] = [];
+    for (const row of inserted) {
+      const scope = scopeOf.get(row.connection_id);
+      if (scope) {
+        logger.info({ alertId: row.id, connectionId: row.connection_id }, "connection alert fired");
+        opened.push({ alertId: row.id, scope });
+      }
+    }
+    await enqueueEach(tx, now, opened, "alert_fire");
+  });
 }

@@ -1,8 +1,12 @@
 import { readableNumberSql, type SecretKey, type Sql } from "@dbmon/datastore";
 import type { HostPolicy } from "@dbmon/monitoring";
+import type { Fragment, TransactionSql } from "postgres";
 import { type Channel, loadChannels } from "./channel.js";
 import { type AlertFacts, alertMessage, type NotificationType } from "./messages.js";
 import { ChannelConfigError, type Delivery, deliver } from "./transport.js";
+
+/** Where a pass's statements run: the pool, or the pass's transaction. */
+export type Queryable = Sql | TransactionSql;
 
 /** Minutes to wait before the 2nd, 3rd and 4th attempt (the last value repeats). */
 export const RETRY_BACKOFF_MINUTES = [5, 15, 60];
@@ -22,7 +26,7 @@ export interface Scope {
  * server, cluster and group overrides that exists, else the channel's estate default.
  */
 export async function enqueue(
-  sql: Sql,
+  sql: Queryable,
   now: Date,
   alertId: number,
   scope: Scope,
@@ -40,15 +44,51 @@ export async function enqueue(
   return rows.length;
 }
 
+/**
+ * Queues, in one statement, what enqueue queues for each alert (fire or clear notifications of a
+ * pass), in the order of `alerts`.
+ */
+export async function enqueueEach(
+  sql: Queryable,
+  now: Date,
+  alerts: readonly { alertId: number; scope: Scope }[],
+  type: NotificationType,
+): Promise<number> {
+  if (alerts.length === 0) {
+    return 0;
+  }
+  const rows = await sql`
+    insert into notification_history (alert_id, channel_id, notification_type, reminder_count, max_attempts, next_retry_at, created_at)
+    select k.alert_id, ch.id, ${type}, 0, ${MAX_ATTEMPTS}, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
+    from unnest(${alerts.map((a) => a.alertId)}::bigint[], ${alerts.map((a) => a.scope.connectionId)}::int[],
+      ${alerts.map((a) => a.scope.clusterId ?? -1)}::int[], ${alerts.map((a) => a.scope.groupId ?? -1)}::int[])
+      with ordinality k(alert_id, connection_id, cluster_id, group_id, n)
+    cross join notification_channels ch
+    where ch.enabled and ${receivesFrom(sql, sql`k.connection_id`, sql`k.cluster_id`, sql`k.group_id`)}
+    order by k.n, ch.id
+    returning id`;
+  return rows.length;
+}
+
 /** SQL condition: channel `ch` receives alerts of the scope's connection. */
-export function receives(sql: Sql, scope: Scope) {
+export function receives(sql: Queryable, scope: Scope) {
+  return receivesFrom(
+    sql,
+    sql`${scope.connectionId}`,
+    sql`${scope.clusterId ?? -1}`,
+    sql`${scope.groupId ?? -1}`,
+  );
+}
+
+/** receives, of a connection, cluster and group given as SQL (-1: none). */
+function receivesFrom(sql: Queryable, connectionId: Fragment, clusterId: Fragment, groupId: Fragment) {
   return sql`coalesce(
     (select o.enabled from notification_channel_overrides o
-     where o.channel_id = ch.id and o.scope = 'server' and o.scope_id = ${scope.connectionId}),
+     where o.channel_id = ch.id and o.scope = 'server' and o.scope_id = ${connectionId}),
     (select o.enabled from notification_channel_overrides o
-     where o.channel_id = ch.id and o.scope = 'cluster' and o.scope_id = ${scope.clusterId ?? -1}),
+     where o.channel_id = ch.id and o.scope = 'cluster' and o.scope_id = ${clusterId}),
     (select o.enabled from notification_channel_overrides o
-     where o.channel_id = ch.id and o.scope = 'group' and o.scope_id = ${scope.groupId ?? -1}),
+     where o.channel_id = ch.id and o.scope = 'group' and o.scope_id = ${groupId}),
     ch.is_estate_default)`;
 }
 
