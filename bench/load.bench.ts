@@ -29,7 +29,7 @@ const CONNECTIONS = Number(process.env.BENCH_LOAD_CONNECTIONS ?? 100);
 const STREAMS_PER_USER = 10;
 /** A request not answered by then counts as an error. */
 const REQUEST_TIMEOUT_MS = 30_000;
-const TICK_MS = 10;
+const TICK_MS = 1;
 const MB = 1024 * 1024;
 
 interface Sample {
@@ -37,6 +37,10 @@ interface Sample {
   ms: number;
   ok: boolean;
   bytes: number;
+  /** How late the generator sent it (its own timer and event loop), included in `ms`. */
+  lateMs: number;
+  /** The status and start of the body of a failed request (status 0: a transport error or timeout). */
+  failure?: string;
 }
 
 /** One GET over `agent`: status and body length, or status 0 on a transport error or timeout. */
@@ -44,18 +48,22 @@ function get(
   agent: Agent,
   url: string,
   headers: Record<string, string>,
-): Promise<{ status: number; bytes: number }> {
+): Promise<{ status: number; bytes: number; head: string }> {
   return new Promise((resolve) => {
     const req = request(url, { agent, headers, timeout: REQUEST_TIMEOUT_MS }, (res) => {
       let bytes = 0;
+      let head = "";
       res.on("data", (chunk: Buffer) => {
         bytes += chunk.length;
+        if (head.length < 200) {
+          head += chunk.toString().slice(0, 200);
+        }
       });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, bytes }));
-      res.on("error", () => resolve({ status: 0, bytes }));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, bytes, head }));
+      res.on("error", (error) => resolve({ status: 0, bytes, head: error.message }));
     });
     req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", () => resolve({ status: 0, bytes: 0 }));
+    req.on("error", (error) => resolve({ status: 0, bytes: 0, head: error.message }));
     req.end();
   });
 }
@@ -75,22 +83,27 @@ async function fixedRate(
   let sent = 0;
   await new Promise<void>((resolve) => {
     const tick = () => {
-      const due = Math.min(total, Math.floor(((performance.now() - started) * RATE) / 1000));
+      // Request n is due at n / RATE seconds, the first at once.
+      const due = Math.min(total, Math.floor(((performance.now() - started) * RATE) / 1000) + 1);
       for (; sent < due; sent += 1) {
         const scheduled = started + (sent * 1000) / RATE;
         const target = targets[sent % targets.length] as (typeof targets)[number];
+        const lateMs = performance.now() - scheduled;
         samples.push(
-          get(agent, target.url(sent), headers).then(({ status, bytes }) => ({
+          get(agent, target.url(sent), headers).then(({ status, bytes, head }) => ({
             endpoint: target.endpoint,
             ms: performance.now() - scheduled,
             ok: status === 200,
             bytes,
+            lateMs,
+            ...(status === 200 ? {} : { failure: `${status} ${head}` }),
           })),
         );
       }
       if (sent >= total) {
         resolve();
       } else {
+        // A short tick: a request sent late by the generator's own timer would count as the server's latency.
         setTimeout(tick, TICK_MS);
       }
     };
@@ -235,7 +248,10 @@ async function streamTokens(base: string, admin: string): Promise<string[]> {
 
 function latencyTable(title: string, samples: Sample[]): void {
   const endpoints = [...new Set(samples.map((s) => s.endpoint)), "all"];
-  console.log(`\n${title}`);
+  const late = samples.map((s) => s.lateMs);
+  console.log(
+    `\n${title}; sent late by the generator p50 ${percentile(late, 50).toFixed(1)} ms, p99 ${percentile(late, 99).toFixed(1)} ms`,
+  );
   console.log("| endpoint | requests | errors | p50 ms | p99 ms | max ms | median bytes |");
   console.log("|---|---|---|---|---|---|---|");
   for (const endpoint of endpoints) {
@@ -248,6 +264,10 @@ function latencyTable(title: string, samples: Sample[]): void {
           50,
         )} |`,
     );
+    const failure = mine.find((s) => s.failure)?.failure;
+    if (failure && endpoint !== "all") {
+      console.log(`|   first failure: ${failure.replaceAll("\n", " ").replaceAll("|", "/")} | | | | | | |`);
+    }
   }
 }
 
@@ -328,7 +348,8 @@ export async function run(): Promise<void> {
       { endpoint: "GET /alerts", url: () => `${url}/api/v1/alerts` },
       {
         endpoint: "GET /timeline/events (1 h)",
-        url: () => `${url}/api/v1/timeline/events?start_time=${encodeURIComponent(hour())}`,
+        url: () =>
+          `${url}/api/v1/timeline/events?start_time=${encodeURIComponent(hour())}&end_time=${encodeURIComponent(new Date().toISOString())}`,
       },
       {
         endpoint: "GET /connections/{id}/health",
