@@ -287,7 +287,13 @@ export async function run(): Promise<void> {
   const secretDir = await mkdtemp(join(tmpdir(), "dbmon-bench-load-"));
   let api: { child: ChildProcess & { pid: number }; url: string } | undefined;
   let streams: Streams | undefined;
-  const memory = { peakRss: 0, peakHeap: 0, last: { rss: 0, heapUsed: 0 } };
+  const memory = {
+    peakRss: 0,
+    peakHeap: 0,
+    last: { rss: 0, heapUsed: 0 },
+    /** Every `api-process` report, to tell growth from garbage not yet collected. */
+    trace: [] as { at: number; rss: number; heapUsed: number }[],
+  };
   try {
     const seeding = await timed(() => seedHealthFleet(datastore.sql, new Date(), CONNECTIONS));
     console.log(
@@ -310,6 +316,7 @@ export async function run(): Promise<void> {
       },
       (line) => {
         memory.last = line;
+        memory.trace.push({ at: performance.now(), rss: line.rss, heapUsed: line.heapUsed });
         memory.peakRss = Math.max(memory.peakRss, line.rss);
         memory.peakHeap = Math.max(memory.peakHeap, line.heapUsed);
       },
@@ -359,6 +366,7 @@ export async function run(): Promise<void> {
     const headers = { authorization: `Bearer ${admin}` };
     const cpuBefore = processUsage(child.pid).cpuSeconds;
     const loadBefore = loadavg()[0] ?? 0;
+    const readsStarted = performance.now();
     const samples = await fixedRate(targets, headers);
     const apiCpu = processUsage(child.pid).cpuSeconds - cpuBefore;
     const after = { ...processUsage(child.pid), fds: descriptors(child.pid), streams: opened.open() };
@@ -404,6 +412,14 @@ export async function run(): Promise<void> {
         `(peak ${mb(Math.max(after.peakRssBytes, memory.peakRss))}); V8 heap used ${mb(memory.last.heapUsed)} at the end, ` +
         `peak ${mb(memory.peakHeap)}; open descriptors ${idle.fds} idle → ${withStreams.fds} with streams → ${after.fds}; ` +
         `CPU ${(apiCpu / DURATION_SECONDS).toFixed(2)} cores during the reads`,
+    );
+    const during = memory.trace.filter((point) => point.at >= readsStarted);
+    const every = Math.max(1, Math.round(during.length / 6));
+    console.log(
+      `API memory during the reads (RSS / heap used, every ${every} s): ${during
+        .filter((_, i) => i % every === 0 || i === during.length - 1)
+        .map((point) => `${mb(point.rss)} / ${mb(point.heapUsed)}`)
+        .join(", ")}`,
     );
     console.log(
       `load: p99 ${p99.toFixed(1)} ms at ${RATE} req/s (goal < 250 ms), ${(p99 / baselineP99).toFixed(1)}× the bare ` +
