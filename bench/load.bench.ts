@@ -368,6 +368,7 @@ export async function run(): Promise<void> {
     const loadBefore = loadavg()[0] ?? 0;
     const readsStarted = performance.now();
     const samples = await fixedRate(targets, headers);
+    const readsEnded = performance.now();
     const apiCpu = processUsage(child.pid).cpuSeconds - cpuBefore;
     const after = { ...processUsage(child.pid), fds: descriptors(child.pid), streams: opened.open() };
     latencyTable(
@@ -413,10 +414,10 @@ export async function run(): Promise<void> {
         `peak ${mb(memory.peakHeap)}; open descriptors ${idle.fds} idle → ${withStreams.fds} with streams → ${after.fds}; ` +
         `CPU ${(apiCpu / DURATION_SECONDS).toFixed(2)} cores during the reads`,
     );
-    const during = memory.trace.filter((point) => point.at >= readsStarted);
+    const during = memory.trace.filter((point) => point.at >= readsStarted && point.at <= readsEnded);
     const every = Math.max(1, Math.round(during.length / 6));
     console.log(
-      `API memory during the reads (RSS / heap used, every ${every} s): ${during
+      `API memory during the reads (RSS / heap used, every ${every} s of ${during.length}): ${during
         .filter((_, i) => i % every === 0 || i === during.length - 1)
         .map((point) => `${mb(point.rss)} / ${mb(point.heapUsed)}`)
         .join(", ")}`,
