@@ -22,12 +22,12 @@ const PROBES = HEALTH_CHECK_PROBES;
  * An hour of rows per connection at the probes' default intervals: 30 sessions each minute, 3
  * databases of 100 tables every 5 minutes, object findings every 15 minutes, a standby and a slot.
  */
-async function generate(sql: Sql, now: Date): Promise<void> {
+async function generate(sql: Sql, now: Date, connections: number): Promise<void> {
   const at = now.toISOString();
   await sql`
     insert into connections (name, host, port, database_name, username, owner_username, is_monitored)
     select 'bench-' || g, '127.0.0.1', 5432, 'postgres', 'postgres', 'admin', true
-    from generate_series(1, ${CONNECTIONS}) g`;
+    from generate_series(1, ${connections}) g`;
   const ids = sql`(select id from connections where name like 'bench-%')`;
   await sql`
     insert into metrics.pg_stat_activity (connection_id, collected_at, datname, pid, usename, application_name,
@@ -94,16 +94,24 @@ async function generate(sql: Sql, now: Date): Promise<void> {
   }
 }
 
+/**
+ * `connections` monitored connections named bench-1… with an hour of collected rows ending at `now`
+ * (the health-check probes' tables and partitions created first). Also seeds the `load` bench.
+ */
+export async function seedHealthFleet(sql: Sql, now: Date, connections: number): Promise<void> {
+  const probes = PROBES.map((name) => findProbe(name) as ProbeDefinition);
+  await ensureMetricsTables(sql, probes);
+  await new PartitionManager(sql, probes).ensureAround(new Date(now.getTime() - 3600 * 1000));
+  await new PartitionManager(sql, probes).ensureAround(now);
+  await generate(sql, now, connections);
+}
+
 export async function run(): Promise<void> {
   const service = await startApiOnly();
   try {
     const { sql } = service.datastore;
-    const probes = PROBES.map((name) => findProbe(name) as ProbeDefinition);
-    await ensureMetricsTables(sql, probes);
     const now = new Date();
-    await new PartitionManager(sql, probes).ensureAround(new Date(now.getTime() - 3600 * 1000));
-    await new PartitionManager(sql, probes).ensureAround(now);
-    const generation = await timed(() => generate(sql, now));
+    const generation = await timed(() => seedHealthFleet(sql, now, CONNECTIONS));
     const [{ rows } = { rows: 0 }] = await sql<{ rows: number }[]>`
       select (select count(*) from metrics.pg_stat_activity) + (select count(*) from metrics.pg_stat_all_tables)
         + (select count(*) from metrics.pg_object_health) + (select count(*) from metrics.pg_stat_replication)
