@@ -213,6 +213,10 @@ export const environmentVariables = z.object({
     .min(1)
     .default(4)
     .describe("Streamed chats (`/llm/chat/stream`) one user may have open at once, per process (429 beyond)"),
+  DBMON_LLM_STREAMS_PER_PROCESS: count(100_000)
+    .min(1)
+    .default(200)
+    .describe("Streamed chats all users together may have open at once, per process (429 beyond)"),
   DBMON_OVERVIEW_INTERVAL_SECONDS: count(86_400)
     .min(1)
     .default(60)
@@ -225,6 +229,12 @@ export const environmentVariables = z.object({
     .min(1)
     .default(10)
     .describe("Overview streams one user may have open at once, per process (429 beyond)"),
+  DBMON_OVERVIEW_STREAMS_PER_PROCESS: count(100_000)
+    .min(1)
+    .default(2000)
+    .describe(
+      "Overview streams all users together may have open at once, per process (429 beyond; each holds about 50 KB and a descriptor)",
+    ),
   DBMON_LOCK_STORM_SESSIONS: count(100_000)
     .min(1)
     .default(5)
@@ -294,6 +304,8 @@ export interface Config {
   anonymousModelRequestsPerMinute: number;
   /** Streams one user may have open at once in this process, by kind. */
   streamsPerUser: { overview: number; llmChat: number };
+  /** Streams all users together may have open at once in this process, by kind. */
+  streamsPerProcess: { overview: number; llmChat: number };
   /** Sessions blocked at one sampled moment that make a lock storm on the timeline. */
   lockStormSessions: number;
   overview: {
@@ -361,6 +373,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     streamsPerUser: {
       overview: e.DBMON_OVERVIEW_STREAMS_PER_USER,
       llmChat: e.DBMON_LLM_STREAMS_PER_USER,
+    },
+    streamsPerProcess: {
+      overview: e.DBMON_OVERVIEW_STREAMS_PER_PROCESS,
+      llmChat: e.DBMON_LLM_STREAMS_PER_PROCESS,
     },
     lockStormSessions: e.DBMON_LOCK_STORM_SESSIONS,
     overview: {

@@ -90,6 +90,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
     intervalMs: config.overview.intervalMs,
     keepaliveMs: config.overview.keepaliveMs,
     streamsPerUser: config.streamsPerUser.overview,
+    streamsPerProcess: config.streamsPerProcess.overview,
   });
   await overview.listen();
   const clusters = new ClusterService(datastore);
@@ -137,6 +138,7 @@ export async function createServices(base: ServiceBase): Promise<Services> {
       memories,
       maxToolRounds: config.llmMaxIterations,
       streamsPerUser: config.streamsPerUser.llmChat,
+      streamsPerProcess: config.streamsPerProcess.llmChat,
       throttle: auth.throttle,
       anonymousModelRequestsPerMinute: config.anonymousModelRequestsPerMinute,
     }),

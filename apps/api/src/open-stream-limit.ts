@@ -4,16 +4,20 @@ import { TooManyRequests } from "./errors.js";
 const RETRY_AFTER_SECONDS = 5;
 
 /**
- * How many streams of one kind each user has open in this process, capped: a user cannot hold an
- * unbounded number of long-lived responses (and, for chat, of provider requests). The count lives
- * in memory, so the cap applies per process; a user may hold that many on each instance.
+ * How many streams of one kind each user has open in this process, capped per user and for all
+ * users together: a user cannot hold an unbounded number of long-lived responses (and, for chat, of
+ * provider requests), nor can many users together (each stream holds memory and a descriptor). The
+ * counts live in memory, so the caps apply per process.
  */
 export class OpenStreamLimit {
   readonly #open = new Map<number, number>();
+  #total = 0;
 
   constructor(
     /** Streams one user may have open at once. */
     readonly perUser: number,
+    /** Streams all users together may have open at once. */
+    readonly perProcess: number,
     /** What the streams are, for the refusal: "overview streams", say. */
     private readonly what: string,
   ) {}
@@ -30,13 +34,21 @@ export class OpenStreamLimit {
         RETRY_AFTER_SECONDS,
       );
     }
+    if (this.#total >= this.perProcess) {
+      throw new TooManyRequests(
+        `Too many open ${this.what}: at most ${this.perProcess} at once on this server; try again later`,
+        RETRY_AFTER_SECONDS,
+      );
+    }
     this.#open.set(userId, open + 1);
+    this.#total += 1;
     let released = false;
     return () => {
       if (released) {
         return;
       }
       released = true;
+      this.#total -= 1;
       const left = (this.#open.get(userId) ?? 1) - 1;
       if (left > 0) {
         this.#open.set(userId, left);

@@ -37,6 +37,7 @@ describe("configuration", () => {
       lockStormSessions: 5,
       anonymousModelRequestsPerMinute: 30,
       streamsPerUser: { overview: 10, llmChat: 4 },
+      streamsPerProcess: { overview: 2000, llmChat: 200 },
       overview: { intervalMs: 60_000, keepaliveMs: 30_000 },
     });
   });

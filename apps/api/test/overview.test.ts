@@ -523,6 +523,38 @@ describe("AI overview", () => {
       await limited.close();
     }
   });
+
+  it("holds all users together to the configured number of open streams in a process", async () => {
+    const limited = await buildTestApp({
+      config: { ...config, streamsPerProcess: { overview: 2, llmChat: 200 } },
+      clock,
+      database: a.database,
+    });
+    const nothing = "?connection_ids=2147483647";
+    try {
+      const first = await openStream(limited, nothing, viewer.token);
+      const second = await openStream(limited, nothing, root.token);
+      expect([first.res.status, second.res.status]).toEqual([200, 200]);
+      // Each user holds one stream, well within their own limit: the process's is reached.
+      const refused = await requestJson(limited.app, `/api/v1/overview/stream${nothing}`, {
+        token: viewer.token,
+      });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("retry-after")).toBe("5");
+      expect(await refused.json()).toEqual({
+        error: "Too many open overview streams: at most 2 at once on this server; try again later",
+      });
+      await first.close();
+      await waitFor("the slot to be given back", async () =>
+        limited.services.overview.streams.openBy(viewer.id) === 0 ? true : undefined,
+      );
+      const third = await openStream(limited, nothing, viewer.token);
+      expect(third.res.status).toBe(200);
+      await Promise.all([second.close(), third.close()]);
+    } finally {
+      await limited.close();
+    }
+  });
 });
 
 describe("an overview stream's mailbox", () => {

@@ -118,12 +118,14 @@ export class LlmProxy {
       maxToolRounds: number;
       /** Streamed chats one user may have open at once in this process. */
       streamsPerUser: number;
+      /** Streamed chats all users together may have open at once in this process. */
+      streamsPerProcess: number;
       /** Counts anonymous model listings per client address, across instances. */
       throttle: LoginThrottle;
       anonymousModelRequestsPerMinute: number;
     },
   ) {
-    this.streams = new OpenStreamLimit(deps.streamsPerUser, "chat streams");
+    this.streams = new OpenStreamLimit(deps.streamsPerUser, deps.streamsPerProcess, "chat streams");
   }
 
   /**

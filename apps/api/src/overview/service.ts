@@ -83,11 +83,12 @@ export class OverviewService {
       keepaliveMs: number;
       /** Overview streams one user may have open at once in this process. */
       streamsPerUser: number;
+      streamsPerProcess: number;
     },
   ) {
     this.hub = new OverviewHub({ datastore: deps.datastore, load: (key) => this.stored(key) });
     this.leases = new GenerationLeases(deps.datastore.sql);
-    this.streams = new OpenStreamLimit(deps.streamsPerUser, "overview streams");
+    this.streams = new OpenStreamLimit(deps.streamsPerUser, deps.streamsPerProcess, "overview streams");
   }
 
   get keepaliveMs(): number {
