@@ -479,26 +479,40 @@ describe("AI overview", () => {
     );
   });
 
-  it("holds each user to the configured number of open streams, and frees a slot when a stream ends", async () => {
-    const limited = await buildTestApp({
-      config: { ...config, streamsPerUser: { overview: 2, llmChat: 4 } },
-      clock,
-      database: a.database,
-    });
-    // A selection of no visible server: a stream that generates nothing.
-    const nothing = "?connection_ids=2147483647";
+  // A selection of no visible server: a stream that generates nothing.
+  const nothing = "?connection_ids=2147483647";
+
+  /** An app on the suite's database with other stream limits, closed after `run`. */
+  async function withLimits(
+    limits: Partial<Config>,
+    run: (limited: TestApp) => Promise<void>,
+  ): Promise<void> {
+    const limited = await buildTestApp({ config: { ...config, ...limits }, clock, database: a.database });
     try {
+      await run(limited);
+    } finally {
+      await limited.close();
+    }
+  }
+
+  /** One more stream of `token` is refused with 429, Retry-After 5 and `error`. */
+  async function expectRefused(limited: TestApp, token: string, error: string): Promise<void> {
+    const refused = await requestJson(limited.app, `/api/v1/overview/stream${nothing}`, { token });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect(await refused.json()).toEqual({ error });
+  }
+
+  it("holds each user to the configured number of open streams, and frees a slot when a stream ends", async () => {
+    await withLimits({ streamsPerUser: { overview: 2, llmChat: 4 } }, async (limited) => {
       const first = await openStream(limited, nothing, viewer.token);
       const second = await openStream(limited, nothing, viewer.token);
       expect([first.res.status, second.res.status]).toEqual([200, 200]);
-      const refused = await requestJson(limited.app, `/api/v1/overview/stream${nothing}`, {
-        token: viewer.token,
-      });
-      expect(refused.status).toBe(429);
-      expect(refused.headers.get("retry-after")).toBe("5");
-      expect(await refused.json()).toEqual({
-        error: "Too many open overview streams: at most 2 per user; close one and try again",
-      });
+      await expectRefused(
+        limited,
+        viewer.token,
+        "Too many open overview streams: at most 2 per user; close one and try again",
+      );
       // Another user's streams are counted apart.
       const others = await openStream(limited, nothing, root.token);
       expect(others.res.status).toBe(200);
@@ -519,31 +533,20 @@ describe("AI overview", () => {
           ? true
           : undefined,
       );
-    } finally {
-      await limited.close();
-    }
+    });
   });
 
   it("holds all users together to the configured number of open streams in a process", async () => {
-    const limited = await buildTestApp({
-      config: { ...config, streamsPerProcess: { overview: 2, llmChat: 200 } },
-      clock,
-      database: a.database,
-    });
-    const nothing = "?connection_ids=2147483647";
-    try {
+    await withLimits({ streamsPerProcess: { overview: 2, llmChat: 200 } }, async (limited) => {
       const first = await openStream(limited, nothing, viewer.token);
       const second = await openStream(limited, nothing, root.token);
       expect([first.res.status, second.res.status]).toEqual([200, 200]);
       // Each user holds one stream, well within their own limit: the process's is reached.
-      const refused = await requestJson(limited.app, `/api/v1/overview/stream${nothing}`, {
-        token: viewer.token,
-      });
-      expect(refused.status).toBe(429);
-      expect(refused.headers.get("retry-after")).toBe("5");
-      expect(await refused.json()).toEqual({
-        error: "Too many open overview streams: at most 2 at once on this server; try again later",
-      });
+      await expectRefused(
+        limited,
+        viewer.token,
+        "Too many open overview streams: at most 2 at once on this server; try again later",
+      );
       await first.close();
       await waitFor("the slot to be given back", async () =>
         limited.services.overview.streams.openBy(viewer.id) === 0 ? true : undefined,
@@ -551,9 +554,7 @@ describe("AI overview", () => {
       const third = await openStream(limited, nothing, viewer.token);
       expect(third.res.status).toBe(200);
       await Promise.all([second.close(), third.close()]);
-    } finally {
-      await limited.close();
-    }
+    });
   });
 });
 
