@@ -3,6 +3,7 @@
 // JSON line for the benchmark to read, and so are warnings and errors.
 import { startAlerter } from "../packages/alerter/src/index.js";
 import { loadSecretKey, openDatastore } from "../packages/datastore/src/index.js";
+import { reportMemoryEvery } from "./memory-lines.js";
 
 const report = (event: string, entry: object) =>
   process.stdout.write(`${JSON.stringify({ event, at: Date.now(), ...entry })}\n`);
@@ -38,6 +39,7 @@ const alerter = startAlerter({
   secretKey: await loadSecretKey({ dataDir: process.env.BENCH_SECRET_DIR ?? "" }),
 });
 process.stdout.write("alerter started\n");
+reportMemoryEvery(10_000);
 process.on("SIGTERM", () => {
   void alerter
     .stop()

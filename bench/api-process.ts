@@ -2,13 +2,11 @@
 // so that a load benchmark can measure its resident memory apart from the load generator's. Prints
 // `api started <url>`, then its memory every second as one JSON line.
 import { createLogger, loadConfig, startService } from "../apps/api/src/index.js";
+import { reportMemoryEvery } from "./memory-lines.js";
 
 const service = await startService(loadConfig(process.env), createLogger("silent"));
 process.stdout.write(`api started ${service.url}\n`);
-setInterval(() => {
-  const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
-  process.stdout.write(`${JSON.stringify({ event: "memory", rss, heapUsed, heapTotal, external })}\n`);
-}, 1000).unref();
+reportMemoryEvery(1000);
 process.on("SIGTERM", () => {
   void service.close().finally(() => process.exit(0));
 });

@@ -1,12 +1,12 @@
-// `pnpm bench [name...]`: runs bench/*.bench.ts (or the named ones) one after another; `fleet` only
-// when named.
+// `pnpm bench [name...]`: runs bench/*.bench.ts (or the named ones) one after another; `fleet` and
+// `soak` only when named.
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const dir = fileURLToPath(new URL(".", import.meta.url));
 const wanted = process.argv.slice(2);
-/** Run only when named: `fleet` takes a quarter of an hour and the whole machine. */
-const ON_REQUEST = ["fleet.bench.ts"];
+/** Run only when named: `fleet` takes a quarter of an hour and the whole machine, `soak` an hour. */
+const ON_REQUEST = ["fleet.bench.ts", "soak.bench.ts"];
 const files = readdirSync(dir)
   .filter((file) => file.endsWith(".bench.ts"))
   .filter((file) =>
