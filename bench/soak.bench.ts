@@ -123,7 +123,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
   const minutes: Minute[] = [];
   const started = Date.now();
   console.log(
-    "| minute | API RSS / heap MB, fds, sessions | collector | alerter | reads, p99 ms, errors | streams open |",
+    "| minute | API RSS / heap floor MB, descriptors, sessions | collector | alerter | reads, p99 ms, errors | streams open |",
   );
   console.log("|---|---|---|---|---|---|");
   for (let minute = 1; minute * MINUTE_SECONDS <= SECONDS; minute += 1) {
