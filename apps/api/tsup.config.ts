@@ -12,7 +12,9 @@ export default defineConfig({
   // looks for them when it installs the published package); everything from npm stays external. tsup
   // takes "external" from this package's dependencies, so every npm package a bundled workspace
   // package imports must be listed there too (voyageai, bundled, fails on its optional imports).
-  noExternal: [/^@dbmon\//],
+  // postgres.js too: dbmon runs it with a patch (patches/, porsager/postgres#1223) that an npm install
+  // of the published package would not apply. Drizzle's own import of it stays external (unused).
+  noExternal: [/^@dbmon\//, "postgres"],
   banner: { js: "#!/usr/bin/env node" },
   async onSuccess() {
     // The datastore finds its migrations beside the module that runs them: now this bundle.

@@ -281,6 +281,19 @@ function requireNoUnannouncedMajor(version: string): void {
   }
 }
 
+/**
+ * The server's bundles carry dbmon's patch of postgres.js (patches/), which npm would not apply to a
+ * postgres it installs: the bundled driver is the patched one.
+ */
+function assertPatchedDriverBundled(dist: string): void {
+  const patched = readdirSync(dist)
+    .filter((file) => file.endsWith(".js"))
+    .some((file) => readFileSync(join(dist, file), "utf8").includes("error(lastError || Errors.connection("));
+  if (!patched) {
+    throw new Error(`${dist} does not bundle the patched postgres.js`);
+  }
+}
+
 /** Plain `npm publish` must fail in the guard (prepublishOnly), before anything is packed. */
 function assertNpmPublishRefused(dir: string, registry: string, userconfig: string): void {
   const result = spawnSync("npm", ["publish", "--dry-run", "--registry", registry], {
@@ -327,6 +340,9 @@ async function main() {
     step("changeset version on a copy of the repository");
     const version = versionedCopy(copy);
     console.log(`version ${version}`);
+
+    step("the server bundles the patched postgres.js");
+    assertPatchedDriverBundled(join(copy, "apps/api/dist"));
 
     step("plain npm publish is refused");
     for (const pkg of published) {
