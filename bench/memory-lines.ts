@@ -10,6 +10,8 @@ export interface MemoryLine {
 }
 
 export function reportMemoryEvery(everyMs: number): void {
+  // The benchmark that reads these lines is gone (its pipe closed): so is the point of running on.
+  process.stdout.on("error", () => process.exit(1));
   setInterval(() => {
     const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
     const line: MemoryLine = { event: "memory", rss, heapUsed, heapTotal, external };

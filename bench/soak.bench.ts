@@ -31,6 +31,7 @@ const WARM_UP_SECONDS = Number(process.env.BENCH_SOAK_WARM_UP_SECONDS ?? Math.mi
 const STREAMS = Number(process.env.BENCH_SOAK_STREAMS ?? 200);
 const RATE = Number(process.env.BENCH_SOAK_RATE ?? 50);
 const MINUTE_SECONDS = 60;
+const SLICE_SECONDS = 10;
 /** How many minutes the first and last windows compared for flatness hold. */
 const WINDOW_MINUTES = 15;
 const ADMIN_PASSWORD = "soak-admin-password-0123";
@@ -120,19 +121,28 @@ async function measure(cleanup: Cleanup): Promise<void> {
   const ids = (await sql<{ id: number }[]>`select id from connections order by id`).map((row) => row.id);
   const reads = dashboardReads(api.url, ids);
 
+  const headers = { authorization: `Bearer ${admin}` };
   const minutes: Minute[] = [];
+  let sent = 0;
   const started = Date.now();
   console.log(
     "| minute | API RSS / heap floor MB, descriptors, sessions | collector | alerter | reads, p99 ms, errors | streams open |",
   );
   console.log("|---|---|---|---|---|---|");
   for (let minute = 1; minute * MINUTE_SECONDS <= SECONDS; minute += 1) {
-    cleanup.checkpoint();
-    const samples: Sample[] = await fixedRate(
-      reads,
-      { authorization: `Bearer ${admin}` },
-      { rate: RATE, seconds: MINUTE_SECONDS, first: (minute - 1) * RATE * MINUTE_SECONDS },
-    );
+    // A minute of reads in slices, so that Ctrl-C is acted on within one.
+    const samples: Sample[] = [];
+    for (let slice = 0; slice < MINUTE_SECONDS / SLICE_SECONDS; slice += 1) {
+      cleanup.checkpoint();
+      samples.push(
+        ...(await fixedRate(reads, headers, {
+          rate: RATE,
+          seconds: SLICE_SECONDS,
+          first: samples.length + sent,
+        })),
+      );
+    }
+    sent += samples.length;
     for (const name of PROCESSES) {
       if (exited(children[name])) {
         throw new Error(
