@@ -180,6 +180,12 @@ async function measure(cleanup: Cleanup): Promise<void> {
       `| ${minute} | ${cell(row.readings.api)} | ${cell(row.readings.collector)} | ${cell(row.readings.alerter)} | ` +
         `${row.reads}, ${row.p99Ms.toFixed(1)}, ${row.errors} | ${row.streams} |`,
     );
+    const failure = samples.find((sample) => sample.failure);
+    if (failure) {
+      console.log(
+        `|   first failure: ${failure.endpoint}: ${failure.failure?.replaceAll("\n", " ").replaceAll("|", "/")} | | | | | |`,
+      );
+    }
   }
   const ran = (Date.now() - started) / 1000;
   console.log(
