@@ -13,6 +13,7 @@ import { evaluateConnections, evaluateThresholds } from "./evaluate.js";
 import type { AlerterLogger } from "./logger.js";
 import { dispatchDue, queueReminders } from "./notify/queue.js";
 import { runSchedules } from "./schedules.js";
+import { moveServerAlerts } from "./server-alerts.js";
 
 export interface AlerterClock {
   now(): Date;
@@ -90,6 +91,7 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
     const now = clock.now();
     await runSchedules(sql, now, logger);
     const context = await EvaluationContext.load(sql, now);
+    await moveServerAlerts(sql, context, logger);
     await evaluateConnections(sql, context, logger);
     const values = await evaluateThresholds(sql, context, settings, logger);
     if (anomaly) {

@@ -2,8 +2,9 @@ import type { Sql } from "@dbmon/datastore";
 import type { EvaluationContext } from "./context.js";
 import { clearAlerts, writePass } from "./evaluate.js";
 import type { AlerterLogger } from "./logger.js";
-import type { MetricValue } from "./metrics.js";
+import { isServerWide, type MetricValue } from "./metrics.js";
 import { enqueue, type Queryable, type Scope } from "./notify/queue.js";
+import { blackedOutValue } from "./server-values.js";
 
 export interface AnomalySettings {
   /** |z| above this is an anomaly (default 3); history further out than this is left out of baselines. */
@@ -167,7 +168,7 @@ export async function evaluateAnomalies(
         ) ?? []) {
           clears.push({ id, scope });
         }
-      } else if (!context.blackedOut(value.connection_id, value.database_name)) {
+      } else if (!blackedOutValue(context, metric, value)) {
         raises.push({ metric, series, value, z, baseline });
       }
     }
@@ -206,10 +207,11 @@ async function raise(
     series,
   };
   const database = value.database_name ?? "";
+  const serverWide = isServerWide(metric, value);
   // While the series' anomaly alert is open, the alert is refreshed and no new candidate is made.
   const refreshed = await sql`
     update alerts set metric_value = ${value.value}, anomaly_score = ${z}, anomaly_details = ${JSON.stringify(details)}::jsonb,
-      last_updated = ${iso}::timestamptz
+      last_updated = ${iso}::timestamptz, server_wide = ${serverWide}
     where alert_type = 'anomaly' and status <> 'cleared' and metric_name = ${series}
       and connection_id = ${value.connection_id} and coalesce(database_name, '') = ${database}
     returning id`;
@@ -232,11 +234,11 @@ async function raise(
         : "info";
   const [inserted] = await sql<{ id: number }[]>`
     insert into alerts (alert_type, connection_id, database_name, object_name, metric_name, metric_value, severity, title,
-      description, status, triggered_at, last_updated, anomaly_score, anomaly_details)
+      description, server_wide, status, triggered_at, last_updated, anomaly_score, anomaly_details)
     values ('anomaly', ${value.connection_id}, ${value.database_name}, ${value.object_name}, ${series}, ${value.value},
       ${severity}, ${metric},
       ${`${metric} = ${value.value} is ${magnitude.toFixed(1)} standard deviations from its usual ${baseline.mean.toFixed(2)}${periodLabel(baseline)}`},
-      'active', ${iso}::timestamptz, ${iso}::timestamptz, ${z}, ${JSON.stringify(details)}::jsonb)
+      ${serverWide}, 'active', ${iso}::timestamptz, ${iso}::timestamptz, ${z}, ${JSON.stringify(details)}::jsonb)
     on conflict do nothing returning id::int as id`;
   if (inserted) {
     await sql`

@@ -1,4 +1,4 @@
-import type { Sql } from "@dbmon/datastore";
+import { type ServerDirectoryEntry, type Sql, serverAddress, serverDirectory } from "@dbmon/datastore";
 import { type AlertOperator, isAlertOperator } from "./operators.js";
 
 export interface Rule {
@@ -43,6 +43,8 @@ interface BlackoutRow {
 
 export interface Topology {
   name: string;
+  /** Its server's address (`serverAddress`): connections with one address are one server. */
+  server: string;
   host: string;
   port: number;
   monitored: boolean;
@@ -61,6 +63,8 @@ export class EvaluationContext {
     readonly connections: Map<number, Topology>,
     private readonly overrides: OverrideRow[],
     private readonly blackouts: BlackoutRow[],
+    /** The monitored connections of each server address (`serverDirectory`). */
+    private readonly servers: Map<string, ServerDirectoryEntry>,
   ) {}
 
   static async load(sql: Sql, now: Date): Promise<EvaluationContext> {
@@ -69,13 +73,15 @@ export class EvaluationContext {
         id: number;
         name: string;
         host: string;
+        hostaddr: string | null;
         port: number;
+        database_name: string;
         is_monitored: boolean;
         connection_error: string | null;
         cluster_id: number | null;
         group_id: number | null;
       }[]
-    >`select c.id, c.name, c.host, c.port, c.is_monitored, c.connection_error, k.id as cluster_id, k.group_id
+    >`select c.id, c.name, c.host, c.hostaddr, c.port, c.database_name, c.is_monitored, c.connection_error, k.id as cluster_id, k.group_id
       from connections c left join clusters k on k.id = c.cluster_id`;
     const overrides = await sql<OverrideRow[]>`select * from alert_thresholds`;
     const iso = now.toISOString();
@@ -89,6 +95,7 @@ export class EvaluationContext {
           c.id,
           {
             name: c.name,
+            server: serverAddress(c),
             host: c.host,
             port: c.port,
             monitored: c.is_monitored,
@@ -100,7 +107,30 @@ export class EvaluationContext {
       ),
       overrides,
       blackouts,
+      serverDirectory(connections),
     );
+  }
+
+  /**
+   * The connection that speaks for the connection's server (the lowest-id monitored connection at
+   * its address), under which its whole-server alerts are kept; undefined when no monitored
+   * connection is at that address.
+   */
+  speakerOf(connectionId: number): number | undefined {
+    const topology = this.connections.get(connectionId);
+    return topology ? this.servers.get(topology.server)?.firstConnectionId : undefined;
+  }
+
+  /**
+   * Whether an active blackout covers any monitored connection of the server `connectionId` speaks
+   * for (whole-server alerts): maintenance declared through any registration of a server silences
+   * the server's own alerts, as it silenced that connection's copy of them before they were kept
+   * once per server.
+   */
+  serverBlackedOut(connectionId: number): boolean {
+    const topology = this.connections.get(connectionId);
+    const members = (topology && this.servers.get(topology.server)?.connectionIds) ?? [connectionId];
+    return members.some((member) => this.blackedOut(member, null));
   }
 
   /** Whether an active blackout covers the connection (and database, for server blackouts that name one). */

@@ -2,9 +2,16 @@ import { effectiveProbeConfigs, type Sql } from "@dbmon/datastore";
 import type { TransactionSql } from "postgres";
 import type { EvaluationContext, Rule } from "./context.js";
 import type { AlerterLogger } from "./logger.js";
-import { currentValues, existingMetricTables, type MetricValue, metricDefinitions } from "./metrics.js";
+import {
+  currentValues,
+  existingMetricTables,
+  isServerWide,
+  type MetricValue,
+  metricDefinitions,
+} from "./metrics.js";
 import { enqueueEach, type Queryable, type Scope } from "./notify/queue.js";
 import { violates } from "./operators.js";
+import { blackedOutValue, oneValuePerServer } from "./server-values.js";
 
 const severityRank: Record<string, number> = { info: 0, warning: 1, critical: 2 };
 
@@ -49,7 +56,11 @@ async function metricValues(
     await definition.prepare?.(sql, context.now);
     const values = await currentValues(sql, definition, context.now);
     return {
-      values: values.filter((v) => v.value !== null && Number.isFinite(v.value)),
+      values: oneValuePerServer(
+        metric,
+        values.filter((v) => v.value !== null && Number.isFinite(v.value)),
+        context,
+      ),
       descriptions: new Map(),
     };
   } catch (error) {
@@ -163,9 +174,10 @@ export async function evaluateThresholds(
         continue;
       }
       holding.add(key);
-      if (context.blackedOut(value.connection_id, value.database_name)) {
+      if (blackedOutValue(context, rule.metric_name, value)) {
         continue;
       }
+      const serverWide = isServerWide(rule.metric_name, value);
       const description = metric?.descriptions.get(value.connection_id) ?? rule.description;
       if (existing) {
         writes.refreshes.push({
@@ -176,6 +188,7 @@ export async function evaluateThresholds(
           operator: effective.operator,
           severity: effective.severity,
           description,
+          serverWide,
           scope,
         });
         continue;
@@ -200,6 +213,7 @@ export async function evaluateThresholds(
         operator: effective.operator,
         severity: effective.severity,
         description,
+        serverWide,
         scope,
       });
     }
@@ -249,7 +263,9 @@ const WRITE_ATTEMPTS = 3;
  * it writes. Two alerters whose passes decided differently can lock the same alerts in different
  * orders; PostgreSQL then aborts one of them, which writes again: every statement of a pass is
  * conditional (status checks, the open-alert unique indexes), so writing again after the other
- * committed changes, and notifies, only what is still to change.
+ * committed changes, and notifies, only what is still to change. A unique violation is written again
+ * too: moving a server's alert to its speaking connection (`moveServerAlerts`) can meet the alert
+ * another alerter opened there meanwhile, which writing again finds.
  */
 export async function writePass(sql: Sql, writes: (tx: TransactionSql) => Promise<void>): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -257,7 +273,8 @@ export async function writePass(sql: Sql, writes: (tx: TransactionSql) => Promis
       await sql.begin(writes);
       return;
     } catch (error) {
-      if (attempt >= WRITE_ATTEMPTS || (error as { code?: string }).code !== "40P01") {
+      const code = (error as { code?: string }).code;
+      if (attempt >= WRITE_ATTEMPTS || (code !== "40P01" && code !== "23505")) {
         throw error;
       }
     }
@@ -283,6 +300,7 @@ interface ThresholdWrites {
     operator: string;
     severity: string;
     description: string;
+    serverWide: boolean;
     scope: Scope;
   }[];
   /** Conditions that started holding now (their duration starts). */
@@ -296,6 +314,7 @@ interface ThresholdWrites {
     operator: string;
     severity: string;
     description: string;
+    serverWide: boolean;
     scope: Scope;
   }[];
   /** Conditions that stopped holding. */
@@ -330,11 +349,13 @@ async function writeThresholds(
     await sql`
       update alerts a set metric_value = k.value, threshold_value = k.threshold, operator = k.operator,
         severity = k.severity, last_updated = ${iso}::timestamptz, description = k.description,
+        server_wide = k.server_wide::boolean,
         ai_analysis = case when a.metric_value is distinct from k.value then null else a.ai_analysis end
       from unnest(${refreshes.map((r) => r.id)}::bigint[], ${refreshes.map((r) => r.value)}::float8[],
         ${refreshes.map((r) => r.threshold)}::float8[], ${refreshes.map((r) => r.operator)}::text[],
-        ${refreshes.map((r) => r.severity)}::text[], ${refreshes.map((r) => r.description)}::text[])
-        k(id, value, threshold, operator, severity, description)
+        ${refreshes.map((r) => r.severity)}::text[], ${refreshes.map((r) => r.description)}::text[],
+        ${refreshes.map((r) => String(r.serverWide))}::text[])
+        k(id, value, threshold, operator, severity, description, server_wide)
       where a.id = k.id and a.status <> 'cleared'`;
     if (reactivated.length > 0) {
       const ids = new Set(reactivated.map((row) => row.id));
@@ -368,17 +389,18 @@ async function writeThresholds(
       }[]
     >`
       insert into alerts (alert_type, rule_id, connection_id, database_name, object_name, probe_name, metric_name,
-        metric_value, threshold_value, operator, severity, title, description, status, triggered_at, last_updated)
+        metric_value, threshold_value, operator, severity, title, description, server_wide, status, triggered_at, last_updated)
       select 'threshold', k.rule_id, k.connection_id, k.database_name, k.object_name, k.probe_name, k.metric_name,
-        k.value, k.threshold, k.operator, k.severity, k.title, k.description, 'active', ${iso}::timestamptz, ${iso}::timestamptz
+        k.value, k.threshold, k.operator, k.severity, k.title, k.description, k.server_wide::boolean, 'active', ${iso}::timestamptz, ${iso}::timestamptz
       from unnest(${fires.map((f) => f.rule.id)}::int[], ${fires.map((f) => f.value.connection_id)}::int[],
         ${fires.map((f) => f.value.database_name)}::text[], ${fires.map((f) => f.value.object_name)}::text[],
         ${fires.map((f) => f.rule.metric_name.split(".")[0] ?? null)}::text[], ${fires.map((f) => f.rule.metric_name)}::text[],
         ${fires.map((f) => f.value.value)}::float8[], ${fires.map((f) => f.threshold)}::float8[],
         ${fires.map((f) => f.operator)}::text[], ${fires.map((f) => f.severity)}::text[],
-        ${fires.map((f) => f.rule.name)}::text[], ${fires.map((f) => f.description)}::text[])
+        ${fires.map((f) => f.rule.name)}::text[], ${fires.map((f) => f.description)}::text[],
+        ${fires.map((f) => String(f.serverWide))}::text[])
         with ordinality k(rule_id, connection_id, database_name, object_name, probe_name, metric_name, value, threshold,
-          operator, severity, title, description, n)
+          operator, severity, title, description, server_wide, n)
       where not exists (
         select 1 from alerts c where c.alert_type = 'threshold' and c.rule_id = k.rule_id and c.connection_id = k.connection_id
           and coalesce(c.database_name, '') = coalesce(k.database_name, '') and coalesce(c.object_name, '') = coalesce(k.object_name, '')

@@ -27,6 +27,12 @@ export interface MetricDefinition {
    */
   learnsBaselines?: false;
   /**
+   * The value depends on the connected database (its probe runs per connection, not per server):
+   * rows without a database still differ between connections of one server, so they are not
+   * whole-server values (`isServerWide`).
+   */
+  readsConnectedDatabase?: true;
+  /**
    * The query compares each collection with the one before (counter increases), which may lie before
    * the range: the hourly partials read history from earlier than the hours they recompute. Other
    * metrics need nothing before the range, and reading it would only cost time.
@@ -51,6 +57,24 @@ export interface MetricValue {
   database_name: string | null;
   object_name: string | null;
   value: number;
+}
+
+/**
+ * Whether a value of `metric` is a condition of the whole server (or its host) rather than of one
+ * database or one connection: a row without a database from a server- or host-scope probe that the
+ * collector runs once per server. Such values are the same through every connection of a server, so
+ * they are evaluated once per server (`server-alerts.ts`). Per-database rows of server-wide probes
+ * (age_percent) name their database and already count once (`collectedDatabaseJoin`); the activity
+ * sampler's tables are no probe's: their samples are split among a server's connections by database.
+ */
+export function isServerWide(metric: string, value: { database_name: string | null }): boolean {
+  const definition = metricDefinitions[metric];
+  const scope = definition ? findProbeSpec(definition.tables[0])?.scope : undefined;
+  return (
+    value.database_name === null &&
+    (scope === "server" || scope === "host") &&
+    definition?.readsConnectedDatabase !== true
+  );
 }
 
 /** Tables of the metrics schema that exist now. */
@@ -201,6 +225,8 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
           from ${collected("pg_stat_replication", "role = 'standby'")} a group by connection_id, collected_at`,
   },
   "pg_node_role.subscription_worker_down": {
+    // Publications, subscriptions and the Spock node are the connected database's.
+    readsConnectedDatabase: true,
     tables: ["pg_node_role"],
     freshnessSeconds: FIFTEEN_MINUTES,
     sql: `select connection_id, ${SERVER}, collected_at,

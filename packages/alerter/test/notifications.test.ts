@@ -45,7 +45,7 @@ describe("notifications", () => {
   it("delivers fire and clear to a webhook, Slack-style channel and email, with headers, auth and redacted nothing missing", async () => {
     const alerter = h.alerter();
     h.clock.set(new Date("2026-06-01T10:00:00Z"));
-    const connectionId = await addConnection(h.datastore, "prod-db");
+    const connectionId = await addConnection(h.datastore, "prod-db", { port: 5432 });
     const webhook = await addWebhookChannel(h, receiver.url);
     const slack = await addWebhookChannel(h, receiver.url.replace("/hook", "/slack"), { type: "slack" });
     const [email] = await h.datastore.sql<{ id: number }[]>`

@@ -6,10 +6,22 @@ import type { Harness } from "../src/testing/index.js";
 
 export { createHarness, type Harness } from "../src/testing/index.js";
 
-export async function addConnection(datastore: Datastore, name: string): Promise<number> {
+/** Each connection added is a server of its own (its own port): no two share whole-server alerts. */
+let nextPort = 15432;
+
+/**
+ * A monitored connection, of a server of its own unless `port` names one another connection has
+ * (connections at one address are one server).
+ */
+export async function addConnection(
+  datastore: Datastore,
+  name: string,
+  options: { port?: number; database?: string } = {},
+): Promise<number> {
+  const port = options.port ?? nextPort++;
   const [row] = await datastore.sql<{ id: number }[]>`
     insert into connections (name, host, port, database_name, username, owner_username)
-    values (${name}, '127.0.0.1', 5432, 'postgres', 'postgres', 'admin') returning id`;
+    values (${name}, '127.0.0.1', ${port}, ${options.database ?? "postgres"}, 'postgres', 'admin') returning id`;
   return (row as { id: number }).id;
 }
 

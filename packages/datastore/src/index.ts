@@ -12,9 +12,12 @@ export { type BlackoutScheduleRow, enabledBlackoutSchedules } from "./queries/bl
 export {
   collectedDatabaseJoin,
   collectsDatabase,
+  type DirectoryConnection,
   readServerDirectory,
   type ServerDirectoryEntry,
+  sameServer,
   serverAddress,
+  serverDirectory,
 } from "./queries/database-ownership.js";
 export { drizzleOf } from "./queries/drizzle.js";
 export {

@@ -1,6 +1,12 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collectedDatabaseJoin, collectsDatabase, readServerDirectory, serverAddress } from "../src/index.js";
+import {
+  collectedDatabaseJoin,
+  collectsDatabase,
+  readServerDirectory,
+  sameServer,
+  serverAddress,
+} from "../src/index.js";
 import { createTestDatabase, type TestDatabase } from "../src/testing/index.js";
 
 describe("which connection collects each database of a server", () => {
@@ -66,6 +72,37 @@ describe("which connection collects each database of a server", () => {
       // Another address (hostaddr given): a server of its own.
       solo: databases,
       retired: databases,
+    });
+  });
+
+  it("speaks for a server through its lowest-id monitored connection, and SQL groups the same servers", async () => {
+    const names = new Map(
+      (await sql<{ id: number; name: string }[]>`select id, name from connections`).map((row) => [
+        row.id,
+        row.name,
+      ]),
+    );
+    const directory = await readServerDirectory(sql);
+    const servers = [...directory.values()].map((entry) => ({
+      speaker: names.get(entry.firstConnectionId),
+      connections: entry.connectionIds.map((id) => names.get(id)),
+    }));
+    // Not monitored: no member of its server (archive), no server at all (retired).
+    expect(servers).toEqual([
+      { speaker: "main", connections: ["main", "app", "app-again"] },
+      { speaker: "solo", connections: ["solo"] },
+    ]);
+    const pairs = await sql.unsafe<{ name: string; same: string[] }[]>(
+      `select a.name, array_agg(b.name order by b.id) as same
+       from connections a join connections b on ${sameServer("a", "b")} group by a.name order by a.name`,
+    );
+    expect(Object.fromEntries(pairs.map((row) => [row.name, row.same]))).toEqual({
+      main: ["main", "app", "app-again", "archive"],
+      app: ["main", "app", "app-again", "archive"],
+      "app-again": ["main", "app", "app-again", "archive"],
+      archive: ["main", "app", "app-again", "archive"],
+      solo: ["solo"],
+      retired: ["retired"],
     });
   });
 

@@ -1,5 +1,5 @@
 import { type Datastore, schema } from "@dbmon/datastore";
-import { and, count, desc, eq, gte, inArray, isNull, lte, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte, isNull, lte, sql } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import { Visibility } from "../auth/visibility.js";
 import { Conflict, Forbidden, NotFound } from "../errors.js";
@@ -49,7 +49,9 @@ export class AlertService {
 
   /**
    * Alerts on visible connections matching the filter, newest first: one page, filtered and paged
-   * in SQL, and the total of all that match.
+   * in SQL, and the total of all that match. A whole-server alert is seen through every connection
+   * of its server (`Visibility.alertConnection`): listed once, under the connection the caller sees
+   * it through (the filtered one, when filtering by connection).
    */
   async find(
     access: RequestAccess,
@@ -57,9 +59,9 @@ export class AlertService {
     { limit, offset }: Page,
   ): Promise<{ alerts: ListedAlert[]; total: number }> {
     const visibility = await Visibility.of(access);
+    const seenThrough = visibility.alertConnection(filter.connectionIds);
     const where = and(
-      filter.connectionIds ? inArray(alerts.connectionId, [...filter.connectionIds]) : undefined,
-      visibility.connection(alerts.connectionId),
+      sql`${seenThrough} is not null`,
       filter.status !== undefined ? eq(alerts.status, filter.status) : undefined,
       filter.excludeCleared ? isNull(alerts.clearedAt) : undefined,
       filter.severity !== undefined ? eq(alerts.severity, filter.severity) : undefined,
@@ -75,6 +77,7 @@ export class AlertService {
       db
         .select({
           alert: alerts,
+          connectionId: sql<number>`${seenThrough}`.mapWith(Number),
           metricUnit: alertRules.metricUnit,
           serverName: connections.name,
           acknowledgedAt: ack.acknowledgedAt,
@@ -84,7 +87,7 @@ export class AlertService {
         })
         .from(alerts)
         .leftJoin(alertRules, eq(alertRules.id, alerts.ruleId))
-        .leftJoin(connections, eq(connections.id, alerts.connectionId))
+        .leftJoin(connections, eq(connections.id, seenThrough))
         .leftJoinLateral(ack, sql`true`)
         .where(where)
         .orderBy(desc(alerts.triggeredAt), desc(alerts.id))
@@ -95,20 +98,24 @@ export class AlertService {
     return { alerts: rows, total };
   }
 
-  /** Active alerts on visible connections, by connection, cluster and severity. */
+  /**
+   * Active alerts on visible connections, by connection, cluster and severity: each alert once,
+   * under the connection the caller sees it through (as listed).
+   */
   async counts(access: RequestAccess) {
     const visibility = await Visibility.of(access);
+    const seenThrough = visibility.alertConnection();
     const rows = await this.datastore.db
       .select({
-        connectionId: alerts.connectionId,
+        connectionId: connections.id,
         clusterId: connections.clusterId,
         severity: alerts.severity,
         n: count(),
       })
       .from(alerts)
-      .innerJoin(connections, eq(connections.id, alerts.connectionId))
-      .where(and(eq(alerts.status, "active"), visibility.connection(alerts.connectionId)))
-      .groupBy(alerts.connectionId, connections.clusterId, alerts.severity);
+      .innerJoin(connections, eq(connections.id, seenThrough))
+      .where(eq(alerts.status, "active"))
+      .groupBy(connections.id, connections.clusterId, alerts.severity);
     const byServer: Record<string, number> = {};
     const byCluster: Record<string, number> = {};
     const counts: Record<string, Record<Severity, number>> = {};
@@ -192,16 +199,20 @@ export class AlertService {
       .where(eq(alerts.id, alertId));
   }
 
-  /** The alert exists (404 otherwise) and the caller may see its connection (403 otherwise). */
+  /**
+   * The alert exists (404 otherwise) and the caller sees it (403 otherwise): it sees one of the
+   * connections the alert is seen through (`Visibility.alertConnection`).
+   */
   private async requireAlert(access: RequestAccess, alertId: number): Promise<void> {
+    const visibility = await Visibility.of(access);
     const [alert] = await this.datastore.db
-      .select({ connectionId: alerts.connectionId })
+      .select({ seenThrough: visibility.alertConnection() })
       .from(alerts)
       .where(eq(alerts.id, alertId));
     if (!alert) {
       throw new NotFound("Alert not found");
     }
-    if (!(await access.isSuperuser()) && (await access.connectionLevel(alert.connectionId)) === undefined) {
+    if (alert.seenThrough === null) {
       throw new Forbidden("Access denied");
     }
   }
@@ -209,9 +220,14 @@ export class AlertService {
 
 type AlertRow = typeof alerts.$inferSelect;
 
-/** An alert as listed: its row, its rule's unit, its server's name and its latest acknowledgement. */
+/**
+ * An alert as listed: its row, the connection the caller sees it through (its own, or for a
+ * whole-server alert another connection of its server) with that connection's name, its rule's
+ * unit and its latest acknowledgement.
+ */
 export interface ListedAlert {
   alert: AlertRow;
+  connectionId: number;
   metricUnit: string | null;
   serverName: string | null;
   acknowledgedAt: Date | null;
@@ -228,7 +244,7 @@ export function presentAlert(row: ListedAlert) {
     id: alert.id,
     alert_type: alert.alertType as "threshold" | "anomaly" | "connection",
     rule_id: alert.ruleId,
-    connection_id: alert.connectionId,
+    connection_id: row.connectionId,
     database_name: alert.databaseName,
     object_name: alert.objectName,
     probe_name: alert.probeName,

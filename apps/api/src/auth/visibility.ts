@@ -1,9 +1,36 @@
-import { type Db, schema } from "@dbmon/datastore";
+import { type Db, sameServer, schema } from "@dbmon/datastore";
 import { type AnyColumn, type SQL, sql } from "drizzle-orm";
 import { Forbidden, NotFound } from "../errors.js";
 import type { RequestAccess } from "./access.js";
 
-const { clusterGroups, clusters, connections } = schema;
+const { alerts, clusterGroups, clusters, connections } = schema;
+
+/** Where `alertConnection` puts its parameter in the rule's text. */
+const IDS = "\u0000ids\u0000";
+
+/**
+ * The connections an alert is seen through, as a relation `(id)` for the alert row `alert` (SQL
+ * text): its own connection, and for a whole-server alert (`server_wide`, kept once per server under
+ * the connection that speaks for it) every monitored connection at its server's address
+ * (`sameServer`). Whoever sees one of them sees the alert. The one rule of alert visibility, in list
+ * filters, counts, checks of one alert, the timeline and the overview.
+ */
+export function alertConnections(alert: string): string {
+  return `(select ${alert}.connection_id as id
+    union select v.id from public.connections s join public.connections v on ${sameServer("s", "v")}
+      where ${alert}.server_wide and s.id = ${alert}.connection_id and v.is_monitored)`;
+}
+
+/**
+ * The connection through which an alert is seen among the connections `ids` (SQL text of an int[];
+ * null: every connection): its own when among them, else the lowest of them it is seen through
+ * (`alertConnections`); null when none. An alert is listed once, under that connection: a caller
+ * who sees only another connection of a server sees the server's alert under that connection.
+ */
+export function alertSeenThrough(alert: string, ids: string): string {
+  return `(case when ${ids} is null or ${alert}.connection_id = any(${ids}) then ${alert}.connection_id
+    else (select min(r.id) from ${alertConnections(alert)} r where r.id = any(${ids})) end)`;
+}
 
 /** `column` is one of `ids`, passed as one array parameter however many ids there are. */
 export function oneOf(column: AnyColumn | SQL, ids: Iterable<number>): SQL {
@@ -82,6 +109,29 @@ export class Visibility {
     }
     const visible = await access.visibleConnections();
     return new Visibility(false, visible.all, visible.ids);
+  }
+
+  /**
+   * The connection the caller sees each row of `alerts` through (`alertSeenThrough`), among
+   * `only` when given (a filter by connection): null for an alert it does not see.
+   */
+  alertConnection(only?: readonly number[]): SQL {
+    const hidden = !(this.superuser || this.allConnections);
+    const ids =
+      only && hidden
+        ? only.filter((id) => this.connectionIds.includes(id))
+        : hidden
+          ? this.connectionIds
+          : only;
+    if (ids === undefined) {
+      return sql`${alerts.connectionId}`;
+    }
+    // The ids appear twice in the text: the same parameter each time.
+    const parts = alertSeenThrough("alerts", IDS).split(IDS);
+    return sql.join(
+      parts.map((part) => sql.raw(part)),
+      sql`${sql.param([...ids])}::int[]`,
+    );
   }
 
   /** Rows whose connection column names a visible connection; undefined when nothing is hidden. */

@@ -1,4 +1,5 @@
 import type { Sql } from "@dbmon/datastore";
+import { alertConnections } from "../auth/visibility.js";
 
 export type ServerStatus = "online" | "warning" | "offline" | "unknown";
 
@@ -97,9 +98,14 @@ export async function readServerFacts(sql: Sql): Promise<Map<number, ServerFacts
   return new Map(rows.map(({ id, ...facts }) => [id, facts]));
 }
 
-/** Active alerts per connection. */
+/**
+ * Active alerts per connection: its own, and its server's whole-server alerts (`alertConnections`),
+ * so that every connection of a server with an alert shows it.
+ */
 export async function activeAlertCounts(sql: Sql): Promise<Map<number, number>> {
-  const rows = await sql<{ connection_id: number; count: number }[]>`
-    select connection_id, count(*)::int as count from alerts where status = 'active' group by connection_id`;
+  const rows = await sql.unsafe<{ connection_id: number; count: number }[]>(`
+    select r.id as connection_id, count(*)::int as count
+    from alerts a cross join lateral ${alertConnections("a")} r
+    where a.status = 'active' group by r.id`);
   return new Map(rows.map((row) => [row.connection_id, row.count]));
 }

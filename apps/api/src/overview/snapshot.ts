@@ -1,6 +1,7 @@
 import type { OverviewSnapshotSchema } from "@dbmon/contract";
 import type { Sql } from "@dbmon/datastore";
 import type { z } from "@hono/zod-openapi";
+import { alertSeenThrough } from "../auth/visibility.js";
 import { activeAlertCounts, readServers, serverStatus } from "../clusters/status.js";
 import type { Timeline } from "../timeline/service.js";
 
@@ -25,11 +26,14 @@ export async function buildSnapshot(
   const [servers, alertCounts, alerts, blackouts, events] = await Promise.all([
     readServers(sql, ids ? { only: ids } : {}),
     activeAlertCounts(sql),
-    sql<{ title: string; server_name: string; severity: "info" | "warning" | "critical" }[]>`
-      select a.title, c.name as server_name, a.severity
-      from alerts a join connections c on c.id = a.connection_id
-      where a.status = 'active' and (${ids}::int[] is null or a.connection_id = any(${ids}::int[]))
+    // Each alert once, under the connection of `ids` it is seen through (whole-server alerts too).
+    sql.unsafe<{ title: string; server_name: string; severity: "info" | "warning" | "critical" }[]>(
+      `select a.title, c.name as server_name, a.severity
+      from alerts a join connections c on c.id = ${alertSeenThrough("a", "$1::int[]")}
+      where a.status = 'active'
       order by case a.severity when 'critical' then 0 when 'warning' then 1 else 2 end, a.triggered_at desc, a.id`,
+      [ids],
+    ),
     sql<{ scope: string; reason: string; start_time: string; end_time: string; active: boolean }[]>`
       select b.scope, b.reason, to_json(b.start_time) #>> '{}' as start_time, to_json(b.end_time) #>> '{}' as end_time,
         b.start_time <= ${now.toISOString()}::timestamptz as active

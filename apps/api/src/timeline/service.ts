@@ -8,6 +8,7 @@ import { type Datastore, readableNumberSql } from "@dbmon/datastore";
 import { HEALTH_CHECKS } from "@dbmon/monitoring";
 import type { z } from "@hono/zod-openapi";
 import type { RequestAccess } from "../auth/access.js";
+import { alertSeenThrough } from "../auth/visibility.js";
 import { InvalidInput } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Page } from "../paging.js";
@@ -252,37 +253,44 @@ const HEALTH_CHECK_EVENTS = `
     as d(name, title, unit) on d.name = h.check_name
   where ${selected("h.connection_id")} and h.changed_at between $2::timestamptz and $3::timestamptz`;
 
+/**
+ * Alerts as the events below read them: each with `seen_id`, the connection of $1 it is seen through
+ * (`alertSeenThrough`: a whole-server alert through any connection of its server), and only those seen.
+ */
+const SEEN_ALERTS = `(select * from (select a.*, ${alertSeenThrough("a", "$1::int[]")} as seen_id from alerts a) a
+  where a.seen_id is not null)`;
+
 /** Events read from the tables of the alerting feature and the alerter (alerts, acknowledgments, blackouts, health checks). */
 const ALERTING_SOURCES: Partial<Record<TimelineEventType, string>> = {
   alert_fired: `
     select 'alert-fired-' || a.id || '-' || ${epoch("a.triggered_at")} as id, 'alert_fired'::text as event_type,
-      a.connection_id, a.triggered_at as at, a.severity, 'Alert Fired: ' || a.title as title,
+      a.seen_id as connection_id, a.triggered_at as at, a.severity, 'Alert Fired: ' || a.title as title,
       coalesce(nullif(a.description, ''), a.title) as summary,
       json_build_object('alert_id', a.id, 'alert_type', a.alert_type, 'severity', a.severity, 'status', a.status,
         'metric_name', a.metric_name, 'metric_value', ${readableNumberSql("a.metric_value")}, 'metric_unit', r.metric_unit,
         'threshold_value', a.threshold_value, 'operator', a.operator, 'database_name', a.database_name,
         'probe_name', a.probe_name) as details
-    from alerts a left join alert_rules r on r.id = a.rule_id
-    where ${selected("a.connection_id")} and a.triggered_at between $2::timestamptz and $3::timestamptz`,
+    from ${SEEN_ALERTS} a left join alert_rules r on r.id = a.rule_id
+    where a.triggered_at between $2::timestamptz and $3::timestamptz`,
   alert_cleared: `
     select 'alert-cleared-' || a.id || '-' || ${epoch("a.cleared_at")} as id, 'alert_cleared'::text as event_type,
-      a.connection_id, a.cleared_at as at, 'info'::text as severity, 'Alert Cleared: ' || a.title as title,
+      a.seen_id as connection_id, a.cleared_at as at, 'info'::text as severity, 'Alert Cleared: ' || a.title as title,
       a.title as summary,
       json_build_object('alert_id', a.id::text, 'severity', a.severity, 'duration_seconds',
         extract(epoch from date_trunc('milliseconds', a.cleared_at) - date_trunc('milliseconds', a.triggered_at))::float8)
         as details
-    from alerts a
-    where ${selected("a.connection_id")} and a.cleared_at between $2::timestamptz and $3::timestamptz`,
+    from ${SEEN_ALERTS} a
+    where a.cleared_at between $2::timestamptz and $3::timestamptz`,
   alert_acknowledged: `
     select 'alert-ack-' || k.alert_id || '-' || ${epoch("k.acknowledged_at")} as id,
-      'alert_acknowledged'::text as event_type, a.connection_id, k.acknowledged_at as at, 'info'::text as severity,
+      'alert_acknowledged'::text as event_type, a.seen_id as connection_id, k.acknowledged_at as at, 'info'::text as severity,
       case when k.false_positive then 'Alert Marked False Positive: ' else 'Alert Acknowledged: ' end || a.title
         as title,
       coalesce(k.message, a.title) as summary,
       json_build_object('alert_id', k.alert_id::text, 'acknowledged_by', k.acknowledged_by,
         'false_positive', coalesce(k.false_positive, false), 'message', k.message) as details
-    from alert_acknowledgments k join alerts a on a.id = k.alert_id
-    where ${selected("a.connection_id")} and k.acknowledged_at between $2::timestamptz and $3::timestamptz`,
+    from alert_acknowledgments k join ${SEEN_ALERTS} a on a.id = k.alert_id
+    where k.acknowledged_at between $2::timestamptz and $3::timestamptz`,
   blackout_started: blackoutEvents("blackout_started"),
   blackout_ended: blackoutEvents("blackout_ended"),
   health_check_changed: HEALTH_CHECK_EVENTS,

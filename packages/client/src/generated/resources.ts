@@ -85,9 +85,9 @@ export interface Resources<S extends ResultStyle> {
     /**
      * List alerts with filters (`GET /api/v1/alerts`)
      *
-     * Alerts on the connections the caller can see, newest first. Malformed numbers and times in the query are ignored, as the reference does.
+     * Alerts on the connections the caller can see, newest first. Malformed numbers and times in the query are ignored, as the reference does. A whole-server alert is listed once, with the `connection_id` and `server_name` of the connection the caller sees it through: its own when visible (and not filtered out by `connection_id`), else the lowest-id visible connection of its server.
      *
-     * Access: any authenticated caller. Alerts on connections the caller cannot see are left out.
+     * Access: any authenticated caller. An alert is visible through its connection; a whole-server alert (a condition of the server or its host, raised once per server) through every monitored connection of that server (same host, hostaddr and port). Alerts the caller cannot see are left out.
      */
     list<const I extends T.ListAlertsParams>(params?: Checked<I, T.ListAlertsParams, "connection_id" | "limit" | "offset">, options?: CallOptions): Promise<Result<T.ListAlertsResult, S>>;
     /** Every item of `list`, page by page (`limit` is the page size: at most 1000, the default). */
@@ -95,17 +95,17 @@ export interface Resources<S extends ResultStyle> {
     /**
      * Alert counts by server (`GET /api/v1/alerts/counts`)
      *
-     * Active alerts on visible connections, in total and by connection ID.
+     * Active alerts visible to the caller, in total and by connection ID: each alert once, under the connection it is listed under (GET /api/v1/alerts).
      *
-     * Access: any authenticated caller. Alerts on connections the caller cannot see are not counted.
+     * Access: any authenticated caller. An alert is visible through its connection; a whole-server alert (a condition of the server or its host, raised once per server) through every monitored connection of that server (same host, hostaddr and port). Alerts the caller cannot see are not counted.
      */
     getCounts(options?: CallOptions): Promise<Result<T.GetAlertCountsResult, S>>;
     /**
      * Acknowledge an alert (`POST /api/v1/alerts/acknowledge`)
      *
-     * An active alert becomes acknowledged; it needs access to the alert's connection.
+     * An active alert becomes acknowledged.
      *
-     * Access: any authenticated caller. The alert's connection must be visible to the caller (403 otherwise).
+     * Access: any authenticated caller. An alert is visible through its connection; a whole-server alert (a condition of the server or its host, raised once per server) through every monitored connection of that server (same host, hostaddr and port). The alert must be visible to the caller (403 otherwise).
      */
     acknowledge(params: T.AcknowledgeAlertParams, options?: CallOptions): Promise<Result<T.AcknowledgeAlertResult, S>>;
     /**
@@ -113,13 +113,13 @@ export interface Resources<S extends ResultStyle> {
      *
      * An acknowledged alert becomes active again; its acknowledgements are deleted.
      *
-     * Access: any authenticated caller. The alert's connection must be visible to the caller (403 otherwise).
+     * Access: any authenticated caller. An alert is visible through its connection; a whole-server alert (a condition of the server or its host, raised once per server) through every monitored connection of that server (same host, hostaddr and port). The alert must be visible to the caller (403 otherwise).
      */
     unacknowledge<const I extends T.UnacknowledgeAlertParams>(params: Checked<I, T.UnacknowledgeAlertParams, "alert_id">, options?: CallOptions): Promise<Result<T.UnacknowledgeAlertResult, S>>;
     /**
      * Save an AI analysis for an alert (`PUT /api/v1/alerts/analysis`)
      *
-     * Access: any authenticated caller. The alert's connection must be visible to the caller (403 otherwise).
+     * Access: any authenticated caller. An alert is visible through its connection; a whole-server alert (a condition of the server or its host, raised once per server) through every monitored connection of that server (same host, hostaddr and port). The alert must be visible to the caller (403 otherwise).
      */
     saveAnalysis(params: T.SaveAlertAnalysisParams, options?: CallOptions): Promise<Result<T.SaveAlertAnalysisResult, S>>;
     overrides: {

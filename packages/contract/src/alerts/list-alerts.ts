@@ -1,6 +1,6 @@
 import { jsonResponse } from "../common.js";
 import { defineOperation } from "../operation.js";
-import { AlertListQuerySchema, AlertListResultSchema } from "./schemas.js";
+import { ALERT_VISIBILITY, AlertListQuerySchema, AlertListResultSchema } from "./schemas.js";
 
 export const listAlerts = defineOperation({
   method: "get",
@@ -9,9 +9,11 @@ export const listAlerts = defineOperation({
   summary: "List alerts with filters",
   description:
     "Alerts on the connections the caller can see, newest first. Malformed numbers and times in the " +
-    "query are ignored, as the reference does.",
+    "query are ignored, as the reference does. A whole-server alert is listed once, with the " +
+    "`connection_id` and `server_name` of the connection the caller sees it through: its own when " +
+    "visible (and not filtered out by `connection_id`), else the lowest-id visible connection of its server.",
   tag: "alerts",
-  access: { note: "Alerts on connections the caller cannot see are left out." },
+  access: { note: `${ALERT_VISIBILITY} Alerts the caller cannot see are left out.` },
   request: { query: AlertListQuerySchema },
   responses: { 200: jsonResponse(AlertListResultSchema, "Alerts") },
 });

@@ -1,6 +1,6 @@
 import { jsonResponse } from "../common.js";
 import { defineOperation, jsonBody } from "../operation.js";
-import { SaveAnalysisRequestSchema, StatusResponseSchema } from "./schemas.js";
+import { ONE_ALERT_ACCESS, SaveAnalysisRequestSchema, StatusResponseSchema } from "./schemas.js";
 
 export const saveAlertAnalysis = defineOperation({
   method: "put",
@@ -8,7 +8,7 @@ export const saveAlertAnalysis = defineOperation({
   operationId: "saveAlertAnalysis",
   summary: "Save an AI analysis for an alert",
   tag: "alerts",
-  access: { note: "The alert's connection must be visible to the caller (403 otherwise)." },
+  access: ONE_ALERT_ACCESS,
   request: { body: jsonBody(SaveAnalysisRequestSchema) },
   responses: { 200: jsonResponse(StatusResponseSchema, "Saved") },
   errors: [400, 403, 404],

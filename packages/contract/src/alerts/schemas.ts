@@ -60,6 +60,20 @@ export const AlertSchema = z
 /** Paging of the alert listing. */
 export const ALERT_PAGING = { defaultSize: 100, cap: 1000 };
 
+/**
+ * Who sees an alert: one who sees its connection, or for a whole-server alert (a condition of a
+ * server or its host, kept once per server) one who sees any monitored connection of that server.
+ */
+export const ALERT_VISIBILITY =
+  "An alert is visible through its connection; a whole-server alert (a condition of the server or its " +
+  "host, raised once per server) through every monitored connection of that server (same host, hostaddr " +
+  "and port).";
+
+/** The access note of an operation on one alert. */
+export const ONE_ALERT_ACCESS = {
+  note: `${ALERT_VISIBILITY} The alert must be visible to the caller (403 otherwise).`,
+};
+
 export const AlertListQuerySchema = z.object({
   connection_id: lenientIntQuery({ description: "One connection" }),
   connection_ids: z

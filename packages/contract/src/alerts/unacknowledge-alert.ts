@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { jsonResponse, MAX_INT4, message, typedText } from "../common.js";
 import { defineOperation } from "../operation.js";
-import { StatusResponseSchema } from "./schemas.js";
+import { ONE_ALERT_ACCESS, StatusResponseSchema } from "./schemas.js";
 
 export const unacknowledgeAlert = defineOperation({
   method: "delete",
@@ -10,7 +10,7 @@ export const unacknowledgeAlert = defineOperation({
   summary: "Remove an acknowledgement",
   description: "An acknowledged alert becomes active again; its acknowledgements are deleted.",
   tag: "alerts",
-  access: { note: "The alert's connection must be visible to the caller (403 otherwise)." },
+  access: ONE_ALERT_ACCESS,
   request: {
     query: z.object({
       alert_id: typedText<number, z.ZodType<number>>(

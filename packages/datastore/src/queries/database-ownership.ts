@@ -8,6 +8,10 @@ import type { Sql } from "../datastore.js";
  * collector stores each database's rows under its connections only, and the alerter reads
  * per-database rows of server-wide probes (pg_database) by the same rule, so that one database is
  * one series and one alert, not one per connection of its server. Both forms of the rule live here.
+ *
+ * The same lowest-id monitored connection speaks for its server: whole-server alerts (a condition of
+ * the server or its host, not of one database) are raised and stored once per server, under it
+ * (`firstConnectionId`), and every connection at the address shares them (`sameServer`).
  */
 
 /** Where a server is: connections at one address are the same server to this rule. */
@@ -18,23 +22,57 @@ export function serverAddress(row: { host: string; hostaddr: string | null; port
 /** The monitored connections at one address: their databases and the lowest id among them. */
 export interface ServerDirectoryEntry {
   databases: ReadonlySet<string>;
+  /** The connection that speaks for the server: the lowest id. */
   firstConnectionId: number;
+  /** Every monitored connection at the address, ascending. */
+  connectionIds: readonly number[];
+}
+
+/** A connection as the directory reads it. */
+export interface DirectoryConnection {
+  id: number;
+  host: string;
+  hostaddr: string | null;
+  port: number;
+  database_name: string;
+  is_monitored: boolean;
+}
+
+/** Every server address of the monitored connections among `rows` (any order). */
+export function serverDirectory(rows: readonly DirectoryConnection[]): Map<string, ServerDirectoryEntry> {
+  const directory = new Map<
+    string,
+    { databases: Set<string>; firstConnectionId: number; connectionIds: number[] }
+  >();
+  for (const row of [...rows].filter((r) => r.is_monitored).sort((a, b) => a.id - b.id)) {
+    const address = serverAddress(row);
+    const entry = directory.get(address) ?? {
+      databases: new Set<string>(),
+      firstConnectionId: row.id,
+      connectionIds: [],
+    };
+    entry.databases.add(row.database_name);
+    entry.connectionIds.push(row.id);
+    directory.set(address, entry);
+  }
+  return directory;
 }
 
 /** Every server address of the monitored connections, whichever collector holds them. */
 export async function readServerDirectory(sql: Sql): Promise<Map<string, ServerDirectoryEntry>> {
-  const rows = await sql<
-    { id: number; host: string; hostaddr: string | null; port: number; database_name: string }[]
-  >`
-    select id, host, hostaddr, port, database_name from connections where is_monitored order by id`;
-  const directory = new Map<string, { databases: Set<string>; firstConnectionId: number }>();
-  for (const row of rows) {
-    const address = serverAddress(row);
-    const entry = directory.get(address) ?? { databases: new Set<string>(), firstConnectionId: row.id };
-    entry.databases.add(row.database_name);
-    directory.set(address, entry);
-  }
-  return directory;
+  return serverDirectory(
+    await sql<DirectoryConnection[]>`
+      select id, host, hostaddr, port, database_name, is_monitored from connections where is_monitored`,
+  );
+}
+
+/**
+ * The rule in SQL for two rows of `connections`: whether `left` and `right` are at one address
+ * (one server).
+ */
+export function sameServer(left: string, right: string): string {
+  return `(${left}.host = ${right}.host and coalesce(${left}.hostaddr, '') = coalesce(${right}.hostaddr, '')
+    and ${left}.port = ${right}.port)`;
 }
 
 /** Whether `connection` collects `database` of its server, given its address's directory entry. */

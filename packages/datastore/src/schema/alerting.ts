@@ -53,6 +53,9 @@ export const alertRules = pgTable(
 /**
  * Alerts. At most one open (active or acknowledged) alert exists per deduplication key, enforced by
  * partial unique indexes so that several alerter processes cannot open the same alert twice.
+ * `server_wide`: a condition of the whole server (or its host), raised once per server under the
+ * connection that speaks for it (`queries/database-ownership.ts`) and visible through every
+ * connection at the server's address.
  */
 export const alerts = pgTable(
   "alerts",
@@ -78,6 +81,7 @@ export const alerts = pgTable(
     lastUpdated: timestamptz(),
     anomalyScore: doublePrecision(),
     anomalyDetails: jsonb(),
+    serverWide: boolean().notNull().default(false),
     aiAnalysis: text(),
     aiAnalysisMetricValue: doublePrecision(),
   },

@@ -1,0 +1,1 @@
+ALTER TABLE "alerts" ADD COLUMN "server_wide" boolean DEFAULT false NOT NULL;
