@@ -177,8 +177,13 @@ describe.skipIf(!machinePostgresBinariesAvailable())("monitored servers that fai
     let id: number;
     let collector: RunningCollector;
     const timedOut: number[] = [];
+    // A cancel request that cannot reach the server rejected where no one handled it (a patched
+    // postgres.js bug): in `dbmon collector` that ended the process.
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
 
     beforeAll(async () => {
+      process.on("unhandledRejection", onUnhandled);
       server = await startPrimary("replica");
       servers.push(server);
       proxy = await startStallingProxy(server.port);
@@ -203,18 +208,19 @@ describe.skipIf(!machinePostgresBinariesAvailable())("monitored servers that fai
 
     afterAll(async () => {
       await proxy?.close();
+      process.off("unhandledRejection", onUnhandled);
     });
 
     it("ends every call at its deadline: probe runs, connection attempts, the API's live reads", async () => {
       proxy.stall("queries");
       const stalledAt = Date.now();
-      // Runs stalled mid-query end at their deadline (3 s), not never.
+      // Runs stalled mid-query end at their deadline (3 s, a few in a row on a busy machine), not never.
       await waitFor(
         "a run ended by its deadline",
         async () => (timedOut.length > 0 ? true : undefined),
-        10_000,
+        12_000,
       );
-      expect((timedOut[0] ?? 0) - stalledAt).toBeLessThan(5_000);
+      expect((timedOut[0] ?? 0) - stalledAt).toBeLessThan(10_000);
       // The API's live read of the server's databases ends too.
       const started = Date.now();
       const databases = await requestJson(t.app, `/api/v1/connections/${id}/databases`, {
@@ -244,6 +250,7 @@ describe.skipIf(!machinePostgresBinariesAvailable())("monitored servers that fai
       const stopping = Date.now();
       await collector.stop();
       expect(Date.now() - stopping).toBeLessThan(5_000);
+      expect(unhandled).toEqual([]);
     });
   });
 });
