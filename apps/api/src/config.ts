@@ -145,6 +145,12 @@ export const environmentVariables = z.object({
     .describe(
       "The most one probe query may receive from a monitored server (MiB); a larger answer is dropped",
     ),
+  DBMON_COLLECTOR_OUTAGE_BUFFER_MB: count(65_536)
+    .min(1)
+    .default(64)
+    .describe(
+      "Collected data kept in memory while the datastore is unavailable (MiB, rows as JSON), written once it is back; the oldest is dropped first past it",
+    ),
   DBMON_COLLECTOR_ACTIVITY_QUERY_CHARS: count(100_000)
     .default(1024)
     .describe(
@@ -267,6 +273,8 @@ export interface Config {
   collectorLeaseSeconds: number;
   /** The most one probe query may receive from a monitored server, in bytes. */
   collectorMaxResultBytes: number;
+  /** Collected runs kept in memory while the datastore is unavailable, in bytes. */
+  collectorOutageBufferBytes: number;
   /** Active session history: query text per sample (characters, 0 none) and raw sample retention. */
   collectorActivity: { queryChars: number; rawRetentionMinutes: number };
   /** Register the embedded datastore as the monitored connection `local`. */
@@ -348,6 +356,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runCollector: e.DBMON_COLLECTOR,
     collectorLeaseSeconds: e.DBMON_COLLECTOR_LEASE_SECONDS,
     collectorMaxResultBytes: e.DBMON_COLLECTOR_MAX_RESULT_MB * 1024 * 1024,
+    collectorOutageBufferBytes: e.DBMON_COLLECTOR_OUTAGE_BUFFER_MB * 1024 * 1024,
     collectorActivity: {
       queryChars: e.DBMON_COLLECTOR_ACTIVITY_QUERY_CHARS,
       rawRetentionMinutes: e.DBMON_COLLECTOR_ACTIVITY_RAW_MINUTES,

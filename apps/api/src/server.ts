@@ -72,6 +72,7 @@ export async function startService(
         secretKey: services.secretKey,
         leaseSeconds: config.collectorLeaseSeconds,
         maxResultBytes: config.collectorMaxResultBytes,
+        outageBufferBytes: config.collectorOutageBufferBytes,
         activityQueryChars: config.collectorActivity.queryChars,
         activityRawRetentionMinutes: config.collectorActivity.rawRetentionMinutes,
         sslDirectory: config.sslDirectory,

@@ -20,6 +20,7 @@ describe("configuration", () => {
       runCollector: true,
       collectorLeaseSeconds: 30,
       collectorMaxResultBytes: 256 * 1024 * 1024,
+      collectorOutageBufferBytes: 64 * 1024 * 1024,
       collectorActivity: { queryChars: 1024, rawRetentionMinutes: 60 },
       monitorSelf: true,
       llm: null,
@@ -73,6 +74,7 @@ describe("configuration", () => {
       DBMON_HSTS: "true",
       DBMON_COLLECTOR_LEASE_SECONDS: "6",
       DBMON_COLLECTOR_MAX_RESULT_MB: "64",
+      DBMON_COLLECTOR_OUTAGE_BUFFER_MB: "16",
       DBMON_COLLECTOR_ACTIVITY_QUERY_CHARS: "0",
       DBMON_COLLECTOR_ACTIVITY_RAW_MINUTES: "180",
       DBMON_EVALUATION_INTERVAL_SECONDS: "5",
@@ -88,6 +90,7 @@ describe("configuration", () => {
       hsts: true,
       collectorLeaseSeconds: 6,
       collectorMaxResultBytes: 64 * 1024 * 1024,
+      collectorOutageBufferBytes: 16 * 1024 * 1024,
       collectorActivity: { queryChars: 0, rawRetentionMinutes: 180 },
       evaluationSeconds: 5,
     });
@@ -96,6 +99,7 @@ describe("configuration", () => {
   it.each([
     [{ DBMON_PORT: "eighty" }, "DBMON_PORT"],
     [{ DBMON_COLLECTOR_MAX_RESULT_MB: "0" }, "DBMON_COLLECTOR_MAX_RESULT_MB"],
+    [{ DBMON_COLLECTOR_OUTAGE_BUFFER_MB: "0" }, "DBMON_COLLECTOR_OUTAGE_BUFFER_MB"],
     [{ DBMON_COLLECTOR_ACTIVITY_RAW_MINUTES: "0" }, "DBMON_COLLECTOR_ACTIVITY_RAW_MINUTES"],
     [{ DBMON_COLLECTOR_ACTIVITY_QUERY_CHARS: "-1" }, "DBMON_COLLECTOR_ACTIVITY_QUERY_CHARS"],
     [{ DBMON_PORT: "70000" }, "DBMON_PORT"],

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrateDatastore } from "@dbmon/datastore";
+import { isDatastoreUnavailable, migrateDatastore } from "@dbmon/datastore";
 import {
   machinePostgresBinariesAvailable,
   startPrimary,
@@ -9,7 +9,6 @@ import {
   waitFor,
 } from "@dbmon/datastore/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isDatastoreUnavailable } from "../src/http/datastore-outage.js";
 import { type DbmonProcess, startDbmon } from "./dbmon-processes.js";
 import {
   buildTestApp,

@@ -26,6 +26,7 @@ describe("RBAC lists", () => {
       url: database.url,
       embedded: undefined,
       ping: async () => {},
+      listen: async () => ({ unlisten: async () => {} }),
       close: async () => {},
     };
     const clock = { now: () => new Date() };

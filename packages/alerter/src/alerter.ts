@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Datastore, SecretKey } from "@dbmon/datastore";
+import { type Datastore, isDatastoreUnavailable, type SecretKey } from "@dbmon/datastore";
 import {
   createOutboundHostPolicy,
   type HostPolicy,
@@ -11,7 +11,7 @@ import { type BaselineOptions, calculateBaselines } from "./baselines.js";
 import { EvaluationContext } from "./context.js";
 import { evaluateConnections, evaluateThresholds } from "./evaluate.js";
 import type { AlerterLogger } from "./logger.js";
-import { dispatchDue, queueReminders } from "./notify/queue.js";
+import { dispatchDue, queueReminders, type UnrecordedDelivery } from "./notify/queue.js";
 import { runSchedules } from "./schedules.js";
 import { moveServerAlerts } from "./server-alerts.js";
 
@@ -118,8 +118,12 @@ export function startAlerter(options: AlerterOptions): RunningAlerter {
     }
     return run !== undefined;
   };
+  const unrecorded = {
+    pending: [] as UnrecordedDelivery[],
+    unavailable: (error: unknown) => isDatastoreUnavailable(error, datastore),
+  };
   const dispatch = () =>
-    dispatchDue({ sql, secretKey: options.secretKey, hosts, now: clock.now(), instanceId });
+    dispatchDue({ sql, secretKey: options.secretKey, hosts, now: clock.now(), instanceId, unrecorded });
   const remind = () => queueReminders(sql, clock.now());
 
   const every = (seconds: number, task: () => Promise<unknown>, name: string) => {

@@ -4,6 +4,7 @@ import {
   type Datastore,
   type EffectiveProbeConfig,
   effectiveProbeConfigs,
+  isDatastoreUnavailable,
   readServerDirectory,
   type SecretKey,
   seedProbeConfigs,
@@ -20,13 +21,14 @@ import { ActivityStore } from "./activity-store.js";
 import { cycleLeases, releaseLeases } from "./leases.js";
 import { type Clock, type CollectorLogger, systemClock } from "./logger.js";
 import { ConnectionMonitor, type MonitorDeps } from "./monitor.js";
+import { OutageBuffer } from "./outage-buffer.js";
 import { firstRunOffsetMs } from "./probe-timers.js";
 import { probeRegistry } from "./probes/registry.js";
 import type { ProbeDefinition } from "./probes/types.js";
 import { dropExpiredActivity, dropExpiredPartitions } from "./retention.js";
 import { ServerGroup, serverKey } from "./server-group.js";
 import { describeError } from "./sessions.js";
-import { ensureMetricsTables, lastRunsOf, PartitionManager } from "./storage.js";
+import { ensureMetricsTables, lastRunsOf, PartitionManager, writeCollectedRun } from "./storage.js";
 import { type ConnectionRow, connectionFingerprint, type ServerTarget, serverTarget } from "./target.js";
 
 /** The API (or the trigger on `connections`) notifies this channel after a connection changes. */
@@ -36,7 +38,7 @@ export const CONNECTIONS_CHANNEL = "dbmon_connections";
 export const PROBE_CONFIGS_CHANNEL = "dbmon_probe_configs";
 
 export interface CollectorOptions {
-  datastore: Pick<Datastore, "sql">;
+  datastore: Pick<Datastore, "sql" | "url" | "ping" | "listen">;
   logger: CollectorLogger;
   /** Decrypts connection passwords (`loadSecretKey` from @dbmon/datastore). */
   secretKey: SecretKey;
@@ -102,6 +104,11 @@ export interface CollectorOptions {
    * datastore) this often. Default 60; 0 turns it off.
    */
   rollupSeconds?: number;
+  /**
+   * While the datastore is unavailable, collected runs are kept in memory up to this many bytes
+   * (their rows as JSON), the oldest dropped first, and written once it is back. Default 64 MiB.
+   */
+  outageBufferBytes?: number;
 }
 
 export interface RunningCollector {
@@ -112,6 +119,8 @@ export interface RunningCollector {
   sync(): Promise<void>;
   /** Runs cluster auto-detection now; false when another process was running it. */
   detectTopology(): Promise<boolean>;
+  /** Runs kept in memory while the datastore is unavailable, and runs dropped for want of room so far. */
+  outageBuffer(): { runs: number; bytes: number; droppedRuns: number };
   /** Stops collecting, releases the leases and stops listening. */
   stop(): Promise<void>;
 }
@@ -121,6 +130,8 @@ const PARTITION_CHECK_MS = 3600 * 1000;
 const ACTIVITY_FLUSH_MS = 1000;
 /** Raw activity samples expire by the hour: looked at this often, so they outlive their retention by little. */
 const ACTIVITY_RETENTION_CHECK_MS = 5 * 60 * 1000;
+/** While runs wait in the outage buffer, the datastore is tried this often. */
+const OUTAGE_RETRY_MS = 2000;
 /** With 100 connections, first runs spread over 30 s: measured to keep the start under 200 MB. */
 const FIRST_RUN_SPREAD_PER_CONNECTION_SECONDS = 0.3;
 
@@ -159,6 +170,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const activityStore = new ActivityStore({ sql, logger, leaseHolder: instanceId, now: () => clock.now() });
   await activityStore.ensurePartitions(clock.now());
 
+  const outageBuffer = new OutageBuffer(options.outageBufferBytes ?? 64 * 1024 * 1024, logger);
   const groups = new Map<string, ServerGroup>();
   const monitors = new Map<number, { monitor: ConnectionMonitor; group: ServerGroup; key: string }>();
   let firstRunSpreadSeconds = 0;
@@ -170,6 +182,10 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     partitions,
     directory: new Map(),
     activity: { store: activityStore, queryChars: options.activityQueryChars ?? 1024 },
+    outage: {
+      buffer: outageBuffer,
+      unavailable: (error) => isDatastoreUnavailable(error, options.datastore),
+    },
     settings: {
       probes: [...probes, activitySamplingProbe],
       schedule(connectionId, probe) {
@@ -326,12 +342,15 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     return cycle;
   }
 
-  const listener = await sql.listen(
+  // Durable: after a datastore restart, notifications come again (and a sync runs at once).
+  // Through the datastore's listening session, which comes back after a restart (and a sync runs then).
+  const { datastore } = options;
+  const listener = await datastore.listen(
     CONNECTIONS_CHANNEL,
     () => void sync(),
     () => void sync(),
   );
-  const configListener = await sql.listen(PROBE_CONFIGS_CHANNEL, () => void sync());
+  const configListener = await datastore.listen(PROBE_CONFIGS_CHANNEL, () => void sync());
   await sync();
   pollTimer = setInterval(() => void sync(), pollMs);
   pollTimer.unref();
@@ -373,6 +392,29 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   activityRetentionTimer.unref();
   const activityFlushTimer = setInterval(() => void activityStore.flush(), ACTIVITY_FLUSH_MS);
   activityFlushTimer.unref();
+  // Once the datastore answers again: the leases renewed first (they lapsed meanwhile, and a run is
+  // stored only while its lease names this collector), then the held runs, oldest first.
+  let outageRetrying = false;
+  const outageTimer = setInterval(() => {
+    if (!outageBuffer.holding || outageRetrying || stopped) {
+      return;
+    }
+    outageRetrying = true;
+    void (async () => {
+      try {
+        await options.datastore.ping();
+        await sync();
+        await outageBuffer.drain(async (run) => {
+          await writeCollectedRun(deps, run);
+        });
+      } catch (error) {
+        logger.debug({ err: describeError(error) }, "datastore still unavailable");
+      } finally {
+        outageRetrying = false;
+      }
+    })();
+  }, OUTAGE_RETRY_MS);
+  outageTimer.unref();
   const rollupSeconds = options.rollupSeconds ?? 60;
   const rollupTimer =
     rollupSeconds > 0
@@ -392,6 +434,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     connectionIds: () => [...monitors.keys()].sort((a, b) => a - b),
     sync,
     detectTopology,
+    outageBuffer: () => outageBuffer.stats(),
     async stop() {
       if (stopped) {
         return;
@@ -405,6 +448,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       clearInterval(activityRetentionTimer);
       clearInterval(activityFlushTimer);
       clearInterval(rollupTimer);
+      clearInterval(outageTimer);
       clearTimeout(takeoverTimer);
       await cycle;
       await listener.unlisten().catch(() => {});

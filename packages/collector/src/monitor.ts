@@ -7,7 +7,7 @@ import { type ProbeSchedule, ProbeTimers } from "./probe-timers.js";
 import type { ProbeDefinition, ProbeRow } from "./probes/types.js";
 import { collectedPerConnection, type ServerGroup } from "./server-group.js";
 import { ConnectError, describeError, RunTimeoutError } from "./sessions.js";
-import { type PartitionManager, storeCollectedRun } from "./storage.js";
+import { type PartitionManager, type RunStoreDeps, storeCollectedRun } from "./storage.js";
 import type { ConnectionRow } from "./target.js";
 
 export interface MonitorSettings {
@@ -39,6 +39,8 @@ export interface MonitorDeps {
   directory: ReadonlyMap<string, ServerDirectoryEntry>;
   /** Where active session sampling (`activity_sampling`) goes; absent when this collector does not sample. */
   activity?: ActivitySampling;
+  /** Where runs wait while the datastore is unavailable (see `storeCollectedRun`). */
+  outage?: RunStoreDeps["outage"];
 }
 
 export interface ActivitySampling {

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { advisoryLocks, type Sql, TEXT_ARRAY_OID } from "@dbmon/datastore";
 import type { ParameterOrJSON, TransactionSql } from "postgres";
 import type { CollectorLogger } from "./logger.js";
+import type { CollectedRun, OutageBuffer } from "./outage-buffer.js";
 import type { ProbeRow, ProbeSpec } from "./probes/types.js";
 import { describeError } from "./sessions.js";
 
@@ -333,11 +334,15 @@ export interface RunStoreDeps {
   partitions: PartitionManager;
   /** This collector's name in `collector_leases`. */
   leaseHolder: string;
+  /** Where runs wait while the datastore is unavailable, and what tells such an error. */
+  outage?: { buffer: OutageBuffer; unavailable(error: unknown): boolean };
 }
 
 /**
  * Stores a collected run for connections of one server (`storeServerRun`), creating its partition
  * first, and logs what went wrong instead of throwing; answers the connections it was stored for.
+ * While the datastore is unavailable the run is kept in the outage buffer (and counts as stored for
+ * the schedule: it was collected); runs already waiting there go first, so this one queues too.
  */
 export async function storeCollectedRun(
   deps: RunStoreDeps,
@@ -346,30 +351,49 @@ export async function storeCollectedRun(
   collectedAt: Date,
   rows: readonly ProbeRow[] | null,
 ): Promise<number[]> {
+  const run: CollectedRun = { probe, connectionIds, collectedAt, rows };
+  if (deps.outage?.buffer.holding) {
+    deps.outage.buffer.add(run, "runs are waiting");
+    return [...connectionIds];
+  }
   try {
-    await deps.partitions.ensureFor(probe, collectedAt);
-    const stored = await storeServerRun(
-      deps.sql,
-      deps.logger,
-      probe,
-      connectionIds,
-      collectedAt,
-      rows,
-      deps.leaseHolder,
-    );
-    if (stored.leaseLost.length > 0) {
-      deps.logger.debug(
-        { connectionIds: stored.leaseLost, probe: probe.name },
-        "lease lost: the run is not stored",
-      );
-    }
-    const lost = new Set(stored.leaseLost);
-    return connectionIds.filter((id) => !lost.has(id));
+    return await writeCollectedRun(deps, run);
   } catch (error) {
+    if (deps.outage?.unavailable(error)) {
+      deps.outage.buffer.add(run, describeError(error));
+      return [...connectionIds];
+    }
     deps.logger.error(
       { connectionIds, probe: probe.name, err: describeError(error) },
       "storing a probe run failed",
     );
     return [];
   }
+}
+
+/**
+ * Writes one run (live or from the outage buffer); throws when the datastore fails. Only the
+ * connections whose lease this collector still holds get it (see `storeServerRun`): a run kept
+ * through an outage is dropped for a connection another collector took meanwhile.
+ */
+export async function writeCollectedRun(deps: RunStoreDeps, run: CollectedRun): Promise<number[]> {
+  const { probe, connectionIds, collectedAt, rows } = run;
+  await deps.partitions.ensureFor(probe, collectedAt);
+  const stored = await storeServerRun(
+    deps.sql,
+    deps.logger,
+    probe,
+    connectionIds,
+    collectedAt,
+    rows,
+    deps.leaseHolder,
+  );
+  if (stored.leaseLost.length > 0) {
+    deps.logger.debug(
+      { connectionIds: stored.leaseLost, probe: probe.name },
+      "lease lost: the run is not stored",
+    );
+  }
+  const lost = new Set(stored.leaseLost);
+  return connectionIds.filter((id) => !lost.has(id));
 }

@@ -1,6 +1,7 @@
 import type { PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { DRIVER_TYPE_OPTIONS } from "./driver-types.js";
+import { type DurableListener, ListenHub } from "./durable-listen.js";
 import { type EmbeddedServer, startEmbeddedServer } from "./embedded.js";
 import { type DatastoreLogger, silentLogger } from "./logger.js";
 import { migrateDatastore } from "./migrate.js";
@@ -22,6 +23,8 @@ export interface DatastoreConfig {
   /** Apply pending migrations on open (the default). */
   migrate?: boolean;
   logger?: DatastoreLogger;
+  /** How often the LISTEN session is checked, and replaced when lost (`ListenHub`). Default 10. */
+  listenCheckSeconds?: number;
 }
 
 export interface Datastore {
@@ -31,6 +34,16 @@ export interface Datastore {
   url: string;
   /** The embedded server, when this process started one. */
   embedded: EmbeddedServer | undefined;
+  /**
+   * LISTEN on a channel through the process's one listening session, which outlives datastore
+   * restarts (`ListenHub`); `onListen` runs on every (re)subscription, since notifications sent
+   * while it was down are lost.
+   */
+  listen(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onListen?: () => void,
+  ): Promise<DurableListener>;
   /** Resolves when the datastore answers a trivial query. */
   ping(): Promise<void>;
   /** Closes the pool and stops an embedded server. */
@@ -51,18 +64,24 @@ export async function openDatastore(config: DatastoreConfig): Promise<Datastore>
     await embedded?.stop();
     throw error;
   }
-  const sql = postgres(url, {
+  const options = {
     ...DRIVER_TYPE_OPTIONS,
-    max: config.maxConnections ?? 10,
     onnotice: () => {},
     connection: { application_name: "dbmon" },
-  });
+  };
+  const sql = postgres(url, { ...options, max: config.maxConnections ?? 10 });
+  const listens = new ListenHub(
+    () => postgres(url, { ...options, max: 1 }),
+    sql,
+    (config.listenCheckSeconds ?? 10) * 1000,
+  );
   let closed = false;
   return {
     db: drizzleOf(sql),
     sql,
     url,
     embedded,
+    listen: (channel, onNotify, onListen) => listens.listen(channel, onNotify, onListen),
     async ping() {
       await sql`select 1`;
     },
@@ -71,6 +90,7 @@ export async function openDatastore(config: DatastoreConfig): Promise<Datastore>
         return;
       }
       closed = true;
+      await listens.close();
       await sql.end({ timeout: 5 });
       await embedded?.stop();
     },

@@ -2,6 +2,7 @@ export { advisoryLocks } from "./advisory-locks.js";
 export { type Datastore, type DatastoreConfig, type Db, openDatastore, type Sql } from "./datastore.js";
 export { DATASTORE_READER_ROLE, DATASTORE_SECRET_COLUMNS } from "./datastore-reader.js";
 export { DRIVER_TYPE_OPTIONS, TEXT_ARRAY_OID } from "./driver-types.js";
+export type { DurableListener } from "./durable-listen.js";
 export { type EmbeddedServer, startEmbeddedServer } from "./embedded.js";
 export { type DatastoreLogger, silentLogger } from "./logger.js";
 export { migrateDatastore, migrationsFolder } from "./migrate.js";
@@ -61,3 +62,4 @@ export {
   type SecretKeySource,
 } from "./secrets.js";
 export { type BuiltInRule, builtInRules } from "./seed/alert-rules.js";
+export { isDatastoreUnavailable, POOL_ENDED_CODES, unavailableCode } from "./unavailable.js";

@@ -35,7 +35,7 @@ export class AccessCache {
    * (re)established, since notifications sent while it was down are lost.
    */
   async listen(datastore: Datastore): Promise<void> {
-    await datastore.sql.listen(
+    await datastore.listen(
       ACCESS_CHANGES_CHANNEL,
       () => this.clear(),
       () => this.clear(),

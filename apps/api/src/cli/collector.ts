@@ -20,6 +20,7 @@ export function registerCollectorCommand(program: Command): void {
         secretKey,
         leaseSeconds: config.collectorLeaseSeconds,
         maxResultBytes: config.collectorMaxResultBytes,
+        outageBufferBytes: config.collectorOutageBufferBytes,
         activityQueryChars: config.collectorActivity.queryChars,
         activityRawRetentionMinutes: config.collectorActivity.rawRetentionMinutes,
         sslDirectory: config.sslDirectory,

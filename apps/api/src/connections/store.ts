@@ -15,6 +15,8 @@ const { connections, connectionSelections } = schema;
 
 /** The most a monitored server's list of databases may take on the wire; far more than a real one. */
 const DATABASE_LIST_BYTES = 16 * 1024 * 1024;
+/** The whole live listing of a server's databases, connecting included, ends within this. */
+const DATABASE_LIST_DEADLINE_MS = 10_000;
 
 export type ConnectionRow = typeof connections.$inferSelect;
 
@@ -387,8 +389,17 @@ export class ConnectionStore {
       onnotice: () => {},
       connection: { application_name: "dbmon api", statement_timeout: 30_000 },
     });
+    // The server's statement_timeout cannot end a call whose server stopped answering (a stalled
+    // network path keeps the socket open): the deadline is kept here, and ends the session.
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        void sql.end({ timeout: 0 });
+        reject(new Error(`no answer within ${DATABASE_LIST_DEADLINE_MS} ms`));
+      }, DATABASE_LIST_DEADLINE_MS);
+    });
     try {
-      const databases = await sql<ServerDatabase[]>`
+      const listing = sql<ServerDatabase[]>`
         select d.datname as name, pg_get_userbyid(d.datdba) as owner,
                pg_encoding_to_char(d.encoding) as encoding,
                case when has_database_privilege(d.oid, 'CONNECT')
@@ -397,11 +408,12 @@ export class ConnectionStore {
         from pg_database d join pg_tablespace t on t.oid = d.dattablespace
         where d.datallowconn and not d.datistemplate
         order by d.datname`;
-      return [...databases];
+      return [...(await Promise.race([listing, deadline]))];
     } catch (error) {
       this.logger.warn({ err: error, connectionId: row.id }, "listing databases failed");
       throw new OperationFailed("Failed to list databases");
     } finally {
+      clearTimeout(timer);
       await sql.end({ timeout: 1 });
     }
   }

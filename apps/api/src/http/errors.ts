@@ -1,15 +1,12 @@
 import { isSentenceMessage } from "@dbmon/contract";
+import { isDatastoreUnavailable } from "@dbmon/datastore";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
 import { DomainError, type DomainErrorKind, InvalidInput, TooManyRequests } from "../errors.js";
 import type { AppEnv } from "../services.js";
-import {
-  DATASTORE_RETRY_AFTER_SECONDS,
-  isDatastoreUnavailable,
-  reportDatastoreOutage,
-} from "./datastore-outage.js";
+import { DATASTORE_RETRY_AFTER_SECONDS, reportDatastoreOutage } from "./datastore-outage.js";
 
 /** The status each kind of domain refusal is answered with. */
 const statusOf: Record<DomainErrorKind, ContentfulStatusCode> = {

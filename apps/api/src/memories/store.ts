@@ -109,7 +109,7 @@ export class MemoryStore implements PinnedMemorySource {
    */
   async listen(): Promise<void> {
     const forget = () => this.#pinned.clear();
-    await this.deps.datastore.sql.listen(PINNED_MEMORIES_CHANNEL, forget, forget);
+    await this.deps.datastore.listen(PINNED_MEMORIES_CHANNEL, forget, forget);
   }
 
   /**

@@ -91,7 +91,7 @@ export class OverviewHub {
    * is re-established, announcements sent meanwhile are lost: every open stream's scope is read again.
    */
   async listen(): Promise<void> {
-    await this.deps.datastore.sql.listen(
+    await this.deps.datastore.listen(
       OVERVIEW_CHANNEL,
       (key) => {
         void this.deliver(key);

@@ -102,6 +102,13 @@ interface Claimed {
   max_attempts: number;
 }
 
+/** A send whose outcome could not be recorded (the datastore went away meanwhile). */
+export interface UnrecordedDelivery {
+  row: Claimed;
+  delivery: Delivery;
+  at: Date;
+}
+
 export interface DispatchOptions {
   sql: Sql;
   secretKey: SecretKey;
@@ -110,6 +117,13 @@ export interface DispatchOptions {
   /** Identifies this alerter in the claim and in the attempt history. */
   instanceId: string;
   batch?: number;
+  /**
+   * Sends whose outcome is not recorded yet, kept by the alerter across dispatches: a send whose
+   * recording fails because the datastore is unavailable (`unavailable`) is added, and the next
+   * dispatch records them before it claims anything. Otherwise the row would stay claimed, its claim
+   * would lapse, and it would be sent again.
+   */
+  unrecorded?: { pending: UnrecordedDelivery[]; unavailable(error: unknown): boolean };
 }
 
 /**
@@ -118,7 +132,13 @@ export interface DispatchOptions {
  * finished (the alerter died) may be taken over when it lapses.
  */
 export async function dispatchDue(options: DispatchOptions): Promise<number> {
-  const { sql, now, instanceId } = options;
+  const { sql, now, instanceId, unrecorded } = options;
+  // Oldest first; one that fails again ends this dispatch (the datastore is still away).
+  while (unrecorded && unrecorded.pending.length > 0) {
+    const next = unrecorded.pending[0] as UnrecordedDelivery;
+    await record(sql, next.row, next.delivery, { ...options, now: next.at });
+    unrecorded.pending.shift();
+  }
   const iso = now.toISOString();
   // The CTE is evaluated once (a subquery in WHERE may be re-run and claim rows it never returns).
   const claimed = await sql<Claimed[]>`
@@ -151,7 +171,14 @@ export async function dispatchDue(options: DispatchOptions): Promise<number> {
       } else {
         delivery = await send(channel, alert, row, options);
       }
-      await record(sql, row, delivery, options);
+      try {
+        await record(sql, row, delivery, options);
+      } catch (error) {
+        if (!unrecorded?.unavailable(error)) {
+          throw error;
+        }
+        unrecorded.pending.push({ row, delivery, at: now });
+      }
     }),
   );
   return claimed.length;
