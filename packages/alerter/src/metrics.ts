@@ -53,11 +53,11 @@ export interface MetricValue {
   value: number;
 }
 
-/** Tables of the metrics schema that exist now. */
+/** Tables of the metrics schema that exist now (views: the probes stored as changed rows). */
 export async function existingMetricTables(sql: Sql): Promise<Set<string>> {
   const rows = await sql<{ name: string }[]>`
     select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-    where n.nspname = 'metrics' and c.relkind in ('r', 'p')`;
+    where n.nspname = 'metrics' and c.relkind in ('r', 'p', 'v')`;
   return new Set(rows.map((row) => row.name));
 }
 

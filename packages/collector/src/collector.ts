@@ -17,6 +17,7 @@ import {
 } from "@dbmon/monitoring";
 import { ACTIVITY_SAMPLING_DESCRIPTION, activitySamplingProbe } from "./activity-sampling.js";
 import { ActivityStore } from "./activity-store.js";
+import { ChangedRowsMemory } from "./changed-rows.js";
 import { cycleLeases, releaseLeases } from "./leases.js";
 import { type Clock, type CollectorLogger, systemClock } from "./logger.js";
 import { ConnectionMonitor, type MonitorDeps } from "./monitor.js";
@@ -159,6 +160,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const activityStore = new ActivityStore({ sql, logger, leaseHolder: instanceId, now: () => clock.now() });
   await activityStore.ensurePartitions(clock.now());
 
+  const changedRows = new ChangedRowsMemory();
   const groups = new Map<string, ServerGroup>();
   const monitors = new Map<number, { monitor: ConnectionMonitor; group: ServerGroup; key: string }>();
   let firstRunSpreadSeconds = 0;
@@ -168,6 +170,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     logger,
     clock,
     partitions,
+    changedRows,
     directory: new Map(),
     activity: { store: activityStore, queryChars: options.activityQueryChars ?? 1024 },
     settings: {
@@ -199,6 +202,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   async function removeMonitor(id: number): Promise<void> {
     const entry = monitors.get(id);
     monitors.delete(id);
+    changedRows.forgetConnection(id);
     if (!entry) {
       return;
     }
