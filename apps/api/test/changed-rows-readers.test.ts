@@ -132,6 +132,10 @@ beforeAll(async () => {
   };
   connectionId = await addConnection(before, "watched");
   expect(await addConnection(after, "watched")).toBe(connectionId);
+  for (const t of [before, after]) {
+    // Monitored, so the alerter evaluates it (no collector runs here).
+    await t.datastore.sql`update connections set is_monitored = true where id = ${connectionId}`;
+  }
 
   databaseName = `dbmon_changed_${Date.now().toString(36)}`;
   const admin = postgres(MACHINE_POSTGRES_URL, { max: 1, onnotice: () => {} });
@@ -248,10 +252,19 @@ describe("readers of changed-rows probes answer as before", () => {
     await both(`/api/v1/server-info/${connectionId}`);
     for (const probe of PROBES) {
       const args = { connection_id: connectionId, probe_name: probe, time_range: "6h" };
-      expect(await callBridgeTool(after, token.after, "query_metrics", args), probe).toEqual(
-        await callBridgeTool(before, token.before, "query_metrics", args),
-      );
+      const expected = await callBridgeTool(before, token.before, "query_metrics", args);
+      expect(expected.isError, probe).toBeFalsy();
+      expect(await callBridgeTool(after, token.after, "query_metrics", args), probe).toEqual(expected);
     }
+    const sql = {
+      query: `select collected_at, schemaname, relname, n_live_tup, n_dead_tup, seq_scan from metrics.pg_stat_all_tables
+        where schemaname = 'public' order by 1, 2, 3`,
+      limit: 1000,
+    };
+    const datastoreAnswer = await callBridgeTool(before, token.before, "query_datastore", sql);
+    expect(datastoreAnswer.isError).toBeFalsy();
+    expect(datastoreAnswer.content[0]?.text).toContain("\tchurn\t");
+    expect(await callBridgeTool(after, token.after, "query_datastore", sql)).toEqual(datastoreAnswer);
   });
 
   it("health checks", async () => {
@@ -283,11 +296,21 @@ describe("readers of changed-rows probes answer as before", () => {
     );
     await sameRows(`select * from metric_baseline_hours order by 1, 2, 3, 4, 5`);
     await sameRows(`select * from metric_baselines order by 1, 2, 3, 4, 5`);
-    const [crossings] = await rowsOf(
+    const [found] = await rowsOf(
       before.datastore.sql,
-      `select count(*)::int as n from autovacuum_crossings`,
+      `select (select count(*) from autovacuum_crossings)::int as crossings,
+         (select count(*) from alert_conditions)::int as conditions,
+         (select count(*) from metric_baseline_hours)::int as baseline_hours`,
     );
-    expect((crossings as { n: number }).n).toBeGreaterThan(0);
+    // Each comparison above compared something.
+    expect(found).toEqual({
+      crossings: expect.any(Number),
+      conditions: expect.any(Number),
+      baseline_hours: expect.any(Number),
+    });
+    for (const count of Object.values(found as Record<string, number>)) {
+      expect(count).toBeGreaterThan(0);
+    }
   });
 
   it("rollups", async () => {

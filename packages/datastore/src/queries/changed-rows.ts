@@ -18,7 +18,8 @@ import type { TransactionSql } from "postgres";
  *   up to the run. An insert into the view stores a keyframe (tests and benchmarks write so).
  *
  * Readers filtering on connection_id, database_name and collected_at reach the runs table's indexes;
- * each row of a run is then one index lookup (`<probe>_rows_object_idx`).
+ * each row of a run is then one index lookup (`<probe>_rows_object_idx`): linear in the rows read,
+ * though each costs more than a row read in sequence from a table holding every run.
  */
 export interface ChangedRowsTable {
   schema: string;
@@ -114,9 +115,11 @@ export async function ensureChangedRowsTables(tx: TransactionSql, table: Changed
 }
 
 /**
- * Each run in full: every object of its keyframe (`k`) with the newest of its rows stored after the
- * keyframe up to the run, else the keyframe's own row. The first branch of the `union all` that
- * answers ends the lookup (`limit 1`).
+ * Each run in full: every object of its keyframe (`k`); in the keyframe itself, `k`'s own row (a
+ * keyframe may name an object twice), in a later run the object's newest row stored up to the run,
+ * which is at the latest the keyframe's. Without a lower bound on `collected_at`, the planner reads
+ * the weekly partitions newest first, each backwards on `<probe>_rows_object_idx`, and stops at the
+ * first row: one index descent per row read, however often the object changed.
  */
 function viewSql(view: string, rowsTable: string, runsTable: string, columns: readonly string[]): string {
   const list = (alias: string) => columns.map((column) => `${alias}.${ident(column)}`).join(", ");
@@ -126,14 +129,13 @@ function viewSql(view: string, rowsTable: string, runsTable: string, columns: re
     join ${rowsTable} k on k.connection_id = r.connection_id and k.database_name = r.database_name
       and k.collected_at = r.keyframe_at
     cross join lateral (
+      select ${list("k")} where r.collected_at = r.keyframe_at
+      union all
       (select ${list("s")} from ${rowsTable} s
         where s.connection_id = r.connection_id and s.database_name = r.database_name
-          and s.object_key = k.object_key
-          and s.collected_at > r.keyframe_at and s.collected_at <= r.collected_at
-        order by s.collected_at desc limit 1)
-      union all
-      select ${list("k")}
-      limit 1) v`;
+          and s.object_key = k.object_key and s.collected_at <= r.collected_at
+          and r.collected_at > r.keyframe_at
+        order by s.collected_at desc limit 1)) v`;
 }
 
 /** The full table of an older version becomes the rows table; its weekly partitions follow the name. */
