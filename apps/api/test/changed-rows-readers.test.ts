@@ -57,6 +57,16 @@ const memory = new ChangedRowsMemory();
 async function prepare(t: TestApp, probes: readonly ProbeSpec[]): Promise<void> {
   await seedProbeDefaults(t);
   await ensureMetricsTables(t.datastore.sql, [...probes, ...rollupTables]);
+  // Readers find a changed-rows probe's runs in `<probe>_runs` (probeRunsTable); over a plain table
+  // holding every row, the runs are its distinct collections, as they read them before.
+  for (const probe of probeRegistry.filter((spec) => spec.changedRows)) {
+    if (probes.some((spec) => spec.name === probe.name && !spec.changedRows)) {
+      await t.datastore.sql.unsafe(
+        `create view metrics."${probe.name}_runs" as
+           select distinct connection_id, database_name, collected_at from metrics."${probe.name}"`,
+      );
+    }
+  }
   const partitions = new PartitionManager(t.datastore.sql, [...probes, ...rollupTables]);
   await partitions.ensureAround(NOW);
   await partitions.ensureAround(new Date(NOW.getTime() - 7 * 24 * 3600_000));

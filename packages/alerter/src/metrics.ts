@@ -3,7 +3,7 @@ import { collectedDatabaseJoin } from "@dbmon/datastore";
 import { findProbeSpec } from "@dbmon/monitoring";
 import { loadPerVcpu, maxBlockedSeconds } from "./activity-metrics.js";
 import { AUTOVACUUM_FRESHNESS_SECONDS, updateAutovacuumCrossings } from "./autovacuum-crossings.js";
-import { collected, seconds, settingAt } from "./metric-sql.js";
+import { collected, collectedRuns, seconds, settingAt } from "./metric-sql.js";
 
 /**
  * How each rule metric is computed from collected data. A definition's query gives the metric's value
@@ -82,7 +82,7 @@ export function currentValues(sql: Sql, definition: MetricDefinition, now: Date)
       : new Date(now.getTime() - definition.freshnessSeconds * 1000).toISOString();
   const latest = definition.latest
     ? `join (${definition.latest}) latest using (connection_id, collected_at)`
-    : `join (select ${key}, max(collected_at) as collected_at from ${collected(table)} a group by ${key}) latest
+    : `join (select ${key}, max(collected_at) as collected_at from ${collectedRuns(table)} a group by ${key}) latest
        using (${key}, collected_at)
      ${findProbeSpec(table)?.snapshot ? "" : `where not ${superseded(table)}`}`;
   return sql.unsafe<MetricValue[]>(

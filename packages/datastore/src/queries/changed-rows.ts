@@ -19,7 +19,9 @@ import type { TransactionSql } from "postgres";
  *
  * Readers filtering on connection_id, database_name and collected_at reach the runs table's indexes;
  * each row of a run is then one index lookup (`<probe>_rows_object_idx`): linear in the rows read,
- * though each costs more than a row read in sequence from a table holding every run.
+ * though each costs more than a row read in sequence from a table holding every run. What needs only
+ * which runs exist (`max(collected_at)`) reads the runs table (`probeRunsTable` of @dbmon/monitoring):
+ * through the view it would rebuild every run of its range.
  */
 export interface ChangedRowsTable {
   schema: string;
