@@ -73,13 +73,18 @@ const collectionKey = (table: string) =>
  * The values of the latest collection of each series at `now`, when that collection is at most the
  * metric's freshness window old.
  */
-export function currentValues(sql: Sql, definition: MetricDefinition, now: Date): Promise<MetricValue[]> {
+export async function currentValues(
+  sql: Sql,
+  definition: MetricDefinition,
+  now: Date,
+): Promise<MetricValue[]> {
   const [table] = definition.tables;
   const key = collectionKey(table);
-  const oldest =
+  const freshest =
     definition.freshnessSeconds === null
       ? "-infinity"
       : new Date(now.getTime() - definition.freshnessSeconds * 1000).toISOString();
+  const oldest = await sinceOldestLatest(sql, definition, freshest, now);
   const latest = definition.latest
     ? `join (${definition.latest}) latest using (connection_id, collected_at)`
     : `join (select ${key}, max(collected_at) as collected_at from ${collectedRuns(table)} a group by ${key}) latest
@@ -89,6 +94,32 @@ export function currentValues(sql: Sql, definition: MetricDefinition, now: Date)
     `select s.connection_id, s.database_name, s.object_name, s.value from (${definition.sql}) s ${latest}`,
     [now.toISOString(), oldest],
   );
+}
+
+/**
+ * The window's start for a changed-rows probe (rows rebuilt one index lookup each): just before the
+ * oldest of the series' latest collections, which are all the evaluation keeps. A collection older
+ * than every series' latest is read only to be dropped by the join on the latest; at short
+ * intervals (a window of hundreds of runs) rebuilding them would dominate the pass. Definitions
+ * that read earlier collections, or pick their own latest, keep the whole window.
+ */
+async function sinceOldestLatest(
+  sql: Sql,
+  definition: MetricDefinition,
+  oldest: string,
+  now: Date,
+): Promise<string> {
+  const [table] = definition.tables;
+  if (!findProbeSpec(table)?.changedRows || definition.readsPreviousCollection || definition.latest) {
+    return oldest;
+  }
+  const [row] = await sql.unsafe<{ since: string | null }[]>(
+    `select (min(collected_at) - interval '1 microsecond')::text as since from (
+       select max(collected_at) as collected_at from ${collectedRuns(table)} a
+       group by ${collectionKey(table)}) latest`,
+    [now.toISOString(), oldest],
+  );
+  return row?.since ?? oldest;
 }
 
 /**
