@@ -97,7 +97,7 @@ export async function ensureChangedRowsTables(tx: TransactionSql, table: Changed
   if (upgrading) {
     await backfillKeyframes(tx, table);
   }
-  await tx.unsafe(viewSql(view, rowsTable, runsTable, table.columns));
+  await tx.unsafe(viewSql(view, rowsTable, runsTable, table.columns, table.key));
   const insertFunction = `${schema}.${ident(`${table.probe}_insert`)}`;
   const all = ["connection_id", "database_name", "collected_at", ...table.columns].map(ident);
   await tx.unsafe(
@@ -123,10 +123,20 @@ export async function ensureChangedRowsTables(tx: TransactionSql, table: Changed
  * the weekly partitions newest first, each backwards on `<probe>_rows_object_idx`, and stops at the
  * first row: one index descent per row read, however often the object changed.
  */
-function viewSql(view: string, rowsTable: string, runsTable: string, columns: readonly string[]): string {
+function viewSql(
+  view: string,
+  rowsTable: string,
+  runsTable: string,
+  columns: readonly string[],
+  key: readonly string[],
+): string {
   const list = (alias: string) => columns.map((column) => `${alias}.${ident(column)}`).join(", ");
+  // The key columns come from the keyframe's row (the same values: the rows share its object_key),
+  // so that a filter on them (one table's history, one statement) narrows the keyframe's rows read
+  // instead of rebuilding every object first.
+  const output = columns.map((column) => `${key.includes(column) ? "k" : "v"}.${ident(column)}`).join(", ");
   return `create or replace view ${view} as
-    select r.connection_id, r.database_name, r.collected_at, ${list("v")}
+    select r.connection_id, r.database_name, r.collected_at, ${output}
     from ${runsTable} r
     join ${rowsTable} k on k.connection_id = r.connection_id and k.database_name = r.database_name
       and k.collected_at = r.keyframe_at
