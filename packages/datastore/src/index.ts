@@ -8,12 +8,12 @@ export { migrateDatastore, migrationsFolder } from "./migrate.js";
 // Active session history's reads: everything the module exports is for readers of the datastore.
 export * from "./queries/activity.js";
 export { ACTIVITY_MINUTE_KEY, type ActivitySampleOf } from "./queries/activity-sample.js";
+export { type BlackoutScheduleRow, enabledBlackoutSchedules } from "./queries/blackout-schedules.js";
 export {
   type ChangedRowsTable,
   changedRowsTables,
   ensureChangedRowsTables,
 } from "./queries/changed-rows.js";
-export { type BlackoutScheduleRow, enabledBlackoutSchedules } from "./queries/blackout-schedules.js";
 export {
   collectedDatabaseJoin,
   collectsDatabase,
