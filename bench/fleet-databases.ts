@@ -11,7 +11,7 @@ const open = (url: string, maxConnections: number) =>
   openDatastore({ databaseUrl: url, dataDir: "", migrate: false, maxConnections });
 
 /** What every monitored database holds (copied from a template database, which is far quicker). */
-const SCHEMA = [
+export const FLEET_DATABASE_SCHEMA = [
   "create extension if not exists pg_stat_statements",
   `create table accounts (id serial primary key, name text not null, balance numeric(12, 2) not null default 0,
     created_at timestamptz not null default now())`,
@@ -82,7 +82,7 @@ export async function startFleetCluster(first: number, databases: number): Promi
   const { sql: admin } = await open(server.url, 2);
   try {
     await admin.unsafe("create database fleet_template");
-    await execStatements(databaseUrl(server.url, "fleet_template"), ...SCHEMA);
+    await execStatements(databaseUrl(server.url, "fleet_template"), ...FLEET_DATABASE_SCHEMA);
     await admin.unsafe("alter database fleet_template is_template true");
     for (const database of ["postgres", "template1", "fleet_template"]) {
       await admin.unsafe(`revoke connect on database ${database} from public`);

@@ -1,5 +1,6 @@
 import { advisoryLocks, type Sql } from "@dbmon/datastore";
-import { collected, settingAt } from "./metric-sql.js";
+import { probeRunsTable } from "@dbmon/monitoring";
+import { collectedRuns, settingAt } from "./metric-sql.js";
 
 /** How old a table's latest statistics may be to count (the metric's freshness window). */
 export const AUTOVACUUM_FRESHNESS_SECONDS = 900;
@@ -31,7 +32,7 @@ const sameTable = (x: string, y: string) =>
 const currentTables = `
   latest as materialized (
     select connection_id, database_name, max(collected_at) as collected_at
-    from ${collected("pg_stat_all_tables")} a group by connection_id, database_name),
+    from ${collectedRuns("pg_stat_all_tables")} a group by connection_id, database_name),
   current_tables as materialized (
     select a.connection_id, a.database_name, a.schemaname, a.relname, a.collected_at,
       ${vacuumedAt} as vacuumed_at, ${pastTrigger} as past
@@ -66,7 +67,7 @@ const recordNew = `
     left join public.autovacuum_crossing_syncs s
       on s.connection_id = l.connection_id and s.database_name = l.database_name
     cross join lateral (
-      select max(collected_at) as previous_at from metrics.pg_stat_all_tables a
+      select max(collected_at) as previous_at from ${probeRunsTable("pg_stat_all_tables")} a
       where a.connection_id = l.connection_id and a.database_name = l.database_name
         and a.collected_at < l.collected_at and a.collected_at > $3::timestamptz) p),
   crossing as materialized (

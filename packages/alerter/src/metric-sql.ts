@@ -1,4 +1,5 @@
 /** SQL fragments the metric queries (and the state some of them keep) are built from. */
+import { probeRunsTable } from "@dbmon/monitoring";
 
 /**
  * Rows of a metrics table collected in the range, reached through each connection: the tables' index
@@ -13,8 +14,18 @@ export const collected = (table: string, where = "true") => rowsBetween(table, "
  * queries that read some history before the range ($2).
  */
 export const rowsBetween = (table: string, time: string, from: string, where = "true") =>
+  rowsOf(`metrics.${table}`, time, from, where);
+
+/**
+ * The runs of a metrics table collected in the range (`connection_id`, `collected_at`, and
+ * `database_name` for a database probe), as `collected` reaches them: what finding the latest
+ * collection needs, without rebuilding the rows of a changed-rows probe (`probeRunsTable`).
+ */
+export const collectedRuns = (table: string) => rowsOf(probeRunsTable(table), "collected_at", "$2", "true");
+
+const rowsOf = (relation: string, time: string, from: string, where: string) =>
   `(select t.* from public.connections c
-    cross join lateral (select * from metrics.${table} where connection_id = c.id
+    cross join lateral (select * from ${relation} where connection_id = c.id
       and ${time} > ${from}::timestamptz and ${time} <= $1::timestamptz and ${where}) t)`;
 
 /**

@@ -3,7 +3,7 @@ import { collectedDatabaseJoin } from "@dbmon/datastore";
 import { findProbeSpec } from "@dbmon/monitoring";
 import { loadPerVcpu, maxBlockedSeconds } from "./activity-metrics.js";
 import { AUTOVACUUM_FRESHNESS_SECONDS, updateAutovacuumCrossings } from "./autovacuum-crossings.js";
-import { collected, seconds, settingAt } from "./metric-sql.js";
+import { collected, collectedRuns, seconds, settingAt } from "./metric-sql.js";
 
 /**
  * How each rule metric is computed from collected data. A definition's query gives the metric's value
@@ -77,11 +77,11 @@ export function isServerWide(metric: string, value: { database_name: string | nu
   );
 }
 
-/** Tables of the metrics schema that exist now. */
+/** Tables of the metrics schema that exist now (views: the probes stored as changed rows). */
 export async function existingMetricTables(sql: Sql): Promise<Set<string>> {
   const rows = await sql<{ name: string }[]>`
     select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-    where n.nspname = 'metrics' and c.relkind in ('r', 'p')`;
+    where n.nspname = 'metrics' and c.relkind in ('r', 'p', 'v')`;
   return new Set(rows.map((row) => row.name));
 }
 
@@ -97,22 +97,53 @@ const collectionKey = (table: string) =>
  * The values of the latest collection of each series at `now`, when that collection is at most the
  * metric's freshness window old.
  */
-export function currentValues(sql: Sql, definition: MetricDefinition, now: Date): Promise<MetricValue[]> {
+export async function currentValues(
+  sql: Sql,
+  definition: MetricDefinition,
+  now: Date,
+): Promise<MetricValue[]> {
   const [table] = definition.tables;
   const key = collectionKey(table);
-  const oldest =
+  const freshest =
     definition.freshnessSeconds === null
       ? "-infinity"
       : new Date(now.getTime() - definition.freshnessSeconds * 1000).toISOString();
+  const oldest = await sinceOldestLatest(sql, definition, freshest, now);
   const latest = definition.latest
     ? `join (${definition.latest}) latest using (connection_id, collected_at)`
-    : `join (select ${key}, max(collected_at) as collected_at from ${collected(table)} a group by ${key}) latest
+    : `join (select ${key}, max(collected_at) as collected_at from ${collectedRuns(table)} a group by ${key}) latest
        using (${key}, collected_at)
      ${findProbeSpec(table)?.snapshot ? "" : `where not ${superseded(table)}`}`;
   return sql.unsafe<MetricValue[]>(
     `select s.connection_id, s.database_name, s.object_name, s.value from (${definition.sql}) s ${latest}`,
     [now.toISOString(), oldest],
   );
+}
+
+/**
+ * The window's start for a changed-rows probe (rows rebuilt one index lookup each): just before the
+ * oldest of the series' latest collections, which are all the evaluation keeps. A collection older
+ * than every series' latest is read only to be dropped by the join on the latest; at short
+ * intervals (a window of hundreds of runs) rebuilding them would dominate the pass. Definitions
+ * that read earlier collections, or pick their own latest, keep the whole window.
+ */
+async function sinceOldestLatest(
+  sql: Sql,
+  definition: MetricDefinition,
+  oldest: string,
+  now: Date,
+): Promise<string> {
+  const [table] = definition.tables;
+  if (!findProbeSpec(table)?.changedRows || definition.readsPreviousCollection || definition.latest) {
+    return oldest;
+  }
+  const [row] = await sql.unsafe<{ since: string | null }[]>(
+    `select (min(collected_at) - interval '1 microsecond')::text as since from (
+       select max(collected_at) as collected_at from ${collectedRuns(table)} a
+       group by ${collectionKey(table)}) latest`,
+    [now.toISOString(), oldest],
+  );
+  return row?.since ?? oldest;
 }
 
 /**

@@ -1,9 +1,11 @@
-import type { Sql } from "@dbmon/datastore";
+import { ensureChangedRowsTables, type Sql } from "@dbmon/datastore";
+import { findProbeSpec } from "@dbmon/monitoring";
 
 /**
  * Tables of probes that are collected by another branch's probes, created here as the collector
  * creates them (connection_id, [database_name,] collected_at, then the probe's columns; only the
- * columns the rules read).
+ * columns the rules read). Changed-rows probes get the collector's layout (rows and runs tables, the
+ * view named after the probe), each with a default partition.
  */
 const tables: Record<string, { database: boolean; columns: string }> = {
   pg_settings: { database: false, columns: "name text, setting text" },
@@ -54,7 +56,8 @@ const tables: Record<string, { database: boolean; columns: string }> = {
   },
   pg_stat_statements: {
     database: true,
-    columns: "queryid text, calls double precision, mean_exec_time double precision",
+    columns:
+      "queryid text, userid bigint, toplevel boolean, calls double precision, mean_exec_time double precision",
   },
   spock_exception_log: { database: true, columns: "error_message text" },
   spock_resolutions: { database: true, columns: "conflict_type text" },
@@ -63,6 +66,29 @@ const tables: Record<string, { database: boolean; columns: string }> = {
 export async function createMetricTables(sql: Sql): Promise<void> {
   await sql`create schema if not exists metrics`;
   for (const [name, table] of Object.entries(tables)) {
+    const changedRows = findProbeSpec(name)?.changedRows;
+    if (changedRows) {
+      const columns = table.columns.split(",").map((definition) => definition.trim());
+      await sql.begin(async (tx) => {
+        await ensureChangedRowsTables(tx, {
+          schema: "metrics",
+          probe: name,
+          columnDefinitions: [
+            "connection_id integer not null references public.connections(id) on delete cascade",
+            "database_name text not null",
+            "collected_at timestamptz not null",
+            ...columns,
+          ],
+          columns: columns.map((definition) => definition.split(" ")[0] as string),
+          key: changedRows.key,
+        });
+        for (const part of ["rows", "runs"]) {
+          await tx.unsafe(`create table if not exists metrics.${name}_${part}_default
+            partition of metrics.${name}_${part} default`);
+        }
+      });
+      continue;
+    }
     await sql.unsafe(
       `create table if not exists metrics.${name} (connection_id integer not null references public.connections(id) on delete cascade,
         ${table.database ? "database_name text not null," : ""} collected_at timestamptz not null, ${table.columns})`,

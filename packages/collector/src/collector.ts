@@ -18,6 +18,7 @@ import {
 } from "@dbmon/monitoring";
 import { ACTIVITY_SAMPLING_DESCRIPTION, activitySamplingProbe } from "./activity-sampling.js";
 import { ActivityStore } from "./activity-store.js";
+import { ChangedRowsMemory } from "./changed-rows.js";
 import { cycleLeases, releaseLeases } from "./leases.js";
 import { type Clock, type CollectorLogger, systemClock } from "./logger.js";
 import { ConnectionMonitor, type MonitorDeps } from "./monitor.js";
@@ -171,6 +172,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   await activityStore.ensurePartitions(clock.now());
 
   const outageBuffer = new OutageBuffer(options.outageBufferBytes ?? 64 * 1024 * 1024, logger);
+  const changedRows = new ChangedRowsMemory();
   const groups = new Map<string, ServerGroup>();
   const monitors = new Map<number, { monitor: ConnectionMonitor; group: ServerGroup; key: string }>();
   let firstRunSpreadSeconds = 0;
@@ -180,6 +182,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     logger,
     clock,
     partitions,
+    changedRows,
     directory: new Map(),
     activity: { store: activityStore, queryChars: options.activityQueryChars ?? 1024 },
     outage: {
@@ -215,6 +218,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   async function removeMonitor(id: number): Promise<void> {
     const entry = monitors.get(id);
     monitors.delete(id);
+    changedRows.forgetConnection(id);
     if (!entry) {
       return;
     }

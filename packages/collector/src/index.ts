@@ -1,4 +1,5 @@
 export { ACTIVITY_SAMPLING_DESCRIPTION, activitySamplingProbe } from "./activity-sampling.js";
+export { ChangedRowsMemory } from "./changed-rows.js";
 export {
   CONNECTIONS_CHANNEL,
   type CollectorOptions,

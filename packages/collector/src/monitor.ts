@@ -1,6 +1,7 @@
 import type { ServerDirectoryEntry, Sql } from "@dbmon/datastore";
 import type { ActivityStore } from "./activity-store.js";
 import { FailureBackoff } from "./backoff.js";
+import type { ChangedRowsMemory } from "./changed-rows.js";
 import type { Clock, CollectorLogger } from "./logger.js";
 import { ProbeFailureLog, runProbeOn, tagged } from "./probe-run.js";
 import { type ProbeSchedule, ProbeTimers } from "./probe-timers.js";
@@ -34,6 +35,8 @@ export interface MonitorDeps {
   logger: CollectorLogger;
   clock: Clock;
   partitions: PartitionManager;
+  /** What the last runs of changed-rows probes stored, per connection and database. */
+  changedRows?: ChangedRowsMemory;
   settings: MonitorSettings;
   /** Every monitored connection's server address (`readServerDirectory`), re-read at each sync. */
   directory: ReadonlyMap<string, ServerDirectoryEntry>;

@@ -10,7 +10,7 @@ import {
 } from "./activity-store.js";
 import type { CollectorLogger } from "./logger.js";
 import type { ProbeSpec } from "./probes/types.js";
-import { METRICS_SCHEMA } from "./storage.js";
+import { METRICS_SCHEMA, partitionedTables } from "./storage.js";
 
 const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
@@ -53,9 +53,16 @@ export async function dropExpiredPartitions(
   for (const probe of probes) {
     const days = retention.get(probe.name) ?? probe.retentionDays;
     const cutoff = now.getTime() - days * DAY_MS;
-    const expired = (await partitionsOf(sql, probe.name))
-      .map((name) => ({ name, week: partitionWeek(probe.name, name) }))
-      .filter((partition) => partition.week !== null && partition.week.getTime() + WEEK_MS <= cutoff);
+    // A changed-rows probe's weeks stand alone (each starts with keyframes): its rows and runs
+    // tables lose the same weeks.
+    const expired: { name: string; week: Date | null }[] = [];
+    for (const table of partitionedTables(probe)) {
+      expired.push(
+        ...(await partitionsOf(sql, table))
+          .map((name) => ({ name, week: partitionWeek(table, name) }))
+          .filter((partition) => partition.week !== null && partition.week.getTime() + WEEK_MS <= cutoff),
+      );
+    }
     if (expired.length === 0) {
       continue;
     }

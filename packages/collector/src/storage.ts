@@ -1,12 +1,19 @@
 import { createHash } from "node:crypto";
-import { advisoryLocks, type Sql, TEXT_ARRAY_OID } from "@dbmon/datastore";
+import {
+  advisoryLocks,
+  changedRowsTables,
+  ensureChangedRowsTables,
+  type Sql,
+  TEXT_ARRAY_OID,
+} from "@dbmon/datastore";
 import type { ParameterOrJSON, TransactionSql } from "postgres";
+import { type ChangedRowsMemory, planChangedRows } from "./changed-rows.js";
 import type { CollectorLogger } from "./logger.js";
 import type { CollectedRun, OutageBuffer } from "./outage-buffer.js";
 import type { ProbeRow, ProbeSpec } from "./probes/types.js";
 import { describeError } from "./sessions.js";
+import { WEEK_MS, weekStart } from "./weeks.js";
 
-const WEEK_MS = 7 * 24 * 3600 * 1000;
 const INSERT_CHUNK_ROWS = 500;
 
 export const METRICS_SCHEMA = "metrics";
@@ -17,6 +24,18 @@ function ident(name: string): string {
 
 function tableName(probe: ProbeSpec): string {
   return `${ident(METRICS_SCHEMA)}.${ident(probe.name)}`;
+}
+
+/**
+ * The partitioned tables holding a probe's rows: its table, or for a changed-rows probe (whose
+ * `metrics.<probe>` is a view) its rows and runs tables. Partitions and retention are per table.
+ */
+export function partitionedTables(probe: ProbeSpec): string[] {
+  if (!probe.changedRows) {
+    return [probe.name];
+  }
+  const { rows, runs } = changedRowsTables(probe.name);
+  return [rows, runs];
 }
 
 /** Key columns every probe table starts with. */
@@ -42,6 +61,16 @@ export async function ensureMetricsTables(sql: Sql, probes: readonly ProbeSpec[]
         "collected_at timestamptz not null",
         ...probe.columns.map((column) => `${ident(column.name)} ${column.type}`),
       ];
+      if (probe.changedRows) {
+        await ensureChangedRowsTables(tx, {
+          schema: METRICS_SCHEMA,
+          probe: probe.name,
+          columnDefinitions: columns,
+          columns: probe.columns.map((column) => column.name),
+          key: probe.changedRows.key,
+        });
+        continue;
+      }
       await tx.unsafe(
         `create table if not exists ${table} (${columns.join(", ")}) partition by range (collected_at)`,
       );
@@ -56,15 +85,10 @@ export async function ensureMetricsTables(sql: Sql, probes: readonly ProbeSpec[]
   });
 }
 
-/** Monday 00:00 UTC of the week holding `at`. */
-export function weekStart(at: Date): Date {
-  const day = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
-  const sinceMonday = (day.getUTCDay() + 6) % 7;
-  return new Date(day.getTime() - sinceMonday * 24 * 3600 * 1000);
-}
+export { weekStart } from "./weeks.js";
 
-function partitionName(probe: ProbeSpec, start: Date): string {
-  return `${probe.name}_${start.toISOString().slice(0, 10).replaceAll("-", "")}`;
+function partitionName(table: string, start: Date): string {
+  return `${table}_${start.toISOString().slice(0, 10).replaceAll("-", "")}`;
 }
 
 /**
@@ -87,33 +111,35 @@ export class PartitionManager {
 
   async ensureFor(probe: ProbeSpec, at: Date): Promise<void> {
     const start = weekStart(at);
-    if (!this.known.has(partitionName(probe, start))) {
+    if (partitionedTables(probe).some((table) => !this.known.has(partitionName(table, start)))) {
       await this.ensureWeeks([start], [probe]);
     }
   }
 
   private async ensureWeeks(starts: Date[], probes: readonly ProbeSpec[]): Promise<void> {
-    const missing = probes.flatMap((probe) =>
-      starts
-        .filter((start) => !this.known.has(partitionName(probe, start)))
-        .map((start) => ({ probe, start })),
-    );
+    const missing = probes
+      .flatMap(partitionedTables)
+      .flatMap((table) =>
+        starts
+          .filter((start) => !this.known.has(partitionName(table, start)))
+          .map((start) => ({ table, start })),
+      );
     if (missing.length === 0) {
       return;
     }
     await this.sql.begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(${advisoryLocks.metricsDdl})`;
-      for (const { probe, start } of missing) {
+      for (const { table, start } of missing) {
         const end = new Date(start.getTime() + WEEK_MS);
         await tx.unsafe(
-          `create table if not exists ${ident(METRICS_SCHEMA)}.${ident(partitionName(probe, start))}
-             partition of ${tableName(probe)}
+          `create table if not exists ${ident(METRICS_SCHEMA)}.${ident(partitionName(table, start))}
+             partition of ${ident(METRICS_SCHEMA)}.${ident(table)}
              for values from ('${start.toISOString()}') to ('${end.toISOString()}')`,
         );
       }
     });
-    for (const { probe, start } of missing) {
-      this.known.add(partitionName(probe, start));
+    for (const { table, start } of missing) {
+      this.known.add(partitionName(table, start));
     }
   }
 }
@@ -168,8 +194,18 @@ export async function storeProbeRun(
   collectedAt: Date,
   rows: readonly ProbeRow[] | null,
   leaseHolder?: string,
+  memory?: ChangedRowsMemory,
 ): Promise<StoreResult> {
-  const result = await storeServerRun(sql, logger, probe, [connectionId], collectedAt, rows, leaseHolder);
+  const result = await storeServerRun(
+    sql,
+    logger,
+    probe,
+    [connectionId],
+    collectedAt,
+    rows,
+    leaseHolder,
+    memory,
+  );
   return {
     stored: result.stored,
     failed: result.failed,
@@ -182,6 +218,9 @@ export async function storeProbeRun(
  * Stores one run of a server-wide probe for every given connection of that server, in one
  * transaction (as `storeProbeRun` does for one): a server with a hundred registered databases costs
  * one transaction per run, not a hundred.
+ *
+ * A changed-rows probe stores the rows that changed since the connection's previous run as `memory`
+ * holds it (`planChangedRows`); without a memory (or after a restart) every row, as keyframes.
  */
 export async function storeServerRun(
   sql: Sql,
@@ -191,12 +230,14 @@ export async function storeServerRun(
   collectedAt: Date,
   rows: readonly ProbeRow[] | null,
   leaseHolder?: string,
+  memory?: ChangedRowsMemory,
 ): Promise<ServerStoreResult> {
   const columns = [...keyColumns(probe), ...probe.columns.map((column) => column.name)];
   const hash = probe.snapshot && rows ? snapshotHash(rows) : null;
   const ids = [...new Set(connectionIds)].sort((a, b) => a - b);
   const at = collectedAt.toISOString();
-  return sql.begin(async (tx) => {
+  const remember: (() => void)[] = [];
+  const stored = await sql.begin(async (tx) => {
     const result: ServerStoreResult = { stored: 0, failed: 0, unchanged: [], leaseLost: [] };
     let held = ids;
     if (leaseHolder !== undefined) {
@@ -229,12 +270,26 @@ export async function storeServerRun(
       changed = held.filter((id) => !same.has(id));
       result.unchanged = held.filter((id) => same.has(id));
     }
-    if (rows && rows.length > 0 && changed.length > 0) {
+    if (probe.changedRows) {
+      for (const connectionId of changed) {
+        const done = await storeChangedRows(
+          tx,
+          logger,
+          probe,
+          connectionId,
+          collectedAt,
+          rows,
+          memory,
+          result,
+        );
+        remember.push(done);
+      }
+    } else if (rows && rows.length > 0 && changed.length > 0) {
       const values = rowValues(probe, rows);
       const records = changed.flatMap((connectionId) =>
         values.map((value) => ({ connection_id: connectionId, collected_at: at, ...value })),
       );
-      await insertRecords(tx, logger, probe, columns, records, result);
+      await insertRecords(tx, logger, tableName(probe), probe, columns, records, result);
     }
     const storedSnapshot = new Set(hash === null ? [] : changed);
     const snapshotAt = held.map((id) => (storedSnapshot.has(id) ? at : null));
@@ -249,6 +304,63 @@ export async function storeServerRun(
         snapshot_collected_at = coalesce(excluded.snapshot_collected_at, probe_runs.snapshot_collected_at)`;
     return result;
   });
+  // Only once committed: a memory of rows that were rolled back would skip storing them again.
+  for (const done of remember) {
+    done();
+  }
+  return stored;
+}
+
+/**
+ * One connection's run of a changed-rows probe: its changed rows (or a keyframe) and one run record
+ * per database with rows. Answers what to remember once the transaction has committed.
+ */
+async function storeChangedRows(
+  tx: TransactionSql,
+  logger: CollectorLogger,
+  probe: ProbeSpec,
+  connectionId: number,
+  collectedAt: Date,
+  rows: readonly ProbeRow[] | null,
+  memory: ChangedRowsMemory | undefined,
+  result: ServerStoreResult,
+): Promise<() => void> {
+  if (!rows || rows.length === 0) {
+    return () => memory?.set(connectionId, probe.name, new Map());
+  }
+  const at = collectedAt.toISOString();
+  const records = rowValues(probe, rows).map((value) => ({
+    connection_id: connectionId,
+    collected_at: at,
+    ...value,
+  }));
+  const plan = await planChangedRows(
+    tx,
+    probe,
+    connectionId,
+    collectedAt,
+    records,
+    memory?.get(connectionId, probe.name),
+  );
+  const failed = new Set<string>();
+  const { rows: rowsTable, runs: runsTable } = changedRowsTables(probe.name);
+  await insertRecords(
+    tx,
+    logger,
+    `${ident(METRICS_SCHEMA)}.${ident(rowsTable)}`,
+    probe,
+    [...keyColumns(probe), ...probe.columns.map((column) => column.name)],
+    plan.records as Record<string, StoredValue>[],
+    result,
+    (record) => failed.add(String(record.database_name)),
+  );
+  await tx`
+    insert into ${tx.unsafe(`${ident(METRICS_SCHEMA)}.${ident(runsTable)}`)}
+      (connection_id, database_name, collected_at, keyframe_at)
+    select ${connectionId}, database_name, ${at}::timestamptz, keyframe_at::timestamptz
+    from unnest(${plan.runs.map((run) => run.database_name)}::text[], ${plan.runs.map((run) => run.keyframe_at)}::text[])
+      as run(database_name, keyframe_at)`;
+  return () => memory?.set(connectionId, probe.name, plan.remember(failed));
 }
 
 type StoredValue = ParameterOrJSON<never>;
@@ -277,12 +389,14 @@ function rowValues(probe: ProbeSpec, rows: readonly ProbeRow[]): Record<string, 
 async function insertRecords(
   tx: TransactionSql,
   logger: CollectorLogger,
+  target: string,
   probe: ProbeSpec,
   columns: string[],
   records: Record<string, StoredValue>[],
   result: ServerStoreResult,
+  onFailed?: (record: Record<string, StoredValue>) => void,
 ): Promise<void> {
-  const table = tx.unsafe(tableName(probe));
+  const table = tx.unsafe(target);
   for (let offset = 0; offset < records.length; offset += INSERT_CHUNK_ROWS) {
     const chunk = records.slice(offset, offset + INSERT_CHUNK_ROWS);
     try {
@@ -296,6 +410,7 @@ async function insertRecords(
           result.stored += 1;
         } catch (rowError) {
           result.failed += 1;
+          onFailed?.(record);
           logger.warn(
             {
               probe: probe.name,
@@ -336,6 +451,8 @@ export interface RunStoreDeps {
   leaseHolder: string;
   /** Where runs wait while the datastore is unavailable, and what tells such an error. */
   outage?: { buffer: OutageBuffer; unavailable(error: unknown): boolean };
+  /** The previous runs of changed-rows probes (absent: every row is stored). */
+  changedRows?: ChangedRowsMemory;
 }
 
 /**
@@ -387,6 +504,7 @@ export async function writeCollectedRun(deps: RunStoreDeps, run: CollectedRun): 
     collectedAt,
     rows,
     deps.leaseHolder,
+    deps.changedRows,
   );
   if (stored.leaseLost.length > 0) {
     deps.logger.debug(

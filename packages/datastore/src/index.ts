@@ -11,6 +11,11 @@ export * from "./queries/activity.js";
 export { ACTIVITY_MINUTE_KEY, type ActivitySampleOf } from "./queries/activity-sample.js";
 export { type BlackoutScheduleRow, enabledBlackoutSchedules } from "./queries/blackout-schedules.js";
 export {
+  type ChangedRowsTable,
+  changedRowsTables,
+  ensureChangedRowsTables,
+} from "./queries/changed-rows.js";
+export {
   collectedDatabaseJoin,
   collectsDatabase,
   type DirectoryConnection,

@@ -1,5 +1,5 @@
 import { advisoryLocks, type Sql } from "@dbmon/datastore";
-import { findProbeSpec } from "./probe-catalogue/index.js";
+import { findProbeSpec, probeRunsTable } from "./probe-catalogue/index.js";
 
 /*
  * Health checks: each judges one aspect of a monitored server from the rows the collector stored
@@ -284,7 +284,7 @@ const latestServerRows = (probe: string) => `(select r.* from unnest($1::int[]) 
 
 /** Rows of the latest collection of each database of a per-database probe within the window. */
 const latestDatabaseRows = (probe: string) => `(select r.* from unnest($1::int[]) c(id)
-    cross join lateral (select database_name, max(collected_at) as at from metrics.${probe}
+    cross join lateral (select database_name, max(collected_at) as at from ${probeRunsTable(probe)}
       where connection_id = c.id and collected_at > $2::timestamptz and collected_at <= $3::timestamptz
       group by database_name) l
     join metrics.${probe} r on r.connection_id = c.id and r.database_name = l.database_name

@@ -33,6 +33,7 @@ export {
   type ProbeScope,
   type ProbeSpec,
   probeCatalogue,
+  probeRunsTable,
 } from "./probe-catalogue/index.js";
 export {
   ROLLUP_SETTLING_SECONDS,

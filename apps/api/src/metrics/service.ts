@@ -1,5 +1,6 @@
 import type { TIME_RANGES, TOP_QUERY_ORDERS } from "@dbmon/contract";
 import { type Datastore, schema } from "@dbmon/datastore";
+import { probeRunsTable } from "@dbmon/monitoring";
 import { and, count, eq } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import type { Clock } from "../clock.js";
@@ -461,7 +462,7 @@ export class MetricsReader {
             select t.database_name,
               (100.0 * sum(t.n_dead_tup) / nullif(sum(t.n_live_tup) + sum(t.n_dead_tup), 0))::float8 as ratio
             from metrics.pg_stat_all_tables t
-            join (select database_name, max(collected_at) as at from metrics.pg_stat_all_tables
+            join (select database_name, max(collected_at) as at from ${sql.unsafe(probeRunsTable("pg_stat_all_tables"))}
                   where connection_id = ${connectionId} group by database_name) latest
               on latest.database_name = t.database_name and latest.at = t.collected_at
             where t.connection_id = ${connectionId}
@@ -523,7 +524,7 @@ export class MetricsReader {
       `with latest as (
          select s.* from metrics.pg_stat_statements s
          where s.connection_id = $1
-           and s.collected_at = (select max(collected_at) from metrics.pg_stat_statements where connection_id = $1)
+           and s.collected_at = (select max(collected_at) from ${probeRunsTable("pg_stat_statements")} where connection_id = $1)
            and ($2::text is null or s.queryid = $2::bigint)
            and (not $3 or (s.query not like '%/* dbmon collector:%' and s.query not like '%ai_dba_wb_probe%'))
        ), per_query as (

@@ -55,6 +55,7 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
   {
     name: "pg_stat_all_tables",
     description: "Table access, tuple and vacuum statistics with block I/O",
+    changedRows: { key: ["schemaname", "relname"] },
     intervalSeconds: 300,
     columns: [
       ["schemaname", "text"],
@@ -92,6 +93,7 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
   {
     name: "pg_stat_all_indexes",
     description: "Index usage statistics with block I/O",
+    changedRows: { key: ["indexrelid"] },
     intervalSeconds: 300,
     columns: [
       ["relid", "bigint"],
@@ -110,6 +112,7 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
   {
     name: "pg_statio_all_sequences",
     description: "Sequence block I/O",
+    changedRows: { key: ["relid"] },
     intervalSeconds: 300,
     columns: [
       ["relid", "bigint"],
@@ -122,6 +125,7 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
   {
     name: "pg_stat_user_functions",
     description: "Calls and time of user functions (with track_functions)",
+    changedRows: { key: ["funcid"] },
     intervalSeconds: 300,
     columns: [
       ["funcid", "bigint"],
@@ -135,6 +139,7 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
   {
     name: "pg_stat_statements",
     description: "Top statements by total time (pg_stat_statements extension)",
+    changedRows: { key: ["queryid", "userid", "toplevel"] },
     intervalSeconds: 300,
     columns: [
       ["userid", "bigint"],

@@ -1,3 +1,4 @@
+import { changedRowsTables } from "@dbmon/datastore";
 import { databaseProbes } from "./database.js";
 import { hostProbes } from "./host.js";
 import { serverProbes } from "./server.js";
@@ -22,4 +23,15 @@ const byName = new Map(probeCatalogue.map((spec) => [spec.name, spec]));
 /** A probe of the catalogue by name. */
 export function findProbeSpec(name: string): DescribedProbeSpec | undefined {
   return byName.get(name);
+}
+
+/**
+ * Where a probe's runs are listed: `connection_id`, `collected_at` (and `database_name` for a database
+ * probe), one row or more per run that stored rows. For a changed-rows probe its runs table, one row
+ * per run and database; otherwise its own table. What reads only which runs exist (the newest
+ * collection, the previous one) reads here: through a changed-rows view it would rebuild every run.
+ */
+export function probeRunsTable(name: string): string {
+  const table = byName.get(name)?.changedRows ? changedRowsTables(name).runs : name;
+  return `metrics."${table}"`;
 }

@@ -37,6 +37,13 @@ export interface ProbeSpec {
   snapshot: boolean;
   /** Stored columns besides connection_id, collected_at (and database_name for database scope). */
   columns: readonly ProbeColumn[];
+  /**
+   * Database probes whose rows are objects with counters (tables, indexes, statements): a run stores
+   * only the objects whose values changed since the previous run, and `metrics.<name>` is a view that
+   * rebuilds every run in full (`@dbmon/datastore`, `changedRowsDdl`). `key`: the columns naming an
+   * object within one database.
+   */
+  changedRows?: { key: readonly string[] };
 }
 
 /**

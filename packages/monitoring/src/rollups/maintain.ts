@@ -71,7 +71,7 @@ export async function rollUpMetrics(
         (
           await session<{ name: string }[]>`
             select c.relname::text as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
-            where n.nspname = 'metrics' and c.relkind = 'p'`
+            where n.nspname = 'metrics' and c.relkind in ('p', 'v')`
         ).map((row) => row.name),
       );
       const progress = new Map(

@@ -1,0 +1,178 @@
+import { createHash } from "node:crypto";
+import { changedRowsTables } from "@dbmon/datastore";
+import type { TransactionSql } from "postgres";
+import type { ProbeSpec } from "./probes/types.js";
+import { weekStart } from "./weeks.js";
+
+// Changed-rows probes (`changedRows` in the catalogue): what a run stores. The layout and how the
+// readers' view rebuilds every run are `@dbmon/datastore`'s (`queries/changed-rows.ts`); this
+// module keeps to its rule: a run stores only changed rows, referring to the keyframe of its objects,
+// when its objects are the keyframe's, in the keyframe's week, and the previous run stored for the
+// database is the one remembered here; otherwise it is a keyframe and stores every row.
+
+const HASH_BYTES = 8;
+
+/** What this collector remembers of the last run it stored for one database. */
+interface DatabaseSample {
+  atMs: number;
+  keyframeAtMs: number;
+  /** Digest of the sorted object keys: equal when the run has the same objects. */
+  objects: string;
+  /** Each object's row digest, in sorted key order (HASH_BYTES each). */
+  rows: Buffer;
+}
+
+/**
+ * The last stored run of each connection, probe and database: a few bytes per object. Lost on
+ * restart (the next run is then a keyframe), and checked against the datastore at every store, so a
+ * run another collector stored meanwhile is never taken for the previous one.
+ */
+export class ChangedRowsMemory {
+  private readonly samples = new Map<string, Map<string, DatabaseSample>>();
+
+  get(connectionId: number, probe: string): ReadonlyMap<string, DatabaseSample> | undefined {
+    return this.samples.get(`${connectionId}/${probe}`);
+  }
+
+  set(connectionId: number, probe: string, databases: Map<string, DatabaseSample>): void {
+    this.samples.set(`${connectionId}/${probe}`, databases);
+  }
+
+  /** A connection this collector no longer collects. */
+  forgetConnection(connectionId: number): void {
+    for (const key of this.samples.keys()) {
+      if (key.startsWith(`${connectionId}/`)) {
+        this.samples.delete(key);
+      }
+    }
+  }
+}
+
+export type StoredRecord = Record<string, unknown>;
+
+/** One database's rows of a run, sorted by object key, with their digests. */
+interface DatabaseRun {
+  records: StoredRecord[];
+  objects: string;
+  rows: Buffer;
+  /** Two rows name the same object: the run cannot be compared object by object. */
+  ambiguous: boolean;
+}
+
+function digest(text: string): Buffer {
+  return createHash("sha1").update(text).digest().subarray(0, HASH_BYTES);
+}
+
+function databaseRuns(probe: ProbeSpec, records: readonly StoredRecord[]): Map<string, DatabaseRun> {
+  const key = probe.changedRows?.key ?? [];
+  const values = probe.columns.map((column) => column.name);
+  const byDatabase = new Map<string, { key: string; record: StoredRecord }[]>();
+  for (const record of records) {
+    const database = String(record.database_name);
+    const list = byDatabase.get(database) ?? [];
+    list.push({ key: JSON.stringify(key.map((name) => record[name] ?? null)), record });
+    byDatabase.set(database, list);
+  }
+  const runs = new Map<string, DatabaseRun>();
+  for (const [database, list] of byDatabase) {
+    list.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const ambiguous = list.some((entry, index) => index > 0 && list[index - 1]?.key === entry.key);
+    runs.set(database, {
+      records: list.map((entry) => entry.record),
+      objects: createHash("sha1")
+        .update(JSON.stringify(list.map((entry) => entry.key)))
+        .digest("base64"),
+      rows: Buffer.concat(
+        list.map((entry) => digest(JSON.stringify(values.map((name) => entry.record[name] ?? null)))),
+      ),
+      ambiguous,
+    });
+  }
+  return runs;
+}
+
+/** What a run stores: its rows (all, or the changed ones) and its run records. */
+export interface ChangedRowsPlan {
+  records: StoredRecord[];
+  runs: { database_name: string; keyframe_at: string }[];
+  /** The memory after this run, once stored (a database whose rows failed to store is left out). */
+  remember(failedDatabases: ReadonlySet<string>): Map<string, DatabaseSample>;
+}
+
+/**
+ * Chooses what one connection's run stores. `remembered`: what this collector stored last (none after
+ * a restart); the datastore's newest run of each remembered database is read in the transaction.
+ */
+export async function planChangedRows(
+  tx: TransactionSql,
+  probe: ProbeSpec,
+  connectionId: number,
+  collectedAt: Date,
+  records: readonly StoredRecord[],
+  remembered: ReadonlyMap<string, DatabaseSample> | undefined,
+): Promise<ChangedRowsPlan> {
+  const runs = databaseRuns(probe, records);
+  const atMs = collectedAt.getTime();
+  const week = weekStartMs(atMs);
+  const candidates = [...runs.keys()].filter((database) => {
+    const sample = remembered?.get(database);
+    return sample !== undefined && weekStartMs(sample.keyframeAtMs) === week;
+  });
+  const newest = new Map<string, { atMs: number; keyframeAtMs: number }>();
+  if (candidates.length > 0) {
+    const table = tx.unsafe(`metrics."${changedRowsTables(probe.name).runs}"`);
+    const found = await tx<{ database_name: string; at_ms: number; keyframe_ms: number }[]>`
+      select d.name as database_name, (extract(epoch from r.collected_at) * 1000)::float8 as at_ms,
+        (extract(epoch from r.keyframe_at) * 1000)::float8 as keyframe_ms
+      from unnest(${candidates}::text[]) as d(name)
+      cross join lateral (select collected_at, keyframe_at from ${table}
+        where connection_id = ${connectionId} and database_name = d.name
+          and collected_at >= ${new Date(week).toISOString()}::timestamptz
+          and collected_at < ${collectedAt.toISOString()}::timestamptz
+        order by collected_at desc limit 1) r`;
+    for (const row of found) {
+      newest.set(row.database_name, { atMs: row.at_ms, keyframeAtMs: row.keyframe_ms });
+    }
+  }
+  const stored: StoredRecord[] = [];
+  const runRecords: ChangedRowsPlan["runs"] = [];
+  const next = new Map<string, DatabaseSample>();
+  for (const [database, run] of runs) {
+    const sample = remembered?.get(database);
+    const previous = newest.get(database);
+    const continues =
+      sample !== undefined &&
+      previous !== undefined &&
+      !run.ambiguous &&
+      sample.objects === run.objects &&
+      previous.atMs === sample.atMs &&
+      previous.keyframeAtMs === sample.keyframeAtMs;
+    const keyframeAtMs = continues ? sample.keyframeAtMs : atMs;
+    const kept = continues ? sample.rows : null;
+    run.records.forEach((record, index) => {
+      const offset = index * HASH_BYTES;
+      const end = offset + HASH_BYTES;
+      if (kept === null || run.rows.compare(kept, offset, end, offset, end) !== 0) {
+        stored.push(record);
+      }
+    });
+    runRecords.push({ database_name: database, keyframe_at: new Date(keyframeAtMs).toISOString() });
+    if (!run.ambiguous) {
+      next.set(database, { atMs, keyframeAtMs, objects: run.objects, rows: run.rows });
+    }
+  }
+  return {
+    records: stored,
+    runs: runRecords,
+    remember(failedDatabases) {
+      for (const database of failedDatabases) {
+        next.delete(database);
+      }
+      return next;
+    },
+  };
+}
+
+function weekStartMs(atMs: number): number {
+  return weekStart(new Date(atMs)).getTime();
+}
