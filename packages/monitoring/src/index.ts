@@ -33,6 +33,8 @@ export {
   type ProbeScope,
   type ProbeSpec,
   probeCatalogue,
+  rowsConnection,
+  storedOncePerServer,
 } from "./probe-catalogue/index.js";
 export {
   ROLLUP_SETTLING_SECONDS,

@@ -37,6 +37,12 @@ export interface ProbeSpec {
   snapshot: boolean;
   /** Stored columns besides connection_id, collected_at (and database_name for database scope). */
   columns: readonly ProbeColumn[];
+  /**
+   * A server-scope probe whose rows depend on the database connected to (its publications and Spock
+   * node, settings set per database): run and stored for each connection in its own database rather
+   * than once per server.
+   */
+  readsConnectedDatabase?: true;
 }
 
 /**
