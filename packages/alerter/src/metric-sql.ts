@@ -1,3 +1,5 @@
+import { findProbeSpec, rowsConnection, storedOncePerServer } from "@dbmon/monitoring";
+
 /** SQL fragments the metric queries (and the state some of them keep) are built from. */
 
 /**
@@ -12,10 +14,21 @@ export const collected = (table: string, where = "true") => rowsBetween(table, "
  * `collected` does: for tables whose time column has another name (the activity sampler's), and for
  * queries that read some history before the range ($2).
  */
-export const rowsBetween = (table: string, time: string, from: string, where = "true") =>
-  `(select t.* from public.connections c
+export const rowsBetween = (table: string, time: string, from: string, where = "true") => {
+  const probe = findProbeSpec(table);
+  if (!probe || !storedOncePerServer(probe)) {
+    return `(select t.* from public.connections c
     cross join lateral (select * from metrics.${table} where connection_id = c.id
       and ${time} > ${from}::timestamptz and ${time} <= $1::timestamptz and ${where}) t)`;
+  }
+  // A server-wide probe's rows are stored once per server: each connection reads its server's, as
+  // its own (the rules that evaluate them decide which connection alerts for the server).
+  const columns = [time, ...probe.columns.map((column) => column.name)].map((name) => `"${name}"`);
+  return `(select c.id as connection_id, t.* from public.connections c
+    cross join lateral (select ${columns.join(", ")} from metrics.${table}
+      where connection_id = ${rowsConnection(probe, "c.id")}
+      and ${time} > ${from}::timestamptz and ${time} <= $1::timestamptz and ${where}) t)`;
+};
 
 /**
  * A join giving, as `alias.value`, the value a setting had when sample `a` was collected: the stored

@@ -1,6 +1,6 @@
 import type { Sql } from "@dbmon/datastore";
 import { collectedDatabaseJoin } from "@dbmon/datastore";
-import { findProbeSpec } from "@dbmon/monitoring";
+import { findProbeSpec, rowsConnection } from "@dbmon/monitoring";
 import { loadPerVcpu, maxBlockedSeconds } from "./activity-metrics.js";
 import { AUTOVACUUM_FRESHNESS_SECONDS, updateAutovacuumCrossings } from "./autovacuum-crossings.js";
 import { collected, seconds, settingAt } from "./metric-sql.js";
@@ -91,6 +91,12 @@ export function currentValues(sql: Sql, definition: MetricDefinition, now: Date)
   );
 }
 
+/** Whose `probe_runs` hold a connection's runs of a probe: the server's for a server-wide one. */
+const runsConnection = (table: string, connection: string) => {
+  const probe = findProbeSpec(table);
+  return probe ? rowsConnection(probe, connection) : connection;
+};
+
 /**
  * Whether a later run of the probe (up to `now`) superseded the latest collection. A run that finds
  * nothing (no replication slot left, no standby attached, no recent Spock exception, nothing in one
@@ -99,7 +105,8 @@ export function currentValues(sql: Sql, definition: MetricDefinition, now: Date)
  * the condition ended. Snapshot probes store nothing while unchanged: their latest rows stand.
  */
 const superseded = (table: string) => `exists (
-    select 1 from probe_runs r where r.connection_id = latest.connection_id and r.probe_name = '${table}'
+    select 1 from probe_runs r where r.connection_id = ${runsConnection(table, "latest.connection_id")}
+      and r.probe_name = '${table}'
       and r.last_run_at > latest.collected_at and r.last_run_at <= $1::timestamptz)`;
 
 /**

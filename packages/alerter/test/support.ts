@@ -6,10 +6,17 @@ import type { Harness } from "../src/testing/index.js";
 
 export { createHarness, type Harness } from "../src/testing/index.js";
 
+let serverCount = 0;
+
+/**
+ * A connection to a server of its own (an address of its own): connections at one address share
+ * their server's rows (dbmon_server_connection), which tests giving each its own data must avoid.
+ */
 export async function addConnection(datastore: Datastore, name: string): Promise<number> {
+  serverCount += 1;
   const [row] = await datastore.sql<{ id: number }[]>`
     insert into connections (name, host, port, database_name, username, owner_username)
-    values (${name}, '127.0.0.1', 5432, 'postgres', 'postgres', 'admin') returning id`;
+    values (${name}, ${`server-${serverCount}.test`}, 5432, 'postgres', 'postgres', 'admin') returning id`;
   return (row as { id: number }).id;
 }
 

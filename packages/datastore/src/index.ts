@@ -13,8 +13,11 @@ export {
   collectedDatabaseJoin,
   collectsDatabase,
   readServerDirectory,
+  readsDatabaseRow,
   type ServerDirectoryEntry,
   serverAddress,
+  serverConnections,
+  serverRowsConnection,
 } from "./queries/database-ownership.js";
 export { drizzleOf } from "./queries/drizzle.js";
 export {

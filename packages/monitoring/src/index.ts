@@ -33,7 +33,9 @@ export {
   type ProbeScope,
   type ProbeSpec,
   probeCatalogue,
+  rowSources,
   rowsConnection,
+  sourceRowCondition,
   storedOncePerServer,
 } from "./probe-catalogue/index.js";
 export {

@@ -68,3 +68,30 @@ export function collectedDatabaseJoin(alias: string, databaseColumn: string): st
     and (${database} = owner.own_database
       or (owner.collects_unregistered and not ${database} = any(owner.registered)))`;
 }
+
+/*
+ * Reading through a connection's server (migration 0028). Server-wide probes are stored once per
+ * server, under its representative; per-database rows under the connection that collects the
+ * database. A reader of connection X answers as if X collected alone by reading:
+ */
+
+/** SQL: the connection whose server-wide rows hold connection `connection`'s (an SQL expression). */
+export function serverRowsConnection(connection: string): string {
+  return `public.dbmon_server_connection(${connection})`;
+}
+
+/**
+ * SQL: the connections whose rows a reader of `connection` may need, its server's (for per-database
+ * rows, with `readsDatabaseRow`), as an int[] expression.
+ */
+export function serverConnections(connection: string): string {
+  return `public.dbmon_server_connections(${connection})`;
+}
+
+/**
+ * SQL condition: the row `alias` (with `connection_id` and the database in `databaseColumn`) is the one
+ * a reader of `connection` reads for its database: stored by the connection that collects it.
+ */
+export function readsDatabaseRow(alias: string, databaseColumn: string, connection: string): string {
+  return `${alias}.connection_id = public.dbmon_database_connection(${connection}, ${alias}.${databaseColumn})`;
+}

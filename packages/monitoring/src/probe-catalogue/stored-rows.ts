@@ -1,3 +1,4 @@
+import { readsDatabaseRow, serverConnections, serverRowsConnection } from "@dbmon/datastore";
 import type { ProbeSpec } from "./types.js";
 
 /**
@@ -19,5 +20,33 @@ export function rowsConnection(
   probe: Pick<ProbeSpec, "scope" | "readsConnectedDatabase">,
   connection: string,
 ): string {
-  return storedOncePerServer(probe) ? `public.dbmon_server_connection(${connection})` : connection;
+  return storedOncePerServer(probe) ? serverRowsConnection(connection) : connection;
+}
+
+/**
+ * SQL: rows (connection_id, source_id) giving, for each connection of the int[] expression
+ * `connections`, the connections whose rows of `probe` it reads: the server's representative for a
+ * server-wide probe, itself for a per-connection one, every connection of its server for a database
+ * probe (each database read from the connection collecting it: `sourceRowCondition`). Joined on
+ * `source_id = rows.connection_id`, each lookup stays an index scan.
+ */
+export function rowSources(probe: Pick<ProbeSpec, "scope" | "readsConnectedDatabase">, connections: string): string {
+  return probe.scope === "database"
+    ? `(select reader.id as connection_id, source.id as source_id from unnest(${connections}) as reader(id)
+        cross join unnest(${serverConnections("reader.id")}) as source(id))`
+    : `(select reader.id as connection_id, ${rowsConnection(probe, "reader.id")} as source_id
+        from unnest(${connections}) as reader(id))`;
+}
+
+/**
+ * SQL condition on a row `row` joined to `rowSources` as `sources`: a database probe's row counts for
+ * the reader only from the connection that collects its database.
+ */
+export function sourceRowCondition(
+  probe: Pick<ProbeSpec, "scope">,
+  row: string,
+  sources: string,
+  databaseColumn = "database_name",
+): string {
+  return probe.scope === "database" ? readsDatabaseRow(row, databaseColumn, `${sources}.connection_id`) : "true";
 }

@@ -217,7 +217,7 @@ export async function readDetectionNodes(sql: Sql): Promise<DetectionNode[]> {
   }
   const systemIdentifier = tables.server_info
     ? sql`(select s.system_identifier from metrics.pg_server_info s
-         where s.connection_id = c.id order by s.collected_at desc limit 1)`
+         where s.connection_id = dbmon_server_connection(c.id) order by s.collected_at desc limit 1)`
     : sql`null::text`;
   const rows = await sql<
     {
