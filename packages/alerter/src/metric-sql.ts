@@ -1,4 +1,4 @@
-import { findProbeSpec, rowsConnection, storedOncePerServer } from "@dbmon/monitoring";
+import { findProbeSpec, storedOncePerServer } from "@dbmon/monitoring";
 
 /** SQL fragments the metric queries (and the state some of them keep) are built from. */
 
@@ -24,9 +24,9 @@ export const rowsBetween = (table: string, time: string, from: string, where = "
   // A server-wide probe's rows are stored once per server: each connection reads its server's, as
   // its own (the rules that evaluate them decide which connection alerts for the server).
   const columns = [time, ...probe.columns.map((column) => column.name)].map((name) => `"${name}"`);
-  return `(select c.id as connection_id, t.* from public.connections c
+  return `(select c.connection_id, t.* from public.dbmon_connection_servers c
     cross join lateral (select ${columns.join(", ")} from metrics.${table}
-      where connection_id = ${rowsConnection(probe, "c.id")}
+      where connection_id = c.server_connection_id
       and ${time} > ${from}::timestamptz and ${time} <= $1::timestamptz and ${where}) t)`;
 };
 

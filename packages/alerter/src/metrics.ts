@@ -1,6 +1,6 @@
 import type { Sql } from "@dbmon/datastore";
 import { collectedDatabaseJoin } from "@dbmon/datastore";
-import { findProbeSpec, rowsConnection } from "@dbmon/monitoring";
+import { findProbeSpec, storedOncePerServer } from "@dbmon/monitoring";
 import { loadPerVcpu, maxBlockedSeconds } from "./activity-metrics.js";
 import { AUTOVACUUM_FRESHNESS_SECONDS, updateAutovacuumCrossings } from "./autovacuum-crossings.js";
 import { collected, seconds, settingAt } from "./metric-sql.js";
@@ -91,10 +91,13 @@ export function currentValues(sql: Sql, definition: MetricDefinition, now: Date)
   );
 }
 
-/** Whose `probe_runs` hold a connection's runs of a probe: the server's for a server-wide one. */
-const runsConnection = (table: string, connection: string) => {
+/** Each connection's runs of a probe (`reader_id`): its server's for a server-wide one. */
+const runsOf = (table: string) => {
   const probe = findProbeSpec(table);
-  return probe ? rowsConnection(probe, connection) : connection;
+  return probe && storedOncePerServer(probe)
+    ? `(select s.connection_id as reader_id, p.* from public.dbmon_connection_servers s
+        join probe_runs p on p.connection_id = s.server_connection_id)`
+    : "(select connection_id as reader_id, * from probe_runs)";
 };
 
 /**
@@ -105,8 +108,7 @@ const runsConnection = (table: string, connection: string) => {
  * the condition ended. Snapshot probes store nothing while unchanged: their latest rows stand.
  */
 const superseded = (table: string) => `exists (
-    select 1 from probe_runs r where r.connection_id = ${runsConnection(table, "latest.connection_id")}
-      and r.probe_name = '${table}'
+    select 1 from ${runsOf(table)} r where r.reader_id = latest.connection_id and r.probe_name = '${table}'
       and r.last_run_at > latest.collected_at and r.last_run_at <= $1::timestamptz)`;
 
 /**

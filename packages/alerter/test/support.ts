@@ -15,8 +15,9 @@ let serverCount = 0;
 export async function addConnection(datastore: Datastore, name: string): Promise<number> {
   serverCount += 1;
   const [row] = await datastore.sql<{ id: number }[]>`
-    insert into connections (name, host, port, database_name, username, owner_username)
-    values (${name}, ${`server-${serverCount}.test`}, 5432, 'postgres', 'postgres', 'admin') returning id`;
+    insert into connections (name, host, hostaddr, port, database_name, username, owner_username)
+    values (${name}, '127.0.0.1', ${`127.0.${Math.floor(serverCount / 250)}.${(serverCount % 250) + 1}`}, 5432,
+      'postgres', 'postgres', 'admin') returning id`;
   return (row as { id: number }).id;
 }
 

@@ -12,12 +12,13 @@ export { type BlackoutScheduleRow, enabledBlackoutSchedules } from "./queries/bl
 export {
   collectedDatabaseJoin,
   collectsDatabase,
+  databaseSources,
   readServerDirectory,
   readsDatabaseRow,
   type ServerDirectoryEntry,
   serverAddress,
-  serverConnections,
   serverRowsConnection,
+  serverSources,
 } from "./queries/database-ownership.js";
 export { drizzleOf } from "./queries/drizzle.js";
 export {

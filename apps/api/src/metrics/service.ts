@@ -1,5 +1,5 @@
 import type { TIME_RANGES, TOP_QUERY_ORDERS } from "@dbmon/contract";
-import { type Datastore, schema } from "@dbmon/datastore";
+import { type Datastore, databaseSources, readsDatabaseRow, schema } from "@dbmon/datastore";
 import { rowSources, sourceRowCondition } from "@dbmon/monitoring";
 import { and, count, eq } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
@@ -331,20 +331,20 @@ export class MetricsReader {
       databaseSamples(sql, ids, start - width),
       tables?.database
         ? sql<{ connection_id: number; database_name: string; age: number }[]>`
-            select c.id as connection_id, d.datname as database_name, d.age_datfrozenxid::float8 as age
-            from unnest(${ids}::int[]) as c(id)
-            join metrics.pg_database d on d.connection_id = dbmon_server_connection(c.id)
-            where not d.datistemplate
+            select c.connection_id, d.datname as database_name, d.age_datfrozenxid::float8 as age
+            from dbmon_connection_servers c
+            join metrics.pg_database d on d.connection_id = c.server_connection_id
+            where c.connection_id = any(${ids}::int[]) and not d.datistemplate
               and d.collected_at = (select max(collected_at) from metrics.pg_database l where l.connection_id = d.connection_id)
             order by d.age_datfrozenxid desc`
         : [],
       tables?.checkpointer
         ? sql<{ connection_id: number; at: number; write_time: number | null; sync_time: number | null }[]>`
-            select c.id as connection_id, extract(epoch from k.collected_at)::float8 as at, k.write_time, k.sync_time
-            from unnest(${ids}::int[]) as c(id)
-            join metrics.pg_stat_checkpointer k on k.connection_id = dbmon_server_connection(c.id)
-            where k.collected_at >= to_timestamp(${start - width})
-            order by c.id, k.collected_at`
+            select c.connection_id, extract(epoch from k.collected_at)::float8 as at, k.write_time, k.sync_time
+            from dbmon_connection_servers c
+            join metrics.pg_stat_checkpointer k on k.connection_id = c.server_connection_id
+            where c.connection_id = any(${ids}::int[]) and k.collected_at >= to_timestamp(${start - width})
+            order by c.connection_id, k.collected_at`
         : [],
     ]);
     const connections = ids.map((id) => {
@@ -462,17 +462,18 @@ export class MetricsReader {
                                     where connection_id = dbmon_server_connection(${connectionId}))`
         : [],
       tables?.tables
-        ? sql<{ database_name: string; ratio: number | null }[]>`
-            select t.database_name,
+        ? sql.unsafe<{ database_name: string; ratio: number | null }[]>(
+            `select t.database_name,
               (100.0 * sum(t.n_dead_tup) / nullif(sum(t.n_live_tup) + sum(t.n_dead_tup), 0))::float8 as ratio
-            from unnest(dbmon_server_connections(${connectionId})) as source(id)
-            join (select connection_id, database_name, max(collected_at) as at from metrics.pg_stat_all_tables
-                  where connection_id = any(dbmon_server_connections(${connectionId}))
-                  group by connection_id, database_name) latest on latest.connection_id = source.id
-            join metrics.pg_stat_all_tables t on t.connection_id = source.id
+            from ${databaseSources("array[$1::int]")} source
+            cross join lateral (select database_name, max(collected_at) as at from metrics.pg_stat_all_tables
+                  where connection_id = source.source_id group by database_name) latest
+            join metrics.pg_stat_all_tables t on t.connection_id = source.source_id
               and latest.database_name = t.database_name and latest.at = t.collected_at
-            where t.connection_id = dbmon_database_connection(${connectionId}, t.database_name)
-            group by t.database_name`
+            where ${readsDatabaseRow("t", "source")}
+            group by t.database_name`,
+            [connectionId],
+          )
         : [],
     ]);
     // The databases of the latest collection of each connection collecting some: one dropped since
@@ -534,10 +535,11 @@ export class MetricsReader {
     const excludeCollector = request.excludeCollector === true;
     const rows = await sql.unsafe<Record<string, unknown>[]>(
       `with latest as (
-         select s.* from unnest(dbmon_server_connections($1)) as source(id)
-         join metrics.pg_stat_statements s on s.connection_id = source.id
-           and s.collected_at = (select max(collected_at) from metrics.pg_stat_statements where connection_id = source.id)
-         where s.connection_id = dbmon_database_connection($1, s.database_name)
+         select s.* from ${databaseSources("array[$1::int]")} source
+         join metrics.pg_stat_statements s on s.connection_id = source.source_id
+           and s.collected_at = (select max(collected_at) from metrics.pg_stat_statements
+                                 where connection_id = source.source_id)
+         where ${readsDatabaseRow("s", "source")}
            and ($2::text is null or s.queryid = $2::bigint)
            and (not $3 or (s.query not like '%/* dbmon collector:%' and s.query not like '%ai_dba_wb_probe%'))
        ), per_query as (

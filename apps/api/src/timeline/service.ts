@@ -118,7 +118,7 @@ function snapshotEvents(source: SnapshotSource): string {
       json_build_object('change_count', json_array_length(e.changes), 'changes', e.changes) as details
     from (
       with snapshots as (
-        select src.connection_id, src.source_id, s.collected_at,
+        select src.*, s.collected_at,
           lag(s.collected_at) over (partition by src.connection_id, src.source_id order by s.collected_at) as previous
         from ${rowSources(spec, `array(select id from public.connections where ${selected("id")})`)} src
         cross join lateral (select distinct collected_at from ${table}

@@ -16,6 +16,17 @@ INSERT INTO server_wide_probes (probe_name) VALUES
   ('pg_sys_memory_info'), ('pg_sys_io_analysis_info'), ('pg_sys_disk_info'), ('pg_sys_load_avg_info'),
   ('pg_sys_process_info'), ('pg_sys_network_info'), ('pg_sys_cpu_memory_by_process');
 --> statement-breakpoint
+-- The rule in its set form: each connection with its server's representative, for readers of many
+-- connections (one pass over connections, joined on `server_connection_id = rows.connection_id`).
+-- `dbmon_address_connection` below is the same rule for one address, as the trigger needs it.
+CREATE VIEW dbmon_connection_servers AS
+  SELECT c.id AS connection_id, s.server_connection_id
+  FROM public.connections c
+  JOIN (SELECT host, coalesce(hostaddr, '') AS hostaddr, port,
+          coalesce(min(id) FILTER (WHERE is_monitored), min(id)) AS server_connection_id
+        FROM public.connections GROUP BY 1, 2, 3) s
+    ON s.host = c.host AND s.hostaddr = coalesce(c.hostaddr, '') AND s.port = c.port;
+--> statement-breakpoint
 -- The representative of an address, leaving out `excluded` (a connection being deleted).
 CREATE FUNCTION dbmon_address_connection(address_host text, address_hostaddr text, address_port integer,
     excluded integer DEFAULT NULL) RETURNS integer
@@ -25,42 +36,38 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $fn$
     AND port = address_port AND id IS DISTINCT FROM excluded
 $fn$;
 --> statement-breakpoint
--- Whose rows hold `connection`'s server-wide data: readers write
--- `where connection_id = dbmon_server_connection($1)`, an index condition evaluated once per scan.
+-- Whose rows hold `connection`'s server-wide data, for a reader of one connection:
+-- `where connection_id = dbmon_server_connection($1)` is an index condition evaluated once per scan.
 CREATE FUNCTION dbmon_server_connection(connection integer) RETURNS integer
 LANGUAGE sql STABLE PARALLEL SAFE AS $fn$
   SELECT coalesce(
-    (SELECT dbmon_address_connection(c.host, c.hostaddr, c.port) FROM public.connections c WHERE c.id = connection),
+    (SELECT server_connection_id FROM public.dbmon_connection_servers WHERE connection_id = connection),
     connection)
 $fn$;
 --> statement-breakpoint
--- Whose rows hold database `database`'s per-database data for a reader of `connection` (the rule of
--- `collectsDatabase`): its own database is its own; a database another monitored connection of the
--- server registers is that connection's (the lowest id); any other database is the representative's.
-CREATE FUNCTION dbmon_database_connection(connection integer, database text) RETURNS integer
-LANGUAGE sql STABLE PARALLEL SAFE AS $fn$
-  SELECT coalesce(
-    (SELECT CASE WHEN c.database_name = database THEN c.id
-       ELSE coalesce(
-         (SELECT min(o.id) FROM public.connections o
-          WHERE o.host = c.host AND coalesce(o.hostaddr, '') = coalesce(c.hostaddr, '') AND o.port = c.port
-            AND o.is_monitored AND o.database_name = database),
-         dbmon_address_connection(c.host, c.hostaddr, c.port)) END
-     FROM public.connections c WHERE c.id = connection),
-    connection)
-$fn$;
---> statement-breakpoint
--- Every connection of `connection`'s server (its address), for readers that gather per-database rows
--- of the whole server: `connection_id = any(dbmon_server_connections($1))` and then
--- `connection_id = dbmon_database_connection($1, database_name)`.
-CREATE FUNCTION dbmon_server_connections(connection integer) RETURNS integer[]
-LANGUAGE sql STABLE PARALLEL SAFE AS $fn$
-  SELECT coalesce(
-    (SELECT array_agg(o.id ORDER BY o.id) FROM public.connections c JOIN public.connections o
-       ON o.host = c.host AND coalesce(o.hostaddr, '') = coalesce(c.hostaddr, '') AND o.port = c.port
-     WHERE c.id = connection),
-    ARRAY[connection])
-$fn$;
+-- Per-database rows (database probes, stored under the connection collecting each database, the
+-- rule of `collectsDatabase`), for each reader: every connection of its server (`source_id`) with the
+-- databases a reader reads from it: `own_database` (the reader's own database from the reader
+-- itself; a database another monitored connection registers from the lowest-id such connection), and,
+-- from the representative, every database in no monitored connection's `registered` (nor the
+-- reader's). A row r of source s is read when
+-- r.database_name = s.own_database or (s.collects_unregistered and r.database_name <> all(s.registered)).
+CREATE VIEW dbmon_database_sources AS
+  WITH c AS (
+    SELECT c.id, c.host, coalesce(c.hostaddr, '') AS hostaddr, c.port, c.database_name, s.server_connection_id,
+      min(c.id) FILTER (WHERE c.is_monitored)
+        OVER (PARTITION BY c.host, coalesce(c.hostaddr, ''), c.port, c.database_name) AS database_first,
+      coalesce(array_agg(c.database_name) FILTER (WHERE c.is_monitored) OVER address, '{}') AS registered
+    FROM public.connections c JOIN public.dbmon_connection_servers s ON s.connection_id = c.id
+    WINDOW address AS (PARTITION BY c.host, coalesce(c.hostaddr, ''), c.port))
+  SELECT reader.id AS connection_id, source.id AS source_id,
+    CASE WHEN source.id = reader.id THEN reader.database_name
+      WHEN source.id = source.database_first AND source.database_name <> reader.database_name
+        THEN source.database_name END AS own_database,
+    source.id = source.server_connection_id AS collects_unregistered,
+    source.registered || reader.database_name AS registered
+  FROM c reader
+  JOIN c source ON source.host = reader.host AND source.hostaddr = reader.hostaddr AND source.port = reader.port;
 --> statement-breakpoint
 -- Moves the server-wide rows of `from_ids` (raw, rolled up, and their last runs) to `to_id`.
 CREATE FUNCTION dbmon_move_server_rows(from_ids integer[], to_id integer) RETURNS void
@@ -156,7 +163,7 @@ DECLARE
   target text;
 BEGIN
   CREATE TEMPORARY TABLE copies AS
-    SELECT id FROM connections WHERE id <> dbmon_server_connection(id);
+    SELECT connection_id AS id FROM dbmon_connection_servers WHERE connection_id <> server_connection_id;
   FOR target IN
     SELECT p.probe_name FROM server_wide_probes p
     WHERE to_regclass(format('metrics.%I', p.probe_name)) IS NOT NULL

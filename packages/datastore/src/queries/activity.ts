@@ -432,7 +432,8 @@ export async function hostVcpus(sql: Sql, connectionIds: readonly number[]): Pro
     select conn.id as connection_id, sum(c.logical_processor)::int as vcpus,
       min(coalesce(conn.hostaddr, conn.host)) as host
     from connections conn
-    join probe_runs r on r.connection_id = dbmon_server_connection(conn.id)
+    join dbmon_connection_servers v on v.connection_id = conn.id
+    join probe_runs r on r.connection_id = v.server_connection_id
     join metrics.pg_sys_cpu_info c
       on c.connection_id = r.connection_id and c.collected_at = r.snapshot_collected_at
     where conn.id = any(${connectionIds as number[]}::int[]) and r.probe_name = 'pg_sys_cpu_info'

@@ -81,17 +81,31 @@ export function serverRowsConnection(connection: string): string {
 }
 
 /**
- * SQL: the connections whose rows a reader of `connection` may need, its server's (for per-database
- * rows, with `readsDatabaseRow`), as an int[] expression.
+ * SQL: (connection_id, source_id) of each connection of the int[] expression `connections` with its
+ * server's representative, for readers of many connections (one pass over connections).
  */
-export function serverConnections(connection: string): string {
-  return `public.dbmon_server_connections(${connection})`;
+export function serverSources(connections: string): string {
+  return `(select connection_id, server_connection_id as source_id from public.dbmon_connection_servers
+    where connection_id = any(${connections}))`;
 }
 
 /**
- * SQL condition: the row `alias` (with `connection_id` and the database in `databaseColumn`) is the one
- * a reader of `connection` reads for its database: stored by the connection that collects it.
+ * SQL: (connection_id, source_id, own_database, collects_unregistered, registered) for each connection
+ * of the int[] expression `connections` and each connection of its server whose per-database rows it
+ * may read; `readsDatabaseRow` says which of a source's rows.
  */
-export function readsDatabaseRow(alias: string, databaseColumn: string, connection: string): string {
-  return `${alias}.connection_id = public.dbmon_database_connection(${connection}, ${alias}.${databaseColumn})`;
+export function databaseSources(connections: string): string {
+  return `(select connection_id, source_id, own_database, collects_unregistered, registered
+    from public.dbmon_database_sources where connection_id = any(${connections}))`;
+}
+
+/**
+ * SQL condition: the row `row` (its database in `databaseColumn`) of the source `sources`
+ * (`databaseSources`, joined on `source_id = row.connection_id`) is the one its reader reads for
+ * that database: stored by the connection that collects it.
+ */
+export function readsDatabaseRow(row: string, sources: string, databaseColumn = "database_name"): string {
+  const database = `${row}.${databaseColumn}`;
+  return `(${database} = ${sources}.own_database
+    or (${sources}.collects_unregistered and ${database} <> all(${sources}.registered)))`;
 }

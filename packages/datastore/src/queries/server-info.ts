@@ -1,5 +1,5 @@
 import type { Sql } from "../datastore.js";
-import { readsDatabaseRow, serverConnections, serverRowsConnection } from "./database-ownership.js";
+import { databaseSources, readsDatabaseRow, serverRowsConnection } from "./database-ownership.js";
 
 /**
  * What dbmon last collected about a monitored server (spec, "Server information"), from collected
@@ -124,7 +124,12 @@ export async function readServerInfo(
       version: string | null;
       architecture: string | null;
       host_name: string | null;
-    }>(sql, { probe: "pg_sys_os_info", rows: "server" }, "name, version, architecture, host_name", connectionId),
+    }>(
+      sql,
+      { probe: "pg_sys_os_info", rows: "server" },
+      "name, version, architecture, host_name",
+      connectionId,
+    ),
     latestRows<{
       model_name: string | null;
       no_of_cores: number | null;
@@ -318,9 +323,9 @@ async function latestRows<T extends object>(
   const selected = `${columns}, (extract(epoch from collected_at) * 1000)::float8 as collected_ms`;
   const query =
     rows === "databases"
-      ? `select ${selected} from unnest(${serverConnections("$1")}) as source(id)
-         cross join lateral (select * from ${table} t where t.connection_id = source.id
-           and t.collected_at = (${latest("source.id")}) and ${readsDatabaseRow("t", "database_name", "$1")}) t`
+      ? `select ${selected} from ${databaseSources("array[$1::int]")} source
+         cross join lateral (select * from ${table} t where t.connection_id = source.source_id
+           and t.collected_at = (${latest("source.source_id")}) and ${readsDatabaseRow("t", "source")}) t`
       : `select ${selected} from ${table}
          where connection_id = ${rows === "server" ? serverRowsConnection("$1") : "$1"}
            and collected_at = (${latest(rows === "server" ? serverRowsConnection("$1") : "$1")})`;

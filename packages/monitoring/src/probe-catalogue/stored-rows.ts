@@ -1,4 +1,4 @@
-import { readsDatabaseRow, serverConnections, serverRowsConnection } from "@dbmon/datastore";
+import { databaseSources, readsDatabaseRow, serverRowsConnection, serverSources } from "@dbmon/datastore";
 import type { ProbeSpec } from "./types.js";
 
 /**
@@ -24,18 +24,22 @@ export function rowsConnection(
 }
 
 /**
- * SQL: rows (connection_id, source_id) giving, for each connection of the int[] expression
+ * SQL: rows (connection_id, source_id, …) giving, for each connection of the int[] expression
  * `connections`, the connections whose rows of `probe` it reads: the server's representative for a
  * server-wide probe, itself for a per-connection one, every connection of its server for a database
  * probe (each database read from the connection collecting it: `sourceRowCondition`). Joined on
  * `source_id = rows.connection_id`, each lookup stays an index scan.
  */
-export function rowSources(probe: Pick<ProbeSpec, "scope" | "readsConnectedDatabase">, connections: string): string {
-  return probe.scope === "database"
-    ? `(select reader.id as connection_id, source.id as source_id from unnest(${connections}) as reader(id)
-        cross join unnest(${serverConnections("reader.id")}) as source(id))`
-    : `(select reader.id as connection_id, ${rowsConnection(probe, "reader.id")} as source_id
-        from unnest(${connections}) as reader(id))`;
+export function rowSources(
+  probe: Pick<ProbeSpec, "scope" | "readsConnectedDatabase">,
+  connections: string,
+): string {
+  if (probe.scope === "database") {
+    return databaseSources(connections);
+  }
+  return storedOncePerServer(probe)
+    ? serverSources(connections)
+    : `(select reader.id as connection_id, reader.id as source_id from unnest(${connections}) as reader(id))`;
 }
 
 /**
@@ -48,5 +52,5 @@ export function sourceRowCondition(
   sources: string,
   databaseColumn = "database_name",
 ): string {
-  return probe.scope === "database" ? readsDatabaseRow(row, databaseColumn, `${sources}.connection_id`) : "true";
+  return probe.scope === "database" ? readsDatabaseRow(row, sources, databaseColumn) : "true";
 }
