@@ -41,6 +41,7 @@ function spec(name: string): ProbeSpec {
 
 /** What run `k` collects of each probe: the same for both servers. */
 function collected(k: number): Record<string, Row[]> {
+  const at = (RUNS[k] as Date).getTime();
   return {
     pg_stat_activity: DATABASES.flatMap((datname, index) => [
       {
@@ -50,9 +51,9 @@ function collected(k: number): Record<string, Row[]> {
         state: "active",
         backend_type: "client backend",
         query: `select ${index}`,
-        xact_start: new Date(RUNS[k]!.getTime() - (index + 1) * MINUTE),
-        query_start: new Date(RUNS[k]!.getTime() - (index + 1) * 30_000),
-        state_change: new Date(RUNS[k]!.getTime() - 10_000),
+        xact_start: new Date(at - (index + 1) * MINUTE),
+        query_start: new Date(at - (index + 1) * 30_000),
+        state_change: new Date(at - 10_000),
       },
     ]),
     pg_database: [...DATABASES, "template1"].map((datname, index) => ({

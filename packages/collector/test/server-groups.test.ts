@@ -192,6 +192,35 @@ describe("connections to one server", () => {
     expect(await databasesCollected(ids.delta ?? 0)).toEqual(["delta"]);
   });
 
+  it("leaves the server-wide probes of a server to the group holding its representative", async () => {
+    // Other credentials: a group of its own at the same address, whose member is not the lowest id.
+    const superuser = new URL(server.url);
+    const other = await insertConnection(env, {
+      name: "as-superuser",
+      port: server.port,
+      username: decodeURIComponent(superuser.username),
+      password: decodeURIComponent(superuser.password),
+      database_name: "beta",
+    });
+    await waitFor("its own database probe", async () =>
+      (await databasesCollected(other)).includes("beta") ? true : undefined,
+    );
+    const since = new Date().toISOString();
+    await new Promise((done) => setTimeout(done, 1_500));
+    const stored = await sql()<{ connection_id: number; runs: number }[]>`
+      select connection_id, count(*)::int as runs from metrics.pg_connectivity
+      where collected_at >= ${since}::timestamptz group by connection_id`;
+    expect(stored.map((row) => row.connection_id)).toEqual([ids.alpha]);
+    // One run at a time, however many groups: one row per run.
+    const [distinct] = await sql()<{ runs: number; rows: number }[]>`
+      select count(distinct collected_at)::int as runs, count(*)::int as rows from metrics.pg_connectivity
+      where collected_at >= ${since}::timestamptz`;
+    expect(distinct?.rows).toBe(distinct?.runs);
+    const [reads] = await sql()<{ id: number }[]>`select dbmon_server_connection(${other}) as id`;
+    expect(reads?.id).toBe(ids.alpha);
+    await sql()`delete from connections where id = ${other}`;
+  });
+
   it("records a database that does not exist on its connection only, the server's others unaffected", async () => {
     const missing = await connect("no_such_database");
     const errorOf = async (connectionId: number) => {
