@@ -1,6 +1,8 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { collectsDatabase, readServerDirectory, serverAddress } from "../src/index.js";
+import { collectsDatabase, migrationsFolder, readServerDirectory, serverAddress } from "../src/index.js";
 import { createTestDatabase, type TestDatabase } from "../src/testing/index.js";
 
 // Server-wide rows are stored once per server, under its representative (migration 0028): they follow
@@ -163,6 +165,33 @@ describe("a server's rows when its representative changes", () => {
     const runs =
       await sql`select 1 from probe_runs where connection_id = ${second} and probe_name = 'pg_settings'`;
     expect(runs).toHaveLength(0);
+  });
+});
+
+describe("an installation from before, with a copy of the server's rows under every connection", () => {
+  it("keeps the representative's rows and drops the copies (the migration's clean-up)", async () => {
+    await sql`delete from connections`;
+    const first = await register("first", "db.test");
+    const second = await register("second", "db.test", "app");
+    const alone = await register("alone", "other.test");
+    // Inserted as an earlier version stored them; the trigger moves nothing on inserts of rows.
+    for (const id of [first, second, alone]) {
+      await storeRun(id, 1);
+      await storeRun(id, 2);
+    }
+    const migration = await readFile(join(migrationsFolder, "0028_server_wide_rows.sql"), "utf8");
+    const cleanUp = migration.split("--> statement-breakpoint").at(-1) ?? "";
+    expect(cleanUp).toContain("DO $cleanup$");
+    await sql.unsafe(cleanUp);
+    expect(await state([first, second, alone])).toEqual({
+      rows: [
+        [first, 2],
+        [alone, 2],
+      ],
+      rollups: [first, alone],
+      runs: [first, alone],
+      read: { [first]: 2, [second]: 2, [alone]: 2 },
+    });
   });
 });
 
