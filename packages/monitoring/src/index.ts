@@ -34,7 +34,6 @@ export {
   type ProbeSpec,
   probeCatalogue,
   rowSources,
-  rowsConnection,
   sourceRowCondition,
   storedOncePerServer,
 } from "./probe-catalogue/index.js";

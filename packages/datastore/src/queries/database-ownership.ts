@@ -7,7 +7,9 @@ import type { Sql } from "../datastore.js";
  * connection at the server's address; a server with one connection has all its databases there. The
  * collector stores each database's rows under its connections only, and the alerter reads
  * per-database rows of server-wide probes (pg_database) by the same rule, so that one database is
- * one series and one alert, not one per connection of its server. Both forms of the rule live here.
+ * one series and one alert, not one per connection of its server. Both forms of the rule live here;
+ * the readers' form, which connection's rows a reader of any connection reads for each database, is
+ * the view `dbmon_database_sources` of migration 0028 (tested against `collectsDatabase`).
  */
 
 /** Where a server is: connections at one address are the same server to this rule. */

@@ -1,4 +1,4 @@
-import { databaseSources, readsDatabaseRow, serverRowsConnection, serverSources } from "@dbmon/datastore";
+import { databaseSources, readsDatabaseRow, serverSources } from "@dbmon/datastore";
 import type { ProbeSpec } from "./types.js";
 
 /**
@@ -9,18 +9,6 @@ import type { ProbeSpec } from "./types.js";
  */
 export function storedOncePerServer(probe: Pick<ProbeSpec, "scope" | "readsConnectedDatabase">): boolean {
   return probe.scope !== "database" && probe.readsConnectedDatabase !== true;
-}
-
-/**
- * The SQL expression of the connection whose rows of `probe` hold connection `connection`'s data (an
- * SQL expression too): `where connection_id = ${rowsConnection(probe, "$1")}` stays an index
- * condition evaluated once per scan.
- */
-export function rowsConnection(
-  probe: Pick<ProbeSpec, "scope" | "readsConnectedDatabase">,
-  connection: string,
-): string {
-  return storedOncePerServer(probe) ? serverRowsConnection(connection) : connection;
 }
 
 /**
