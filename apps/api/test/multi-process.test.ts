@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { appendFile, mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -21,7 +21,11 @@ import { type DbmonProcess, startDbmon, stopAll } from "./dbmon-processes.js";
  *
  * The 50 monitored databases live on a PostgreSQL server of the test's own (the machine's binaries):
  * a collector keeps a session per monitored database, which the shared server's connection limit
- * could not spare next to the datastore and other tests.
+ * could not spare next to the datastore and other tests. Each is registered at a loopback address of
+ * its own (`hostaddr` 127.0.1.N, the server listening on every address): to dbmon, connections at one
+ * address are one server, whose server-wide rows and alerts are stored once, and this test is about
+ * collectors and alerters sharing connections, not connections sharing a server
+ * (packages/collector/test/server-groups.test.ts, apps/api/test/shared-server.test.ts).
  */
 const DATABASES = 50;
 /** Probe interval (s): the gap bound (two intervals) leaves one lease period plus slack for a takeover. */
@@ -96,7 +100,7 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
         DBMON_MONITOR_SELF: "false",
         DBMON_ADMIN_USERNAME: ADMIN.username,
         DBMON_ADMIN_PASSWORD: ADMIN.password,
-        DBMON_ALLOWED_HOSTS: "127.0.0.1",
+        DBMON_ALLOWED_HOSTS: "127.0.0.0/8",
         DBMON_NOTIFICATION_ALLOWED_HOSTS: "127.0.0.1",
         DBMON_COLLECTOR_LEASE_SECONDS: String(LEASE_SECONDS),
         DBMON_EVALUATION_INTERVAL_SECONDS: String(EVALUATION_SECONDS),
@@ -108,9 +112,11 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
       }
       collectorEnv = env;
       // Meanwhile, the databases to monitor.
-      monitored = await startPrimary("replica", { max_connections: 250 });
+      monitored = await startPrimary("replica", { max_connections: 250, listen_addresses: "'0.0.0.0'" });
+      await appendFile(join(monitored.dataDir, "pg_hba.conf"), "host all all 127.0.0.0/8 trust\n");
       const admin = postgres(monitored.url, { max: 1, onnotice: () => {} });
       try {
+        await admin`select pg_reload_conf()`;
         for (let index = 1; index <= DATABASES; index++) {
           await admin.unsafe(`create database monitored_${index} strategy file_copy`);
         }
@@ -274,6 +280,7 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
         const created = await json<{ id: number }>(apis[index % 2] ?? one, "POST", "/api/v1/connections", {
           name: `monitored ${index}`,
           host: "127.0.0.1",
+          hostaddr: `127.0.1.${index}`,
           port: monitored.port,
           database_name: `monitored_${index}`,
           username: "postgres",
