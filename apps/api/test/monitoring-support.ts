@@ -4,6 +4,8 @@ import { findProbeSpec } from "@dbmon/monitoring";
 import { presentServerInfo, type ServerInfoDocument } from "../src/server-info/present.js";
 import type { TestApp } from "./support.js";
 
+let serverCount = 0;
+
 /**
  * A connection row in the datastore, known to the authorization layer as owned by `owner`
  * (private unless shared). Nothing connects to it.
@@ -18,10 +20,13 @@ export async function addConnection(
     await t.datastore.sql`insert into clusters (id, name) overriding system value
       values (${options.clusterId}, ${`cluster-${options.clusterId}`}) on conflict do nothing`;
   }
+  // A server of its own (an address of its own): connections at one address share their server's
+  // rows (dbmon_server_connection), which tests giving each connection data of its own must avoid.
+  serverCount += 1;
   const [row] = await t.datastore.sql<{ id: number }[]>`
     insert into connections (name, host, port, database_name, username, owner_username, is_shared, is_monitored,
       cluster_id)
-    values (${name}, '127.0.0.1', 5432, 'postgres', 'postgres', ${owner}, ${options.shared ?? false}, false,
+    values (${name}, ${`server-${serverCount}.test`}, 5432, 'postgres', 'postgres', ${owner}, ${options.shared ?? false}, false,
       ${options.clusterId ?? null})
     returning id`;
   if (!row) {

@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -6,7 +6,7 @@ import { join } from "node:path";
 import {
   createTestDatabase,
   machinePostgresBinariesAvailable,
-  startPrimary,
+  startLoopbackPrimary,
   type TestDatabase,
   type TestServer,
   waitFor,
@@ -112,11 +112,9 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
       }
       collectorEnv = env;
       // Meanwhile, the databases to monitor.
-      monitored = await startPrimary("replica", { max_connections: 250, listen_addresses: "'0.0.0.0'" });
-      await appendFile(join(monitored.dataDir, "pg_hba.conf"), "host all all 127.0.0.0/8 trust\n");
+      monitored = await startLoopbackPrimary({ max_connections: 250 });
       const admin = postgres(monitored.url, { max: 1, onnotice: () => {} });
       try {
-        await admin`select pg_reload_conf()`;
         for (let index = 1; index <= DATABASES; index++) {
           await admin.unsafe(`create database monitored_${index} strategy file_copy`);
         }

@@ -30,9 +30,10 @@ const BLOCKED = "wait_event_type = 'Lock' and cardinality(blocking_pids) > 0";
  * The host's vCPUs per connection: the logical processors of its latest pg_sys_cpu_info snapshot
  * (system_stats, or the collector's own host); a connection without one has no load ratio.
  */
-const VCPUS = `(select distinct on (connection_id) connection_id, logical_processor::float8 as vcpus
-    from metrics.pg_sys_cpu_info where collected_at <= $1::timestamptz and logical_processor > 0
-    order by connection_id, collected_at desc)`;
+const VCPUS = `(select c.connection_id, cpu.vcpus from public.dbmon_connection_servers c
+    cross join lateral (select logical_processor::float8 as vcpus from metrics.pg_sys_cpu_info
+      where connection_id = c.server_connection_id and collected_at <= $1::timestamptz and logical_processor > 0
+      order by collected_at desc limit 1) cpu)`;
 
 /**
  * Database load per vCPU: average active sessions over the LOAD_WINDOW_MINUTES minutes up to each

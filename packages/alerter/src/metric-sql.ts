@@ -1,5 +1,5 @@
 /** SQL fragments the metric queries (and the state some of them keep) are built from. */
-import { probeRunsTable } from "@dbmon/monitoring";
+import { findProbeSpec, probeRunsTable, storedOncePerServer } from "@dbmon/monitoring";
 
 /**
  * Rows of a metrics table collected in the range, reached through each connection: the tables' index
@@ -13,15 +13,30 @@ export const collected = (table: string, where = "true") => rowsBetween(table, "
  * `collected` does: for tables whose time column has another name (the activity sampler's), and for
  * queries that read some history before the range ($2).
  */
-export const rowsBetween = (table: string, time: string, from: string, where = "true") =>
-  rowsOf(`metrics.${table}`, time, from, where);
+export const rowsBetween = (table: string, time: string, from: string, where = "true") => {
+  const probe = findProbeSpec(table);
+  if (!probe || !storedOncePerServer(probe)) {
+    return rowsOf(`metrics.${table}`, time, from, where);
+  }
+  // A server-wide probe's rows are stored once per server: each connection reads its server's, as
+  // its own (the rules that evaluate them decide which connection alerts for the server).
+  const columns = [time, ...probe.columns.map((column) => column.name)].map((name) => `"${name}"`);
+  return `(select c.connection_id, t.* from public.dbmon_connection_servers c
+    cross join lateral (select ${columns.join(", ")} from metrics.${table}
+      where connection_id = c.server_connection_id
+      and ${time} > ${from}::timestamptz and ${time} <= $1::timestamptz and ${where}) t)`;
+};
 
 /**
  * The runs of a metrics table collected in the range (`connection_id`, `collected_at`, and
  * `database_name` for a database probe), as `collected` reaches them: what finding the latest
- * collection needs, without rebuilding the rows of a changed-rows probe (`probeRunsTable`).
+ * collection needs, without rebuilding the rows of a changed-rows probe (`probeRunsTable`; those are
+ * database probes, stored under each connection).
  */
-export const collectedRuns = (table: string) => rowsOf(probeRunsTable(table), "collected_at", "$2", "true");
+export const collectedRuns = (table: string) =>
+  findProbeSpec(table)?.changedRows
+    ? rowsOf(probeRunsTable(table), "collected_at", "$2", "true")
+    : collected(table);
 
 const rowsOf = (relation: string, time: string, from: string, where: string) =>
   `(select t.* from public.connections c

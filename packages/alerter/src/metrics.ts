@@ -1,6 +1,6 @@
 import type { Sql } from "@dbmon/datastore";
 import { collectedDatabaseJoin } from "@dbmon/datastore";
-import { findProbeSpec } from "@dbmon/monitoring";
+import { findProbeSpec, storedOncePerServer } from "@dbmon/monitoring";
 import { loadPerVcpu, maxBlockedSeconds } from "./activity-metrics.js";
 import { AUTOVACUUM_FRESHNESS_SECONDS, updateAutovacuumCrossings } from "./autovacuum-crossings.js";
 import { collected, collectedRuns, seconds, settingAt } from "./metric-sql.js";
@@ -120,6 +120,15 @@ export async function currentValues(
   );
 }
 
+/** Each connection's runs of a probe (`reader_id`): its server's for a server-wide one. */
+const runsOf = (table: string) => {
+  const probe = findProbeSpec(table);
+  return probe && storedOncePerServer(probe)
+    ? `(select s.connection_id as reader_id, p.* from public.dbmon_connection_servers s
+        join probe_runs p on p.connection_id = s.server_connection_id)`
+    : "(select connection_id as reader_id, * from probe_runs)";
+};
+
 /**
  * The window's start for a changed-rows probe (rows rebuilt one index lookup each): just before the
  * oldest of the series' latest collections, which are all the evaluation keeps. A collection older
@@ -154,7 +163,7 @@ async function sinceOldestLatest(
  * the condition ended. Snapshot probes store nothing while unchanged: their latest rows stand.
  */
 const superseded = (table: string) => `exists (
-    select 1 from probe_runs r where r.connection_id = latest.connection_id and r.probe_name = '${table}'
+    select 1 from ${runsOf(table)} r where r.reader_id = latest.connection_id and r.probe_name = '${table}'
       and r.last_run_at > latest.collected_at and r.last_run_at <= $1::timestamptz)`;
 
 /**

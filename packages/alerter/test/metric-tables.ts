@@ -3,9 +3,10 @@ import { findProbeSpec } from "@dbmon/monitoring";
 
 /**
  * Tables of probes that are collected by another branch's probes, created here as the collector
- * creates them (connection_id, [database_name,] collected_at, then the probe's columns; only the
- * columns the rules read). Changed-rows probes get the collector's layout (rows and runs tables, the
- * view named after the probe), each with a default partition.
+ * creates them (connection_id, [database_name,] collected_at, then the probe's columns: those the
+ * rules read with the types the tests write, then the catalogue's others). Changed-rows probes get the
+ * collector's layout (rows and runs tables, the view named after the probe), each with a default
+ * partition.
  */
 const tables: Record<string, { database: boolean; columns: string }> = {
   pg_settings: { database: false, columns: "name text, setting text" },
@@ -63,6 +64,18 @@ const tables: Record<string, { database: boolean; columns: string }> = {
   spock_resolutions: { database: true, columns: "conflict_type text" },
 };
 
+/**
+ * The columns a table gets: the probe's catalogue columns besides those listed (the alerter reads a
+ * server-wide probe's rows by its catalogue columns, as the collector creates them).
+ */
+function columnsOf(name: string, listed: string): string {
+  const declared = new Set(listed.split(",").map((column) => column.trim().split(" ")[0]));
+  const catalogue = (findProbeSpec(name)?.columns ?? [])
+    .filter((column) => !declared.has(column.name))
+    .map((column) => `"${column.name}" ${column.type}`);
+  return [listed, ...catalogue].join(", ");
+}
+
 export async function createMetricTables(sql: Sql): Promise<void> {
   await sql`create schema if not exists metrics`;
   for (const [name, table] of Object.entries(tables)) {
@@ -91,7 +104,7 @@ export async function createMetricTables(sql: Sql): Promise<void> {
     }
     await sql.unsafe(
       `create table if not exists metrics.${name} (connection_id integer not null references public.connections(id) on delete cascade,
-        ${table.database ? "database_name text not null," : ""} collected_at timestamptz not null, ${table.columns})`,
+        ${table.database ? "database_name text not null," : ""} collected_at timestamptz not null, ${columnsOf(name, table.columns)})`,
     );
   }
 }

@@ -23,7 +23,7 @@ export type {
 export { dropExpiredActivity, dropExpiredPartitions } from "./retention.js";
 export { COLLECTOR_APPLICATION_NAME } from "./sessions.js";
 export { MAX_SSL_FILE_BYTES, readSslFile, SslFileError } from "./ssl-files.js";
-export { ensureMetricsTables, PartitionManager, storeProbeRun } from "./storage.js";
+export { ensureMetricsTables, PartitionManager, storeProbeRun, storeServerWideRun } from "./storage.js";
 export {
   type ConnectionRow as TargetConnection,
   HostRefusedError,

@@ -1,12 +1,14 @@
 import type { CollectorLogger } from "./logger.js";
 import type { ProbeRow, ProbeSpec } from "./probes/types.js";
 
-/** A collected run not yet stored: what `storeServerRun` takes. */
+/** A collected run not yet stored: what `storeServerRun` (or `storeServerWideRun`) takes. */
 export interface CollectedRun {
   probe: ProbeSpec;
   connectionIds: readonly number[];
   collectedAt: Date;
   rows: readonly ProbeRow[] | null;
+  /** A server-wide probe's run, stored once for the server of `connectionIds`. */
+  serverWide: boolean;
 }
 
 interface Held extends CollectedRun {

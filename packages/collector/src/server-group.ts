@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { collectsDatabase, serverAddress } from "@dbmon/datastore";
+import { storedOncePerServer } from "@dbmon/monitoring";
 import {
   type ActivitySample,
   activitySamplingQuery,
@@ -39,20 +40,24 @@ export function serverKey(row: ConnectionRow, target: ServerTarget): string {
     .digest("hex");
 }
 
-const DUE_FRACTION = 0.9;
-
-/** Probes each connection runs for itself; the others run once per server. */
+/** Probes each connection runs for itself; the others run once per server (`storedOncePerServer`). */
 export function collectedPerConnection(probe: ProbeDefinition): boolean {
-  return probe.scope === "database" || probe.readsConnectedDatabase === true;
+  return !storedOncePerServer(probe);
 }
 
 /**
  * The connections this collector holds on one monitored server. They share the server's sessions
  * (at most `maxSessionsPerServer` over all of them), and server-wide probes (server and host scope,
- * but those that read the connected database) run once per server and are stored for every member in
- * one transaction. Database probes stay with each member (`ConnectionMonitor`), each collecting the
- * databases `collectsDatabase` gives it, so a server with a hundred registered databases is not
- * collected a hundred times over.
+ * but those that read the connected database) run once per server and are stored once, under the
+ * server's representative (the lowest-id monitored connection at its address), which every reader
+ * reaches through `dbmon_server_connection`. Only the group holding the representative runs them: of
+ * two groups at one address (other credentials), or a group whose representative another collector
+ * holds, the others leave the server to it. Database probes stay with each member
+ * (`ConnectionMonitor`), each collecting the databases `collectsDatabase` gives it, so a server with a
+ * hundred registered databases is not collected a hundred times over.
+ *
+ * A server-wide probe runs as often as the member of the group wanting it most often; a member that
+ * disables it still reads the server's rows, which are the server's, not its own.
  */
 export class ServerGroup {
   readonly sessions: ServerSessions;
@@ -61,13 +66,10 @@ export class ServerGroup {
   private readonly timers: ProbeTimers;
   private readonly failures: ProbeFailureLog;
   private readonly probes: readonly ProbeDefinition[];
-  /** Each member's last stored run of each server-wide probe (clock ms), by any collector. */
-  private readonly lastStored = new Map<string, Map<number, number>>();
-  private readonly catchUps = new Map<string, { at: number; timer: NodeJS.Timeout }>();
-  private readonly catchUpRuns = new Set<Promise<void>>();
+  /** The server's last stored run of each server-wide probe (clock ms), by any collector. */
+  private readonly lastStored = new Map<string, number>();
   /** The end of each probe's last run queued (`runInTurn`). */
   private readonly turns = new Map<string, Promise<void>>();
-  private started = false;
   private stopped = false;
 
   constructor(
@@ -102,34 +104,16 @@ export class ServerGroup {
   }
 
   /**
-   * Adds a connection with its last runs (epoch ms, by any collector). On a group already collecting,
-   * each server-wide probe has an extra run for the members due for it when the connection's own
-   * rhythm wants it (soon when it never ran), rather than at the group's next turn (an hour away for
-   * the server's settings), and without moving that turn: a connection taken over from another
-   * collector keeps its rhythm, one that is new gets the server's data at once.
+   * Adds a connection with its last runs (epoch ms, by any collector): the server's runs are the
+   * representative's, so the group resumes from them. A connection joining a group already
+   * collecting needs no run of its own: it reads the server's rows stored so far.
    */
   add(member: ConnectionMonitor, lastRunMs: ReadonlyMap<string, number>): void {
     this.members.set(member.id, member);
     for (const probe of this.probes) {
       const at = lastRunMs.get(probe.name);
-      if (at !== undefined) {
-        this.recordStored(probe, [member.id], at);
-      }
-    }
-    if (!this.started) {
-      return;
-    }
-    const now = this.deps.clock.now().getTime();
-    for (const probe of this.probes) {
-      const schedule = this.deps.settings.schedule(member.id, probe);
-      // Sampling stores nothing per run to catch up on: its next tick covers the new member.
-      if (schedule.enabled && !isActivitySampling(probe)) {
-        const last = this.lastStored.get(probe.name)?.get(member.id);
-        const firstRun = this.firstRunDelayMs(probe, schedule, member.id);
-        this.catchUp(
-          probe,
-          last === undefined ? firstRun : Math.max(firstRun, last + schedule.intervalSeconds * 1000 - now),
-        );
+      if (at !== undefined && at > (this.lastStored.get(probe.name) ?? Number.NEGATIVE_INFINITY)) {
+        this.lastStored.set(probe.name, at);
       }
     }
   }
@@ -141,18 +125,9 @@ export class ServerGroup {
     await member?.stop();
   }
 
-  /** Schedules the server-wide probes, resuming from the members' last runs (the oldest counts). */
+  /** Schedules the server-wide probes, resuming from the server's last runs. */
   start(): void {
-    this.started = true;
-    const resumed = new Map<string, number>();
-    for (const probe of this.probes) {
-      const stored = this.lastStored.get(probe.name);
-      const times = [...this.members.keys()].map((id) => stored?.get(id));
-      if (times.length > 0 && times.every((time) => time !== undefined)) {
-        resumed.set(probe.name, Math.min(...(times as number[])));
-      }
-    }
-    this.timers.start(resumed, this.deps.clock.now().getTime());
+    this.timers.start(this.lastStored, this.deps.clock.now().getTime());
   }
 
   applySchedules(): void {
@@ -165,57 +140,10 @@ export class ServerGroup {
   /** Stops every member and the server-wide probes, waits for runs in progress, closes the sessions. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const { timer } of this.catchUps.values()) {
-      clearTimeout(timer);
-    }
-    this.catchUps.clear();
-    const stopping = [
-      this.timers.stop(),
-      ...this.catchUpRuns,
-      ...[...this.members.values()].map((member) => member.stop()),
-    ];
+    const stopping = [this.timers.stop(), ...[...this.members.values()].map((member) => member.stop())];
     this.members.clear();
     await this.sessions.close();
     await Promise.allSettled(stopping);
-  }
-
-  /**
-   * A member is due for a probe when its last stored run is at least nine tenths of its interval old:
-   * a catch-up run for a member that joined stores nothing for the others, so no connection gets two
-   * collections within one interval.
-   */
-  private due(probe: ProbeDefinition, id: number, now: number): boolean {
-    const last = this.lastStored.get(probe.name)?.get(id);
-    const intervalMs = this.deps.settings.schedule(id, probe).intervalSeconds * 1000;
-    return last === undefined || now - last >= DUE_FRACTION * intervalMs;
-  }
-
-  private recordStored(probe: ProbeDefinition, ids: readonly number[], at: number): void {
-    const stored = this.lastStored.get(probe.name) ?? new Map<number, number>();
-    for (const id of ids) {
-      stored.set(id, at);
-    }
-    this.lastStored.set(probe.name, stored);
-  }
-
-  /**
-   * An extra run of a probe after `delayMs`, outside its timer's rhythm; one pending per probe, the
-   * earliest asked for (members it finds not yet due wait for the group's next turn).
-   */
-  private catchUp(probe: ProbeDefinition, delayMs: number): void {
-    const pending = this.catchUps.get(probe.name);
-    const at = Date.now() + delayMs;
-    if (this.stopped || (pending && pending.at <= at)) {
-      return;
-    }
-    clearTimeout(pending?.timer);
-    const timer = setTimeout(() => {
-      this.catchUps.delete(probe.name);
-      const run = this.runInTurn(probe).finally(() => this.catchUpRuns.delete(run));
-      this.catchUpRuns.add(run);
-    }, delayMs);
-    timer.unref();
-    this.catchUps.set(probe.name, { at, timer });
   }
 
   /** Server-wide probes are spread apart over the first-run window. */
@@ -309,6 +237,17 @@ export class ServerGroup {
     return members.find((member) => member.failure.message === null) ?? members[0];
   }
 
+  /**
+   * Whether this group holds its server's representative (`firstConnectionId` of the server
+   * directory): only that group runs the server-wide probes. The store decides again in the
+   * datastore (`storeServerWideRun`), so a directory a moment old stores nothing twice.
+   */
+  private representsServer(): boolean {
+    const [first] = this.members.values();
+    const entry = first && this.deps.directory.get(serverAddress(first.connection));
+    return entry === undefined || this.members.has(entry.firstConnectionId);
+  }
+
   /** Runs when any member wants it, as often as the member wanting it most often. */
   private schedule(probe: ProbeDefinition): ProbeSchedule {
     let intervalSeconds = Number.POSITIVE_INFINITY;
@@ -323,10 +262,7 @@ export class ServerGroup {
       : { enabled: false, intervalSeconds: probe.intervalSeconds };
   }
 
-  /**
-   * Runs of one probe go one after another (the timer's and catch-ups), so that each decides who is
-   * due after the previous one has stored.
-   */
+  /** Runs of one probe go one after another. */
   private runInTurn(probe: ProbeDefinition): Promise<void> {
     const run = (this.turns.get(probe.name) ?? Promise.resolve()).then(() =>
       isActivitySampling(probe) ? this.sampleActivity(probe) : this.runProbe(probe),
@@ -338,22 +274,11 @@ export class ServerGroup {
     return run;
   }
 
-  /** The enabled members due for a probe at `now`. */
-  private dueMembers(probe: ProbeDefinition, now: number): number[] {
-    return [...this.members.keys()].filter(
-      (id) => this.deps.settings.schedule(id, probe).enabled && this.due(probe, id, now),
-    );
-  }
-
   private async runProbe(probe: ProbeDefinition): Promise<void> {
     const attemptAt = Date.now();
     const home = this.home();
     const collectedAt = this.deps.clock.now();
-    if (
-      !home ||
-      this.failure.waiting(attemptAt) ||
-      this.dueMembers(probe, collectedAt.getTime()).length === 0
-    ) {
+    if (!home || this.failure.waiting(attemptAt) || !this.representsServer()) {
       return;
     }
     const deadline = attemptAt + this.deps.settings.runTimeoutSeconds * 1000;
@@ -376,13 +301,12 @@ export class ServerGroup {
     }
     this.failures.succeeded(probe);
     await this.reached(home);
-    // Members that joined during the run are stored too: the run is as fresh for them.
-    const ids = this.dueMembers(probe, collectedAt.getTime());
-    if (this.stopped || ids.length === 0) {
+    if (this.stopped) {
       return;
     }
-    const stored = await storeCollectedRun(this.deps, probe, ids, collectedAt, rows);
-    this.recordStored(probe, stored, collectedAt.getTime());
+    await storeCollectedRun(this.deps, probe, [...this.members.keys()], collectedAt, rows, {
+      serverWide: true,
+    });
   }
 
   /**

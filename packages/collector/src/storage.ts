@@ -6,6 +6,7 @@ import {
   type Sql,
   TEXT_ARRAY_OID,
 } from "@dbmon/datastore";
+import { storedOncePerServer } from "@dbmon/monitoring";
 import type { ParameterOrJSON, TransactionSql } from "postgres";
 import { type ChangedRowsMemory, planChangedRows } from "./changed-rows.js";
 import type { CollectorLogger } from "./logger.js";
@@ -82,6 +83,13 @@ export async function ensureMetricsTables(sql: Sql, probes: readonly ProbeSpec[]
            on ${table} (connection_id, collected_at desc)`,
       );
     }
+    // What the trigger moving a server's rows to its new representative reads (migration 0029).
+    const names = (wanted: boolean) =>
+      probes.filter((probe) => storedOncePerServer(probe) === wanted).map((probe) => probe.name);
+    await tx`
+      insert into server_wide_probes (probe_name) select unnest(${names(true)}::text[])
+      on conflict do nothing`;
+    await tx`delete from server_wide_probes where probe_name = any(${names(false)}::text[])`;
   });
 }
 
@@ -163,7 +171,7 @@ export interface StoreResult {
   leaseLost: boolean;
 }
 
-/** One run stored for several connections of a server (`storeServerRun`). */
+/** One run stored for several connections (`storeServerRun`). */
 export interface ServerStoreResult {
   /** Rows stored, over all connections. */
   stored: number;
@@ -215,11 +223,8 @@ export async function storeProbeRun(
 }
 
 /**
- * Stores one run of a server-wide probe for every given connection of that server, in one
- * transaction (as `storeProbeRun` does for one): a server with a hundred registered databases costs
- * one transaction per run, not a hundred.
- *
- * A changed-rows probe stores the rows that changed since the connection's previous run as `memory`
+ * Stores one run for each of the given connections, in one transaction (as `storeProbeRun`). A
+ * changed-rows probe stores the rows that changed since the connection's previous run as `memory`
  * holds it (`planChangedRows`); without a memory (or after a restart) every row, as keyframes.
  */
 export async function storeServerRun(
@@ -232,83 +237,159 @@ export async function storeServerRun(
   leaseHolder?: string,
   memory?: ChangedRowsMemory,
 ): Promise<ServerStoreResult> {
-  const columns = [...keyColumns(probe), ...probe.columns.map((column) => column.name)];
-  const hash = probe.snapshot && rows ? snapshotHash(rows) : null;
   const ids = [...new Set(connectionIds)].sort((a, b) => a - b);
-  const at = collectedAt.toISOString();
   const remember: (() => void)[] = [];
   const stored = await sql.begin(async (tx) => {
-    const result: ServerStoreResult = { stored: 0, failed: 0, unchanged: [], leaseLost: [] };
-    let held = ids;
-    if (leaseHolder !== undefined) {
-      // The connections' rows first, as the inserts' foreign keys would: a lease cycle taking one
-      // (FOR UPDATE of the connection, then the lease) or its deletion (the connection, then by
-      // cascade the lease) locks in that order too, so neither can deadlock with this run.
-      await tx`select 1 from connections where id = any(${ids}::int[]) order by id for key share`;
-      const leased = await tx<{ connection_id: number }[]>`
-        select connection_id from collector_leases
-        where connection_id = any(${ids}::int[]) and holder = ${leaseHolder}
-        order by connection_id
-        for share`;
-      const leasedIds = new Set(leased.map((row) => row.connection_id));
-      held = ids.filter((id) => leasedIds.has(id));
-      result.leaseLost = ids.filter((id) => !leasedIds.has(id));
-    }
-    if (held.length === 0) {
-      return result;
-    }
-    let changed = held;
-    if (hash !== null) {
-      const previous = await tx<{ connection_id: number; snapshot_hash: string | null }[]>`
-        select connection_id, snapshot_hash from probe_runs
-        where connection_id = any(${held}::int[]) and probe_name = ${probe.name}
-        order by connection_id
-        for update`;
-      const same = new Set(
-        previous.filter((row) => row.snapshot_hash === hash).map((row) => row.connection_id),
-      );
-      changed = held.filter((id) => !same.has(id));
-      result.unchanged = held.filter((id) => same.has(id));
-    }
-    if (probe.changedRows) {
-      for (const connectionId of changed) {
-        const done = await storeChangedRows(
-          tx,
-          logger,
-          probe,
-          connectionId,
-          collectedAt,
-          rows,
-          memory,
-          result,
-        );
-        remember.push(done);
-      }
-    } else if (rows && rows.length > 0 && changed.length > 0) {
-      const values = rowValues(probe, rows);
-      const records = changed.flatMap((connectionId) =>
-        values.map((value) => ({ connection_id: connectionId, collected_at: at, ...value })),
-      );
-      await insertRecords(tx, logger, tableName(probe), probe, columns, records, result);
-    }
-    const storedSnapshot = new Set(hash === null ? [] : changed);
-    const snapshotAt = held.map((id) => (storedSnapshot.has(id) ? at : null));
-    await tx`
-      insert into probe_runs (connection_id, probe_name, last_run_at, snapshot_hash, snapshot_collected_at)
-      select connection_id, ${probe.name}, ${at}::timestamptz, ${hash}::text, snapshot_at::timestamptz
-      from unnest(${held}::int[], ${sql.typed(snapshotAt, TEXT_ARRAY_OID)}::text[]) as run(connection_id, snapshot_at)
-      on conflict (connection_id, probe_name) do update set
-        last_run_at = excluded.last_run_at,
-        snapshot_hash = case when excluded.snapshot_collected_at is not null
-          then excluded.snapshot_hash else probe_runs.snapshot_hash end,
-        snapshot_collected_at = coalesce(excluded.snapshot_collected_at, probe_runs.snapshot_collected_at)`;
-    return result;
+    const { held, leaseLost } = await lockLeased(tx, ids, leaseHolder);
+    const result = await storeRunIn(tx, logger, probe, held, collectedAt, rows, memory, remember);
+    return { ...result, leaseLost };
   });
   // Only once committed: a memory of rows that were rolled back would skip storing them again.
   for (const done of remember) {
     done();
   }
   return stored;
+}
+
+/** One run of a server-wide probe (`storeServerWideRun`). */
+export interface ServerWideStoreResult {
+  stored: number;
+  failed: number;
+  /** A snapshot probe whose content had not changed: nothing was stored. */
+  unchanged: boolean;
+  /**
+   * The connection the run was stored under, the server's representative; null when it is not one
+   * of the given connections held by this collector (another group or collector stores the server).
+   */
+  storedUnder: number | null;
+}
+
+/**
+ * Stores one run of a server-wide probe once for its server: under the server's representative
+ * (`dbmon_server_connection`, the lowest-id monitored connection at its address) when it is one of
+ * `connectionIds` (a server group's members) and this collector holds its lease; nothing otherwise,
+ * so that of two groups at one address (different credentials) only the representative's stores.
+ * The shared `serverRows` lock waits for a change of the server's connections in progress, whose
+ * trigger moves the server's rows to a new representative, so no run lands under the old one.
+ */
+export async function storeServerWideRun(
+  sql: Sql,
+  logger: CollectorLogger,
+  probe: ProbeSpec,
+  connectionIds: readonly number[],
+  collectedAt: Date,
+  rows: readonly ProbeRow[] | null,
+  leaseHolder?: string,
+): Promise<ServerWideStoreResult> {
+  const ids = [...new Set(connectionIds)].sort((a, b) => a - b);
+  return sql.begin(async (tx) => {
+    const { held } = await lockLeased(tx, ids, leaseHolder);
+    const [first] = held;
+    if (first === undefined) {
+      return { stored: 0, failed: 0, unchanged: false, storedUnder: null };
+    }
+    // After the connections' locks, as a change of connections takes them before this lock.
+    await tx`select pg_advisory_xact_lock_shared(${advisoryLocks.serverRows})`;
+    const [representative] = await tx<{ id: number }[]>`select dbmon_server_connection(${first}) as id`;
+    const under = representative?.id ?? first;
+    if (!held.includes(under)) {
+      return { stored: 0, failed: 0, unchanged: false, storedUnder: null };
+    }
+    const result = await storeRunIn(tx, logger, probe, [under], collectedAt, rows);
+    return {
+      stored: result.stored,
+      failed: result.failed,
+      unchanged: result.unchanged.length > 0,
+      storedUnder: under,
+    };
+  });
+}
+
+/**
+ * With `leaseHolder`, locks the connections and their leases and answers those whose lease names that
+ * collector (all of them without one).
+ *
+ * The connections' rows first, as the inserts' foreign keys would: a lease cycle taking one (FOR
+ * UPDATE of the connection, then the lease) or its deletion (the connection, then by cascade the
+ * lease) locks in that order too, so neither can deadlock with a run being stored.
+ */
+async function lockLeased(
+  tx: TransactionSql,
+  ids: readonly number[],
+  leaseHolder: string | undefined,
+): Promise<{ held: number[]; leaseLost: number[] }> {
+  if (leaseHolder === undefined) {
+    return { held: [...ids], leaseLost: [] };
+  }
+  await tx`select 1 from connections where id = any(${ids}::int[]) order by id for key share`;
+  const leased = await tx<{ connection_id: number }[]>`
+    select connection_id from collector_leases
+    where connection_id = any(${ids}::int[]) and holder = ${leaseHolder}
+    order by connection_id
+    for share`;
+  const leasedIds = new Set(leased.map((row) => row.connection_id));
+  return { held: ids.filter((id) => leasedIds.has(id)), leaseLost: ids.filter((id) => !leasedIds.has(id)) };
+}
+
+/**
+ * Stores the run's rows under each of `ids` and records the run in `probe_runs`, within `tx`. What a
+ * changed-rows probe must remember of the run is pushed to `remember`, to be done once committed.
+ */
+async function storeRunIn(
+  tx: TransactionSql,
+  logger: CollectorLogger,
+  probe: ProbeSpec,
+  ids: readonly number[],
+  collectedAt: Date,
+  rows: readonly ProbeRow[] | null,
+  memory?: ChangedRowsMemory,
+  remember: (() => void)[] = [],
+): Promise<Omit<ServerStoreResult, "leaseLost">> {
+  const result: ServerStoreResult = { stored: 0, failed: 0, unchanged: [], leaseLost: [] };
+  if (ids.length === 0) {
+    return result;
+  }
+  const columns = [...keyColumns(probe), ...probe.columns.map((column) => column.name)];
+  const hash = probe.snapshot && rows ? snapshotHash(rows) : null;
+  const at = collectedAt.toISOString();
+  let changed = ids;
+  if (hash !== null) {
+    const previous = await tx<{ connection_id: number; snapshot_hash: string | null }[]>`
+      select connection_id, snapshot_hash from probe_runs
+      where connection_id = any(${ids}::int[]) and probe_name = ${probe.name}
+      order by connection_id
+      for update`;
+    const same = new Set(
+      previous.filter((row) => row.snapshot_hash === hash).map((row) => row.connection_id),
+    );
+    changed = ids.filter((id) => !same.has(id));
+    result.unchanged = ids.filter((id) => same.has(id));
+  }
+  if (probe.changedRows) {
+    for (const connectionId of changed) {
+      remember.push(
+        await storeChangedRows(tx, logger, probe, connectionId, collectedAt, rows, memory, result),
+      );
+    }
+  } else if (rows && rows.length > 0 && changed.length > 0) {
+    const values = rowValues(probe, rows);
+    const records = changed.flatMap((connectionId) =>
+      values.map((value) => ({ connection_id: connectionId, collected_at: at, ...value })),
+    );
+    await insertRecords(tx, logger, tableName(probe), probe, columns, records, result);
+  }
+  const storedSnapshot = new Set(hash === null ? [] : changed);
+  const snapshotAt = ids.map((id) => (storedSnapshot.has(id) ? at : null));
+  await tx`
+    insert into probe_runs (connection_id, probe_name, last_run_at, snapshot_hash, snapshot_collected_at)
+    select connection_id, ${probe.name}, ${at}::timestamptz, ${hash}::text, snapshot_at::timestamptz
+    from unnest(${ids as number[]}::int[], ${tx.typed(snapshotAt, TEXT_ARRAY_OID)}::text[]) as run(connection_id, snapshot_at)
+    on conflict (connection_id, probe_name) do update set
+      last_run_at = excluded.last_run_at,
+      snapshot_hash = case when excluded.snapshot_collected_at is not null
+        then excluded.snapshot_hash else probe_runs.snapshot_hash end,
+      snapshot_collected_at = coalesce(excluded.snapshot_collected_at, probe_runs.snapshot_collected_at)`;
+  return { stored: result.stored, failed: result.failed, unchanged: result.unchanged };
 }
 
 /**
@@ -456,10 +537,11 @@ export interface RunStoreDeps {
 }
 
 /**
- * Stores a collected run for connections of one server (`storeServerRun`), creating its partition
- * first, and logs what went wrong instead of throwing; answers the connections it was stored for.
- * While the datastore is unavailable the run is kept in the outage buffer (and counts as stored for
- * the schedule: it was collected); runs already waiting there go first, so this one queues too.
+ * Stores a collected run (`storeServerRun`; a server-wide probe's once for the server of the
+ * connections, `storeServerWideRun`), creating its partition first, and logs what went wrong instead
+ * of throwing; answers the connections it was stored for (under). While the datastore is unavailable
+ * the run is kept in the outage buffer (and counts as stored for the schedule: it was collected); runs
+ * already waiting there go first, so this one queues too.
  */
 export async function storeCollectedRun(
   deps: RunStoreDeps,
@@ -467,8 +549,15 @@ export async function storeCollectedRun(
   connectionIds: readonly number[],
   collectedAt: Date,
   rows: readonly ProbeRow[] | null,
+  options: { serverWide?: boolean } = {},
 ): Promise<number[]> {
-  const run: CollectedRun = { probe, connectionIds, collectedAt, rows };
+  const run: CollectedRun = {
+    probe,
+    connectionIds,
+    collectedAt,
+    rows,
+    serverWide: options.serverWide === true,
+  };
   if (deps.outage?.buffer.holding) {
     deps.outage.buffer.add(run, "runs are waiting");
     return [...connectionIds];
@@ -496,6 +585,18 @@ export async function storeCollectedRun(
 export async function writeCollectedRun(deps: RunStoreDeps, run: CollectedRun): Promise<number[]> {
   const { probe, connectionIds, collectedAt, rows } = run;
   await deps.partitions.ensureFor(probe, collectedAt);
+  if (run.serverWide) {
+    const { storedUnder } = await storeServerWideRun(
+      deps.sql,
+      deps.logger,
+      probe,
+      connectionIds,
+      collectedAt,
+      rows,
+      deps.leaseHolder,
+    );
+    return storedUnder === null ? [] : [storedUnder];
+  }
   const stored = await storeServerRun(
     deps.sql,
     deps.logger,

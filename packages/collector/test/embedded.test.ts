@@ -221,9 +221,11 @@ describe("collection from the embedded PostgreSQL 18", () => {
         select connection_error from connections where id = ${connectionId}`;
       return row?.connection_error === null ? true : undefined;
     });
+    // A probe of its own database: the server-wide ones are stored by the server's representative,
+    // another connection with other credentials.
     await waitFor("collection after the change", async () => {
       const [fresh] = await env.datastore.sql<{ n: number }[]>`
-        select count(*)::int as n from metrics.pg_connectivity
+        select count(*)::int as n from metrics.pg_stat_database
         where connection_id = ${connectionId} and collected_at >= ${new Date(changedAt).toISOString()}::timestamptz`;
       return fresh?.n ? true : undefined;
     });

@@ -35,7 +35,15 @@ describe.skipIf(!machinePostgres)("leases: each connection collected by exactly 
     dataDir = env.dataDir;
     connectionIds = [];
     for (const name of ["one", "two", "three"]) {
-      connectionIds.push(await insertConnection(env, { name, database_name: "postgres" }));
+      // Three servers to dbmon (addresses of their own), each with its own server-wide rows.
+      connectionIds.push(
+        await insertConnection(env, {
+          name,
+          host: `${name}.test`,
+          hostaddr: "127.0.0.1",
+          database_name: "postgres",
+        }),
+      );
     }
   });
 

@@ -39,6 +39,7 @@ function run(value: number, size = 100): CollectedRun {
     connectionIds: [1],
     collectedAt: new Date(1_700_000_000_000 + value * 1000),
     rows: [{ value, padding: "x".repeat(size) }],
+    serverWide: false,
   };
 }
 

@@ -23,11 +23,15 @@ import {
 // Monitors the machine's PostgreSQL 15 (CI has it); a machine with only Node.js skips this file.
 const machinePostgres = await machinePostgresAvailable();
 
-/** A cheap probe counting its runs by rows stored. */
+/**
+ * A cheap probe counting its runs by rows stored, per connection (as `pg_settings`): a server-wide
+ * probe would be stored once for the server both connections reach, whatever one of them disables.
+ */
 function tick(name: string, intervalSeconds: number, snapshot = false): ProbeDefinition {
   return {
     name,
     scope: "server",
+    readsConnectedDatabase: true,
     intervalSeconds,
     retentionDays: 7,
     snapshot,

@@ -121,7 +121,7 @@ describe("connections to one server", () => {
     return rows.map((row) => row.database_name);
   }
 
-  it("share the server's sessions and store one run of each server-wide probe for all of them", async () => {
+  it("share the server's sessions and store each run of a server-wide probe once, under the first", async () => {
     const counts = await waitFor(
       "many runs",
       async () => {
@@ -135,15 +135,21 @@ describe("connections to one server", () => {
     // still at most three sessions on the server (maxSessionsPerServer), not three per connection.
     expect(Math.max(...counts)).toBeLessThanOrEqual(3);
 
-    // One statement, so one snapshot: the collector goes on storing runs (for all three at once).
-    const times = await sql()<{ connection_id: number; times: string[] }[]>`
-      select connection_id, array_agg(collected_at::text order by collected_at) as times
-      from metrics.pg_connectivity
-      where connection_id = any(${[ids.alpha ?? 0, ids.beta ?? 0, ids.gamma ?? 0]}::int[])
-      group by connection_id order by connection_id`;
-    const alpha = times[0]?.times ?? [];
-    expect(alpha.length).toBeGreaterThanOrEqual(5);
-    expect(times.map((row) => row.times)).toEqual([alpha, alpha, alpha]);
+    // The server's rows are stored once, under its representative (the lowest id), and each
+    // connection reads them through it.
+    const times = await sql()<{ connection_id: number; runs: number; distinct_runs: number }[]>`
+      select connection_id, count(*)::int as runs, count(distinct collected_at)::int as distinct_runs
+      from metrics.pg_connectivity group by connection_id`;
+    expect(times).toHaveLength(1);
+    expect(times[0]?.connection_id).toBe(ids.alpha);
+    expect(times[0]?.runs).toBeGreaterThanOrEqual(5);
+    expect(times[0]?.distinct_runs).toBe(times[0]?.runs);
+    const representatives = await sql()<{ id: number }[]>`
+      select dbmon_server_connection(id) as id from unnest(${[ids.alpha ?? 0, ids.beta ?? 0, ids.gamma ?? 0]}::int[]) as c(id)`;
+    expect(representatives.map((row) => row.id)).toEqual([ids.alpha, ids.alpha, ids.alpha]);
+    const runs = await sql()<{ connection_id: number }[]>`
+      select connection_id from probe_runs where probe_name = 'pg_connectivity'`;
+    expect(runs.map((row) => row.connection_id)).toEqual([ids.alpha]);
   });
 
   it("runs a probe that reads the connected database for each connection, in its own database", async () => {
@@ -167,14 +173,14 @@ describe("connections to one server", () => {
   it("gives a connection that joins later the server's hourly snapshot at once, and its database", async () => {
     const serverInfoOf = async (connectionId: number) => {
       const [row] = await sql()<{ n: number }[]>`
-        select count(*)::int as n from metrics.pg_server_info where connection_id = ${connectionId}`;
+        select count(*)::int as n from metrics.pg_server_info
+        where connection_id = dbmon_server_connection(${connectionId})`;
       return row?.n ?? 0;
     };
     expect(await serverInfoOf(ids.alpha ?? 0)).toBe(1);
     ids.delta = await connect("delta");
-    await waitFor("delta's pg_server_info", async () =>
-      (await serverInfoOf(ids.delta ?? 0)) > 0 ? true : undefined,
-    );
+    // Read through the server's representative: there before delta's first run.
+    expect(await serverInfoOf(ids.delta ?? 0)).toBe(1);
     await waitFor("delta's own database probe", async () =>
       (await databasesCollected(ids.delta ?? 0)).includes("delta") ? true : undefined,
     );
@@ -184,6 +190,35 @@ describe("connections to one server", () => {
     await new Promise((done) => setTimeout(done, 1_500));
     expect(await databasesCollected(ids.alpha ?? 0, handedOver)).toEqual(["alpha", "postgres"]);
     expect(await databasesCollected(ids.delta ?? 0)).toEqual(["delta"]);
+  });
+
+  it("leaves the server-wide probes of a server to the group holding its representative", async () => {
+    // Other credentials: a group of its own at the same address, whose member is not the lowest id.
+    const superuser = new URL(server.url);
+    const other = await insertConnection(env, {
+      name: "as-superuser",
+      port: server.port,
+      username: decodeURIComponent(superuser.username),
+      password: decodeURIComponent(superuser.password),
+      database_name: "beta",
+    });
+    await waitFor("its own database probe", async () =>
+      (await databasesCollected(other)).includes("beta") ? true : undefined,
+    );
+    const since = new Date().toISOString();
+    await new Promise((done) => setTimeout(done, 1_500));
+    const stored = await sql()<{ connection_id: number; runs: number }[]>`
+      select connection_id, count(*)::int as runs from metrics.pg_connectivity
+      where collected_at >= ${since}::timestamptz group by connection_id`;
+    expect(stored.map((row) => row.connection_id)).toEqual([ids.alpha]);
+    // One run at a time, however many groups: one row per run.
+    const [distinct] = await sql()<{ runs: number; rows: number }[]>`
+      select count(distinct collected_at)::int as runs, count(*)::int as rows from metrics.pg_connectivity
+      where collected_at >= ${since}::timestamptz`;
+    expect(distinct?.rows).toBe(distinct?.runs);
+    const [reads] = await sql()<{ id: number }[]>`select dbmon_server_connection(${other}) as id`;
+    expect(reads?.id).toBe(ids.alpha);
+    await sql()`delete from connections where id = ${other}`;
   });
 
   it("records a database that does not exist on its connection only, the server's others unaffected", async () => {

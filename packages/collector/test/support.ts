@@ -61,6 +61,8 @@ export async function openTestEnvironment(): Promise<TestEnvironment> {
 export interface ConnectionFields {
   name?: string;
   host?: string;
+  /** Connect here instead of resolving `host` (libpq's hostaddr): another address, the same server. */
+  hostaddr?: string;
   port?: number;
   database_name: string;
   username?: string;
@@ -71,9 +73,10 @@ export interface ConnectionFields {
 
 export async function insertConnection(env: TestEnvironment, fields: ConnectionFields): Promise<number> {
   const [row] = await env.datastore.sql<{ id: number }[]>`
-    insert into connections (name, host, port, database_name, username, password_encrypted, sslmode,
+    insert into connections (name, host, hostaddr, port, database_name, username, password_encrypted, sslmode,
       owner_username, is_monitored, is_local)
-    values (${fields.name ?? fields.database_name}, ${fields.host ?? "127.0.0.1"}, ${fields.port ?? 5432},
+    values (${fields.name ?? fields.database_name}, ${fields.host ?? "127.0.0.1"}, ${fields.hostaddr ?? null},
+      ${fields.port ?? 5432},
       ${fields.database_name}, ${fields.username ?? "postgres"},
       ${encryptSecret(env.secretKey, fields.password ?? "not-needed-with-trust")}, 'disable', 'admin',
       ${fields.is_monitored ?? true}, ${fields.is_local ?? false})

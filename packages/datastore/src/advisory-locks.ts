@@ -22,6 +22,11 @@ export const advisoryLocks = {
   autovacuumCrossings: 7_239_184_568,
   /** Transaction lock around recording the health checks' results, one alerter at a time. */
   healthChecks: 7_239_184_569,
+  /**
+   * Taken by the trigger that moves a server's rows to its new representative (migration 0029), and
+   * shared by the collector's stores of server-wide runs, which then see the representative in force.
+   */
+  serverRows: 7_239_184_570,
   /** One cluster topology refresh at a time over all collectors ("dbmn"). */
   topologyRefresh: 0x64626d6e,
 } as const;

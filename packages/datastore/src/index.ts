@@ -19,11 +19,15 @@ export {
   collectedDatabaseJoin,
   collectsDatabase,
   type DirectoryConnection,
+  databaseSources,
   readServerDirectory,
+  readsDatabaseRow,
   type ServerDirectoryEntry,
   sameServer,
   serverAddress,
   serverDirectory,
+  serverRowsConnection,
+  serverSources,
 } from "./queries/database-ownership.js";
 export { drizzleOf } from "./queries/drizzle.js";
 export {

@@ -1,4 +1,4 @@
-import { advisoryLocks, type Sql } from "@dbmon/datastore";
+import { advisoryLocks, databaseSources, readsDatabaseRow, type Sql, serverSources } from "@dbmon/datastore";
 import { findProbeSpec, probeRunsTable } from "./probe-catalogue/index.js";
 
 /*
@@ -277,22 +277,44 @@ export type HealthFinding = Record<string, string | number | boolean | null>;
  * probe_runs knows of every run, those that stored no row too: a slot dropped since, or a standby
  * gone, is not read from an older run.
  */
-const latestServerRows = (probe: string) => `(select r.* from unnest($1::int[]) c(id)
-    join public.probe_runs l on l.connection_id = c.id and l.probe_name = '${probe}'
+const latestServerRows = (
+  probe: string,
+) => `(select ${readerColumns(probe)} from ${serverSources("$1::int[]")} c
+    join public.probe_runs l on l.connection_id = c.source_id and l.probe_name = '${probe}'
       and l.last_run_at > $2::timestamptz and l.last_run_at <= $3::timestamptz
-    join metrics.${probe} r on r.connection_id = c.id and r.collected_at = l.last_run_at)`;
+    join metrics.${probe} r on r.connection_id = l.connection_id and r.collected_at = l.last_run_at)`;
 
-/** Rows of the latest collection of each database of a per-database probe within the window. */
-const latestDatabaseRows = (probe: string) => `(select r.* from unnest($1::int[]) c(id)
+/**
+ * Rows of the latest collection of each database of a per-database probe within the window, each
+ * database from the connection of the server that collects it.
+ */
+const latestDatabaseRows = (
+  probe: string,
+) => `(select ${readerColumns(probe)} from ${databaseSources("$1::int[]")} c
     cross join lateral (select database_name, max(collected_at) as at from ${probeRunsTable(probe)}
-      where connection_id = c.id and collected_at > $2::timestamptz and collected_at <= $3::timestamptz
+      where connection_id = c.source_id and collected_at > $2::timestamptz and collected_at <= $3::timestamptz
       group by database_name) l
-    join metrics.${probe} r on r.connection_id = c.id and r.database_name = l.database_name
-      and r.collected_at = l.at)`;
+    join metrics.${probe} r on r.connection_id = c.source_id and r.database_name = l.database_name
+      and r.collected_at = l.at
+    where ${readsDatabaseRow("r", "c")})`;
+
+/** The columns of a probe's rows read for connection `c` (rows stored under another connection). */
+const readerColumns = (probe: string) => {
+  const spec = findProbeSpec(probe);
+  if (!spec) {
+    throw new Error(`no probe ${probe}`);
+  }
+  const own = [
+    ...(spec.scope === "database" ? ["database_name"] : []),
+    "collected_at",
+    ...spec.columns.map((column) => column.name),
+  ];
+  return ["c.connection_id", ...own.map((name) => `r."${name}"`)].join(", ");
+};
 
 /** Connections whose latest run of a server-wide probe is within the window, rows or none. */
-const freshConnections = (probe: string) => `(select l.connection_id from public.probe_runs l
-    where l.connection_id = any($1::int[]) and l.probe_name = '${probe}'
+const freshConnections = (probe: string) => `(select c.connection_id from ${serverSources("$1::int[]")} c
+    join public.probe_runs l on l.connection_id = c.source_id and l.probe_name = '${probe}'
       and l.last_run_at > $2::timestamptz and l.last_run_at <= $3::timestamptz)`;
 
 /** jsonb of a finding's fields, ordered by `order`, for the rows where `condition` holds. */
@@ -372,8 +394,9 @@ const CHECK_SQL: Readonly<Record<string, string>> = {
       jsonb_build_array(jsonb_build_object('client_sessions', count(*) filter (where a.backend_type = 'client backend') + 1,
         'max_connections', max(i.max_connections))) as findings
     from ${latestServerRows("pg_stat_activity")} a
+    join ${serverSources("$1::int[]")} server on server.connection_id = a.connection_id
     cross join lateral (select max_connections from metrics.pg_server_info
-      where connection_id = a.connection_id and collected_at <= $3::timestamptz
+      where connection_id = server.source_id and collected_at <= $3::timestamptz
       order by collected_at desc limit 1) i
     group by a.connection_id`,
   long_transactions: sessionDuration(

@@ -34,6 +34,9 @@ export {
   type ProbeSpec,
   probeCatalogue,
   probeRunsTable,
+  rowSources,
+  sourceRowCondition,
+  storedOncePerServer,
 } from "./probe-catalogue/index.js";
 export {
   ROLLUP_SETTLING_SECONDS,

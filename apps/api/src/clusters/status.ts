@@ -1,4 +1,5 @@
 import type { Sql } from "@dbmon/datastore";
+import { findProbeSpec, rowSources, sourceRowCondition } from "@dbmon/monitoring";
 import { alertConnections } from "../auth/visibility.js";
 
 export type ServerStatus = "online" | "warning" | "offline" | "unknown";
@@ -83,8 +84,16 @@ export async function readServerFacts(sql: Sql): Promise<Map<number, ServerFacts
       to_regclass('metrics.pg_server_info') is not null as server_info,
       to_regclass('metrics.pg_sys_os_info') is not null as os_info,
       to_regclass('metrics.pg_extension') is not null as extension`;
-  const latest = (table: string, select: string, extra = "") =>
-    `(select ${select} from metrics.${table} m where m.connection_id = c.id ${extra} order by m.collected_at desc limit 1)`;
+  // Each table where c's rows of it are stored (`rowSources`): its server's, its own, or per database.
+  const latest = (table: string, select: string, extra = "") => {
+    const probe = findProbeSpec(table);
+    if (!probe) {
+      throw new Error(`no probe ${table}`);
+    }
+    return `(select ${select} from ${rowSources(probe, "array[c.id]")} s
+      join metrics.${table} m on m.connection_id = s.source_id and ${sourceRowCondition(probe, "m", "s")}
+      where true ${extra} order by m.collected_at desc limit 1)`;
+  };
   const column = (present: boolean | undefined, expression: string) => (present ? expression : "null::text");
   const rows = await sql.unsafe<({ id: number } & ServerFacts)[]>(`
     select c.id,

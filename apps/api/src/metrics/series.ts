@@ -1,5 +1,12 @@
 import type { Sql } from "@dbmon/datastore";
-import { type ProbeColumn, type ProbeSpec, rollupCoverage, rollupDatabaseColumn } from "@dbmon/monitoring";
+import {
+  type ProbeColumn,
+  type ProbeSpec,
+  rollupCoverage,
+  rollupDatabaseColumn,
+  rowSources,
+  sourceRowCondition,
+} from "@dbmon/monitoring";
 import { numericValue, probeTable, quoted } from "./catalogue.js";
 import { dateFromEpoch } from "./request.js";
 
@@ -35,7 +42,7 @@ export function bucketLayout(rangeSeconds: number, buckets: number, now: Date) {
 
 function aggregate(aggregation: Aggregation, value: string): string {
   return aggregation === "last"
-    ? `(array_agg(${value} order by collected_at desc) filter (where ${value} is not null))[1]`
+    ? `(array_agg(${value} order by r.collected_at desc) filter (where ${value} is not null))[1]`
     : `${aggregation}(${value})::float8`;
 }
 
@@ -79,7 +86,7 @@ async function rawBuckets(
   const filter = (column: string | undefined, value: string | undefined) => {
     if (column && value !== undefined && value !== "") {
       params.push(value);
-      filters.push(`${quoted(column)} = $${params.length}`);
+      filters.push(`r.${quoted(column)} = $${params.length}`);
     }
   };
   const databaseColumn =
@@ -87,12 +94,13 @@ async function rawBuckets(
   filter(databaseColumn, request.databaseName);
   filter(columns.has("schemaname") ? "schemaname" : undefined, request.schemaName);
   filter(columns.has("relname") ? "relname" : undefined, request.tableName);
-  const text = `select connection_id,
-    floor((extract(epoch from collected_at) - $2) / $4)::int as bucket,
-    ${metrics.map((metric, index) => `${aggregate(aggregation, numericValue(metric))} as m${index}`).join(",\n    ")}
-  from ${probeTable(probe)}
-  where connection_id = any($1::int[])
-    and collected_at >= to_timestamp($2) and collected_at < to_timestamp($3)
+  // Each connection's rows where its server's or databases' collections are (`rowSources`).
+  const text = `select s.connection_id,
+    floor((extract(epoch from r.collected_at) - $2) / $4)::int as bucket,
+    ${metrics.map((metric, index) => `${aggregate(aggregation, numericValue(metric, "r."))} as m${index}`).join(",\n    ")}
+  from ${rowSources(probe, "$1::int[]")} s
+  join ${probeTable(probe)} r on r.connection_id = s.source_id and ${sourceRowCondition(probe, "r", "s")}
+  where r.collected_at >= to_timestamp($2) and r.collected_at < to_timestamp($3)
     ${filters.map((condition) => `and ${condition}`).join(" ")}
   group by 1, 2`;
   return sql.unsafe<BucketRow[]>(text, params as never[]);
@@ -139,8 +147,8 @@ async function rolledUpBuckets(
   let rawFilter = "";
   if (database && request.databaseName) {
     params.push(request.databaseName);
-    rollupFilter = `and database_name = $${params.length}`;
-    rawFilter = `and ${quoted(database)} = $${params.length}`;
+    rollupFilter = `and u.database_name = $${params.length}`;
+    rawFilter = `and r.${quoted(database)} = $${params.length}`;
   }
   const values = metrics.map((metric) => `('${metric.name}', ${numericValue(metric, "r.")})`).join(", ");
   const text = `select connection_id, bucket,
@@ -148,17 +156,20 @@ async function rolledUpBuckets(
   from (
     select p.connection_id, p.bucket, p.metric, ${combined(aggregation)}::float8 as value
     from (
-      select connection_id, floor((extract(epoch from collected_at) - $2) / $4)::int as bucket, metric,
-        sample_count, sum, min, max, last, last_at
-      from metrics.${quoted(table)}
-      where connection_id = any($1::int[]) and probe = $6 and metric = any($7::text[])
-        and collected_at >= to_timestamp($2) and collected_at < least(to_timestamp($3), to_timestamp($5)) ${rollupFilter}
+      select s.connection_id, floor((extract(epoch from u.collected_at) - $2) / $4)::int as bucket, u.metric,
+        u.sample_count, u.sum, u.min, u.max, u.last, u.last_at
+      from ${rowSources(probe, "$1::int[]")} s
+      join metrics.${quoted(table)} u on u.connection_id = s.source_id and ${sourceRowCondition(probe, "u", "s")}
+      where u.probe = $6 and u.metric = any($7::text[])
+        and u.collected_at >= to_timestamp($2) and u.collected_at < least(to_timestamp($3), to_timestamp($5)) ${rollupFilter}
       union all
-      select r.connection_id, floor((extract(epoch from r.collected_at) - $2) / $4)::int, m.metric,
+      select s.connection_id, floor((extract(epoch from r.collected_at) - $2) / $4)::int, m.metric,
         count(*)::int, sum(m.value), min(m.value), max(m.value),
         (array_agg(m.value order by r.collected_at desc))[1], max(r.collected_at)
-      from ${probeTable(probe)} r cross join lateral (values ${values}) as m(metric, value)
-      where r.connection_id = any($1::int[]) and m.value is not null
+      from ${rowSources(probe, "$1::int[]")} s
+      join ${probeTable(probe)} r on r.connection_id = s.source_id and ${sourceRowCondition(probe, "r", "s")}
+      cross join lateral (values ${values}) as m(metric, value)
+      where m.value is not null
         and r.collected_at >= greatest(to_timestamp($2), to_timestamp($5)) and r.collected_at < to_timestamp($3) ${rawFilter}
       group by 1, 2, 3
     ) p

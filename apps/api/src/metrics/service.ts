@@ -1,6 +1,6 @@
 import type { TIME_RANGES, TOP_QUERY_ORDERS } from "@dbmon/contract";
-import { type Datastore, schema } from "@dbmon/datastore";
-import { probeRunsTable } from "@dbmon/monitoring";
+import { type Datastore, databaseSources, readsDatabaseRow, schema } from "@dbmon/datastore";
+import { probeRunsTable, rowSources, sourceRowCondition } from "@dbmon/monitoring";
 import { and, count, eq } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import type { Clock } from "../clock.js";
@@ -246,9 +246,10 @@ export class MetricsReader {
     });
     const now = clock.now();
     const [row] = await datastore.sql.unsafe<Record<string, unknown>[]>(
-      `select ${stats.join(",\n")} from ${probeTable(probe)}
-       where connection_id = $1 and collected_at >= $2::timestamptz - make_interval(days => ${BASELINE_LOOKBACK_DAYS})
-         and collected_at <= $2::timestamptz`,
+      `select ${stats.join(",\n")} from ${rowSources(probe, "array[$1::int]")} s
+       join ${probeTable(probe)} r on r.connection_id = s.source_id and ${sourceRowCondition(probe, "r", "s")}
+       where r.collected_at >= $2::timestamptz - make_interval(days => ${BASELINE_LOOKBACK_DAYS})
+         and r.collected_at <= $2::timestamptz`,
       [connectionId, now.toISOString()],
     );
     return columns.flatMap((column, index) => {
@@ -330,18 +331,20 @@ export class MetricsReader {
       databaseSamples(sql, ids, start - width),
       tables?.database
         ? sql<{ connection_id: number; database_name: string; age: number }[]>`
-            select d.connection_id, d.datname as database_name, d.age_datfrozenxid::float8 as age
-            from metrics.pg_database d
-            where d.connection_id = any(${ids}::int[]) and not d.datistemplate
+            select c.connection_id, d.datname as database_name, d.age_datfrozenxid::float8 as age
+            from dbmon_connection_servers c
+            join metrics.pg_database d on d.connection_id = c.server_connection_id
+            where c.connection_id = any(${ids}::int[]) and not d.datistemplate
               and d.collected_at = (select max(collected_at) from metrics.pg_database l where l.connection_id = d.connection_id)
             order by d.age_datfrozenxid desc`
         : [],
       tables?.checkpointer
         ? sql<{ connection_id: number; at: number; write_time: number | null; sync_time: number | null }[]>`
-            select connection_id, extract(epoch from collected_at)::float8 as at, write_time, sync_time
-            from metrics.pg_stat_checkpointer
-            where connection_id = any(${ids}::int[]) and collected_at >= to_timestamp(${start - width})
-            order by connection_id, collected_at`
+            select c.connection_id, extract(epoch from k.collected_at)::float8 as at, k.write_time, k.sync_time
+            from dbmon_connection_servers c
+            join metrics.pg_stat_checkpointer k on k.connection_id = c.server_connection_id
+            where c.connection_id = any(${ids}::int[]) and k.collected_at >= to_timestamp(${start - width})
+            order by c.connection_id, k.collected_at`
         : [],
     ]);
     const connections = ids.map((id) => {
@@ -454,24 +457,34 @@ export class MetricsReader {
         ? sql<{ datname: string; size: number | null; pretty: string | null }[]>`
             select d.datname, d.database_size_bytes::float8 as size, pg_size_pretty(d.database_size_bytes) as pretty
             from metrics.pg_database d
-            where d.connection_id = ${connectionId}
-              and d.collected_at = (select max(collected_at) from metrics.pg_database where connection_id = ${connectionId})`
+            where d.connection_id = dbmon_server_connection(${connectionId})
+              and d.collected_at = (select max(collected_at) from metrics.pg_database
+                                    where connection_id = dbmon_server_connection(${connectionId}))`
         : [],
       tables?.tables
-        ? sql<{ database_name: string; ratio: number | null }[]>`
-            select t.database_name,
+        ? sql.unsafe<{ database_name: string; ratio: number | null }[]>(
+            `select t.database_name,
               (100.0 * sum(t.n_dead_tup) / nullif(sum(t.n_live_tup) + sum(t.n_dead_tup), 0))::float8 as ratio
-            from metrics.pg_stat_all_tables t
-            join (select database_name, max(collected_at) as at from ${sql.unsafe(probeRunsTable("pg_stat_all_tables"))}
-                  where connection_id = ${connectionId} group by database_name) latest
-              on latest.database_name = t.database_name and latest.at = t.collected_at
-            where t.connection_id = ${connectionId}
-            group by t.database_name`
+            from ${databaseSources("array[$1::int]")} source
+            cross join lateral (select database_name, max(collected_at) as at from ${probeRunsTable("pg_stat_all_tables")}
+                  where connection_id = source.source_id group by database_name) latest
+            join metrics.pg_stat_all_tables t on t.connection_id = source.source_id
+              and latest.database_name = t.database_name and latest.at = t.collected_at
+            where ${readsDatabaseRow("t", "source")}
+            group by t.database_name`,
+            [connectionId],
+          )
         : [],
     ]);
-    // The databases of the latest collection: one dropped since is no longer listed.
-    const latestAt = Math.max(...samples.map((row) => row.at));
-    const names = samples.filter((row) => row.at === latestAt).map((row) => row.database_name);
+    // The databases of the latest collection of each connection collecting some: one dropped since
+    // is no longer listed.
+    const latestAt = new Map<number, number>();
+    for (const row of samples) {
+      latestAt.set(row.source_id, Math.max(row.at, latestAt.get(row.source_id) ?? row.at));
+    }
+    const names = samples
+      .filter((row) => row.at === latestAt.get(row.source_id))
+      .map((row) => row.database_name);
     const databases = names.map((name) => {
       const mine = samples.filter((row) => row.database_name === name);
       const latest = mine.at(-1);
@@ -522,9 +535,11 @@ export class MetricsReader {
     const excludeCollector = request.excludeCollector === true;
     const rows = await sql.unsafe<Record<string, unknown>[]>(
       `with latest as (
-         select s.* from metrics.pg_stat_statements s
-         where s.connection_id = $1
-           and s.collected_at = (select max(collected_at) from ${probeRunsTable("pg_stat_statements")} where connection_id = $1)
+         select s.* from ${databaseSources("array[$1::int]")} source
+         join metrics.pg_stat_statements s on s.connection_id = source.source_id
+           and s.collected_at = (select max(collected_at) from ${probeRunsTable("pg_stat_statements")}
+                                 where connection_id = source.source_id)
+         where ${readsDatabaseRow("s", "source")}
            and ($2::text is null or s.queryid = $2::bigint)
            and (not $3 or (s.query not like '%/* dbmon collector:%' and s.query not like '%ai_dba_wb_probe%'))
        ), per_query as (
@@ -577,7 +592,10 @@ export class MetricsReader {
       return { rows: [], total: 0 };
     }
     const params: unknown[] = [connectionId, clock.now().toISOString()];
-    const conditions = ["connection_id = $1", "collected_at > $2::timestamptz - interval '1 hour'"];
+    const conditions = [
+      sourceRowCondition(probe, probeTable(probe), "s"),
+      "collected_at > $2::timestamptz - interval '1 hour'",
+    ];
     if (request.databaseName && output.includes("database_name")) {
       params.push(request.databaseName);
       conditions.push(`database_name = $${params.length}`);
@@ -605,7 +623,8 @@ export class MetricsReader {
     const rows = await datastore.sql.unsafe<Record<string, unknown>[]>(
       `with latest as (
          select distinct on (${dimensions.map(quoted).join(", ")}) ${select}
-         from ${probeTable(probe)}
+         from ${rowSources(probe, "array[$1::int]")} s
+         join ${probeTable(probe)} on ${probeTable(probe)}.connection_id = s.source_id
          where ${conditions.join(" and ")}
          order by ${dimensions.map(quoted).join(", ")}, collected_at desc
        )

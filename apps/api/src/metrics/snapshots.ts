@@ -1,8 +1,11 @@
 import type { Sql } from "@dbmon/datastore";
+import { findProbeSpec, rowSources, sourceRowCondition } from "@dbmon/monitoring";
 
 /** One collection of pg_stat_database for one database of a connection. */
 export interface DatabaseSample {
   connection_id: number;
+  /** The connection that collected the database (`rowSources`): one collection is one source's. */
+  source_id: number;
   database_name: string;
   at: number;
   blks_hit: number;
@@ -13,11 +16,14 @@ export interface DatabaseSample {
 }
 
 /** The sums of one collection over the databases of a connection. */
-export type CollectionTotals = Omit<DatabaseSample, "database_name">;
+export type CollectionTotals = Omit<DatabaseSample, "database_name" | "source_id">;
+
+const PG_STAT_DATABASE = findProbeSpec("pg_stat_database") ?? { scope: "database" as const };
 
 /**
  * pg_stat_database samples per database and collection since `fromEpoch`, ordered by connection,
- * database and time. Empty when nothing was collected yet.
+ * database and time, each database from the connection of the server that collects it. Empty when
+ * nothing was collected yet.
  */
 export async function databaseSamples(
   sql: Sql,
@@ -30,22 +36,24 @@ export async function databaseSamples(
   if (!exists?.ok) {
     return [];
   }
-  return sql<DatabaseSample[]>`
-    select connection_id, database_name, extract(epoch from collected_at)::float8 as at,
-      sum(blks_hit)::float8 as blks_hit, sum(blks_read)::float8 as blks_read,
-      sum(xact_commit)::float8 as xact_commit, sum(xact_rollback)::float8 as xact_rollback,
-      sum(numbackends)::float8 as numbackends
-    from metrics.pg_stat_database
-    where connection_id = any(${connectionIds as number[]}::int[]) and collected_at >= to_timestamp(${fromEpoch})
-      and database_name is not null
-    group by 1, 2, collected_at
-    order by 1, 2, collected_at`;
+  return sql.unsafe<DatabaseSample[]>(
+    `select s.connection_id, s.source_id, r.database_name, extract(epoch from r.collected_at)::float8 as at,
+      sum(r.blks_hit)::float8 as blks_hit, sum(r.blks_read)::float8 as blks_read,
+      sum(r.xact_commit)::float8 as xact_commit, sum(r.xact_rollback)::float8 as xact_rollback,
+      sum(r.numbackends)::float8 as numbackends
+    from ${rowSources(PG_STAT_DATABASE, "$1::int[]")} s
+    join metrics.pg_stat_database r on r.connection_id = s.source_id and ${sourceRowCondition(PG_STAT_DATABASE, "r", "s")}
+    where r.collected_at >= to_timestamp($2) and r.database_name is not null
+    group by 1, 2, 3, r.collected_at
+    order by 1, 3, r.collected_at`,
+    [connectionIds as number[], fromEpoch],
+  );
 }
 
 /** The samples summed per connection and collection, oldest first (for ratios of cumulative counters). */
 export function collectionTotals(samples: readonly DatabaseSample[]): CollectionTotals[] {
   const totals = new Map<string, CollectionTotals>();
-  for (const { database_name: _, ...sample } of samples) {
+  for (const { database_name: _, source_id: __, ...sample } of samples) {
     const key = `${sample.connection_id}/${sample.at}`;
     const total = totals.get(key);
     if (total) {

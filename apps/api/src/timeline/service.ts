@@ -5,7 +5,7 @@ import {
   type TimelineEventType,
 } from "@dbmon/contract";
 import { type Datastore, readableNumberSql } from "@dbmon/datastore";
-import { HEALTH_CHECKS } from "@dbmon/monitoring";
+import { findProbeSpec, HEALTH_CHECKS, rowSources, sourceRowCondition } from "@dbmon/monitoring";
 import type { z } from "@hono/zod-openapi";
 import type { RequestAccess } from "../auth/access.js";
 import { alertSeenThrough } from "../auth/visibility.js";
@@ -104,6 +104,13 @@ const SNAPSHOT_SOURCES: SnapshotSource[] = [
  */
 function snapshotEvents(source: SnapshotSource): string {
   const table = `metrics.${source.table}`;
+  // Each connection's snapshots where they are stored: its server's, its own, or per database
+  // under the connection that collects the database (`rowSources`).
+  const spec = findProbeSpec(source.table);
+  if (!spec) {
+    throw new Error(`timeline: no probe ${source.table}`);
+  }
+  const read = sourceRowCondition(spec, "t", "s");
   return `
     select '${source.prefix}-' || e.connection_id || '-' || ${epoch("e.collected_at")} as id,
       '${source.type}'::text as event_type, e.connection_id, e.collected_at as at, 'info'::text as severity,
@@ -112,10 +119,11 @@ function snapshotEvents(source: SnapshotSource): string {
       json_build_object('change_count', json_array_length(e.changes), 'changes', e.changes) as details
     from (
       with snapshots as (
-        select connection_id, collected_at,
-          lag(collected_at) over (partition by connection_id order by collected_at) as previous
-        from (select distinct connection_id, collected_at from ${table}
-              where ${selected("connection_id")} and collected_at <= $3::timestamptz) s
+        select src.*, s.collected_at,
+          lag(s.collected_at) over (partition by src.connection_id, src.source_id order by s.collected_at) as previous
+        from ${rowSources(spec, `array(select id from public.connections where ${selected("id")})`)} src
+        cross join lateral (select distinct collected_at from ${table}
+              where connection_id = src.source_id and collected_at <= $3::timestamptz) s
       )
       select s.connection_id, s.collected_at,
         json_agg(json_build_object('name', d.name, 'old_value', d.old_value, 'new_value', d.new_value,
@@ -124,10 +132,10 @@ function snapshotEvents(source: SnapshotSource): string {
       cross join lateral (
         select coalesce(n.k, o.k) as name, o.v as old_value, n.v as new_value,
           case when o.k is null then 'added' when n.k is null then 'removed' else 'modified' end as change_type
-        from (select ${source.key} as k, ${source.value} as v from ${table}
-              where connection_id = s.connection_id and collected_at = s.collected_at) n
-        full join (select ${source.key} as k, ${source.value} as v from ${table}
-              where connection_id = s.connection_id and collected_at = s.previous) o on o.k = n.k
+        from (select ${source.key} as k, ${source.value} as v from ${table} t
+              where t.connection_id = s.source_id and t.collected_at = s.collected_at and ${read}) n
+        full join (select ${source.key} as k, ${source.value} as v from ${table} t
+              where t.connection_id = s.source_id and t.collected_at = s.previous and ${read}) o on o.k = n.k
         where n.v::text is distinct from o.v::text
       ) d
       where s.previous is not null and s.collected_at >= $2::timestamptz

@@ -1,4 +1,8 @@
-import { machinePostgresBinariesAvailable, startPrimary, type TestServer } from "@dbmon/datastore/testing";
+import {
+  machinePostgresBinariesAvailable,
+  startLoopbackPrimary,
+  type TestServer,
+} from "@dbmon/datastore/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbmonProcess } from "../dbmon-processes.js";
 import { expectAlive, type Fleet, startFleet, waitLong } from "./support.js";
@@ -19,7 +23,7 @@ describe.skipIf(!machinePostgresBinariesAvailable())("a collector killed with SI
   const ids: number[] = [];
 
   beforeAll(async () => {
-    [fleet, monitored] = await Promise.all([startFleet(), startPrimary("replica")]);
+    [fleet, monitored] = await Promise.all([startFleet(), startLoopbackPrimary()]);
     for (let index = 0; index < 2; index++) {
       const process = await fleet.start("collector");
       collectors.push({

@@ -1,4 +1,8 @@
-import { machinePostgresBinariesAvailable, startPrimary, type TestServer } from "@dbmon/datastore/testing";
+import {
+  machinePostgresBinariesAvailable,
+  startLoopbackPrimary,
+  type TestServer,
+} from "@dbmon/datastore/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbmonProcess } from "../dbmon-processes.js";
 import { duplicateDeliveries, expectAlive, type Fleet, sleep, startFleet, waitLong } from "./support.js";
@@ -22,7 +26,7 @@ describe.skipIf(!machinePostgresBinariesAvailable())("the datastore restarts or 
   beforeAll(async () => {
     [fleet, monitored] = await Promise.all([
       startFleet({ DBMON_ADMIN_USERNAME: "admin", DBMON_ADMIN_PASSWORD: "fault-suite-Admin-1" }),
-      startPrimary("replica"),
+      startLoopbackPrimary(),
     ]);
     const serve = await fleet.start("serve");
     api = String((await serve.logged("dbmon API listening")).address);

@@ -42,7 +42,11 @@ export interface Fleet {
   webhookUrl: string;
   env: Record<string, string>;
   start(command: "serve" | "collector" | "alerter", extra?: Record<string, string>): Promise<DbmonProcess>;
-  /** A monitored connection, as the API stores it (the password encrypted with the fleet's key). */
+  /**
+   * A monitored connection, as the API stores it (the password encrypted with the fleet's key), at a
+   * loopback address of its own (`hostaddr`): a server of its own to dbmon, on a server started with
+   * `startLoopbackPrimary` (the suite is about processes and faults, not connections sharing a server).
+   */
   addConnection(name: string, port: number, database?: string): Promise<number>;
   /** Every probe off but these, at this interval (seconds). */
   onlyProbes(names: readonly string[], intervalSeconds: number): Promise<void>;
@@ -78,13 +82,15 @@ export async function startFleet(extraEnv: Record<string, string> = {}): Promise
     DBMON_COLLECTOR: "false",
     DBMON_ALERTER: "false",
     DBMON_MONITOR_SELF: "false",
-    DBMON_ALLOWED_HOSTS: "127.0.0.1",
+    DBMON_ALLOWED_HOSTS: "127.0.0.0/8",
     DBMON_NOTIFICATION_ALLOWED_HOSTS: "127.0.0.1",
     DBMON_COLLECTOR_LEASE_SECONDS: "4",
     DBMON_EVALUATION_INTERVAL_SECONDS: "2",
     ...extraEnv,
   };
   const processes: DbmonProcess[] = [];
+  /** Connections added, for each one's loopback address. */
+  let added = 0;
   const fleet: Fleet = {
     datastore,
     sql: postgres(datastore.url, { max: 2, onnotice: () => {} }),
@@ -105,9 +111,10 @@ export async function startFleet(extraEnv: Record<string, string> = {}): Promise
     },
     async addConnection(name, port, database = "postgres") {
       const [row] = await fleet.sql<{ id: number }[]>`
-        insert into connections (name, host, port, database_name, username, password_encrypted, sslmode,
-          owner_username, is_monitored)
-        values (${name}, '127.0.0.1', ${port}, ${database}, 'postgres', ${encryptSecret(secretKey, "trust")},
+        insert into connections (name, host, hostaddr, port, database_name, username, password_encrypted,
+          sslmode, owner_username, is_monitored)
+        values (${name}, '127.0.0.1', ${`127.0.2.${++added}`}, ${port}, ${database}, 'postgres',
+          ${encryptSecret(secretKey, "trust")},
           'disable', 'admin', true)
         returning id`;
       return row?.id ?? 0;

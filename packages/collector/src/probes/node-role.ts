@@ -201,6 +201,4 @@ async function collectNodeRole(context: ProbeContext): Promise<ProbeRow[]> {
 export const pgNodeRole: ProbeCollection = {
   name: "pg_node_role",
   collect: collectNodeRole,
-  // Publications and the Spock node are the connected database's.
-  readsConnectedDatabase: true,
 };

@@ -55,8 +55,6 @@ export const pgDatabase: ProbeCollection = {
 
 export const pgSettings: ProbeCollection = {
   name: "pg_settings",
-  // ALTER DATABASE ... SET gives each database settings of its own.
-  readsConnectedDatabase: true,
   queries: [
     {
       minVersion: 0,

@@ -93,7 +93,6 @@ function attachCollections(): ProbeDefinition[] {
       ...spec,
       queries: collection.queries,
       collect: collection.collect,
-      readsConnectedDatabase: collection.readsConnectedDatabase,
     };
   });
   if (byName.size > 0) {

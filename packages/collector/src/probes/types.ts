@@ -28,12 +28,6 @@ export interface ProbeCollection {
   queries?: readonly VersionedQuery[];
   /** Custom collection; returns null when the probe cannot run on this server (nothing is stored). */
   collect?(context: ProbeContext): Promise<ProbeRow[] | null>;
-  /**
-   * A server-scope probe whose rows depend on the database connected to (its publications and Spock
-   * node, settings set per database): run for each connection in its own database rather than once
-   * per server.
-   */
-  readsConnectedDatabase?: boolean;
 }
 
 /** A catalogue probe (`@dbmon/datastore`) with its collection. */

@@ -429,13 +429,14 @@ export async function hostVcpus(sql: Sql, connectionIds: readonly number[]): Pro
   }
   // A snapshot probe stores rows only when they change: its latest snapshot is the one probe_runs names.
   const rows = await sql<{ connection_id: number; vcpus: number; host: string }[]>`
-    select c.connection_id, sum(c.logical_processor)::int as vcpus,
+    select conn.id as connection_id, sum(c.logical_processor)::int as vcpus,
       min(coalesce(conn.hostaddr, conn.host)) as host
-    from probe_runs r
-    join connections conn on conn.id = r.connection_id
+    from connections conn
+    join dbmon_connection_servers v on v.connection_id = conn.id
+    join probe_runs r on r.connection_id = v.server_connection_id
     join metrics.pg_sys_cpu_info c
       on c.connection_id = r.connection_id and c.collected_at = r.snapshot_collected_at
-    where r.connection_id = any(${connectionIds as number[]}::int[]) and r.probe_name = 'pg_sys_cpu_info'
+    where conn.id = any(${connectionIds as number[]}::int[]) and r.probe_name = 'pg_sys_cpu_info'
       and c.logical_processor > 0
     group by 1`;
   return new Map(rows.map((row) => [row.connection_id, { vcpus: row.vcpus, host: row.host }]));

@@ -7,11 +7,15 @@ import type { Sql } from "../datastore.js";
  * connection at the server's address; a server with one connection has all its databases there. The
  * collector stores each database's rows under its connections only, and the alerter reads
  * per-database rows of server-wide probes (pg_database) by the same rule, so that one database is
- * one series and one alert, not one per connection of its server. Both forms of the rule live here.
+ * one series and one alert, not one per connection of its server. Both forms of the rule live here;
+ * the readers' form, which connection's rows a reader of any connection reads for each database, is
+ * the view `dbmon_database_sources` of migration 0029 (tested against `collectsDatabase`).
  *
  * The same lowest-id monitored connection speaks for its server: whole-server alerts (a condition of
  * the server or its host, not of one database) are raised and stored once per server, under it
- * (`firstConnectionId`), and every connection at the address shares them (`sameServer`).
+ * (`firstConnectionId`), and every connection at the address shares them (`sameServer`). Server-wide
+ * probe rows are stored once per server under the same connection (`dbmon_server_connection`,
+ * migration 0029).
  */
 
 /** Where a server is: connections at one address are the same server to this rule. */
@@ -105,4 +109,45 @@ export function collectedDatabaseJoin(alias: string, databaseColumn: string): st
   return `join ${OWNERS} owner on owner.connection_id = ${alias}.connection_id
     and (${database} = owner.own_database
       or (owner.collects_unregistered and not ${database} = any(owner.registered)))`;
+}
+
+/*
+ * Reading through a connection's server (migration 0029). Server-wide probes are stored once per
+ * server, under its representative; per-database rows under the connection that collects the
+ * database. A reader of connection X answers as if X collected alone by reading:
+ */
+
+/** SQL: the connection whose server-wide rows hold connection `connection`'s (an SQL expression). */
+export function serverRowsConnection(connection: string): string {
+  return `public.dbmon_server_connection(${connection})`;
+}
+
+/**
+ * SQL: (connection_id, source_id) of each connection of the int[] expression `connections` with its
+ * server's representative, for readers of many connections (one pass over connections).
+ */
+export function serverSources(connections: string): string {
+  return `(select connection_id, server_connection_id as source_id from public.dbmon_connection_servers
+    where connection_id = any(${connections}))`;
+}
+
+/**
+ * SQL: (connection_id, source_id, own_database, collects_unregistered, registered) for each connection
+ * of the int[] expression `connections` and each connection of its server whose per-database rows it
+ * may read; `readsDatabaseRow` says which of a source's rows.
+ */
+export function databaseSources(connections: string): string {
+  return `(select connection_id, source_id, own_database, collects_unregistered, registered
+    from public.dbmon_database_sources where connection_id = any(${connections}))`;
+}
+
+/**
+ * SQL condition: the row `row` (its database in `databaseColumn`) of the source `sources`
+ * (`databaseSources`, joined on `source_id = row.connection_id`) is the one its reader reads for
+ * that database: stored by the connection that collects it.
+ */
+export function readsDatabaseRow(row: string, sources: string, databaseColumn = "database_name"): string {
+  const database = `${row}.${databaseColumn}`;
+  return `(${database} = ${sources}.own_database
+    or (${sources}.collects_unregistered and ${database} <> all(${sources}.registered)))`;
 }

@@ -1,4 +1,5 @@
 import type { Sql } from "../datastore.js";
+import { databaseSources, readsDatabaseRow, serverRowsConnection } from "./database-ownership.js";
 
 /**
  * What dbmon last collected about a monitored server (spec, "Server information"), from collected
@@ -123,7 +124,12 @@ export async function readServerInfo(
       version: string | null;
       architecture: string | null;
       host_name: string | null;
-    }>(sql, "pg_sys_os_info", "name, version, architecture, host_name", connectionId),
+    }>(
+      sql,
+      { probe: "pg_sys_os_info", rows: "server" },
+      "name, version, architecture, host_name",
+      connectionId,
+    ),
     latestRows<{
       model_name: string | null;
       no_of_cores: number | null;
@@ -131,7 +137,7 @@ export async function readServerInfo(
       clock_speed_hz: number | null;
     }>(
       sql,
-      "pg_sys_cpu_info",
+      { probe: "pg_sys_cpu_info", rows: "server" },
       "model_name, no_of_cores, logical_processor, clock_speed_hz::float8 as clock_speed_hz",
       connectionId,
     ),
@@ -143,7 +149,7 @@ export async function readServerInfo(
       swap_used: number | null;
     }>(
       sql,
-      "pg_sys_memory_info",
+      { probe: "pg_sys_memory_info", rows: "server" },
       `total_memory::float8 as total_memory, used_memory::float8 as used_memory,
        free_memory::float8 as free_memory, swap_total::float8 as swap_total, swap_used::float8 as swap_used`,
       connectionId,
@@ -156,7 +162,7 @@ export async function readServerInfo(
       free_space: number | null;
     }>(
       sql,
-      "pg_sys_disk_info",
+      { probe: "pg_sys_disk_info", rows: "server" },
       `mount_point, file_system_type, total_space::float8 as total_space,
        used_space::float8 as used_space, free_space::float8 as free_space`,
       connectionId,
@@ -171,7 +177,7 @@ export async function readServerInfo(
       max_replication_slots: number | null;
     }>(
       sql,
-      "pg_server_info",
+      { probe: "pg_server_info", rows: "server" },
       "server_version, cluster_name, data_directory, max_connections, max_wal_senders, max_replication_slots",
       connectionId,
     ),
@@ -182,7 +188,7 @@ export async function readServerInfo(
       datconnlimit: number | null;
     }>(
       sql,
-      "pg_database",
+      { probe: "pg_database", rows: "server" },
       "datname, database_size_bytes::float8 as database_size_bytes, encoding, datconnlimit",
       connectionId,
       'datname collate "C"',
@@ -194,14 +200,14 @@ export async function readServerInfo(
       schema_name: string | null;
     }>(
       sql,
-      "pg_extension",
+      { probe: "pg_extension", rows: "databases" },
       "database_name, extname, extversion, schema_name",
       connectionId,
       'database_name collate "C", extname collate "C"',
     ),
     latestRows<{ name: string; setting: string | null; unit: string | null; category: string | null }>(
       sql,
-      "pg_settings",
+      { probe: "pg_settings", rows: "connection" },
       "name, setting, unit, category",
       connectionId,
       'category collate "C", name collate "C"',
@@ -213,7 +219,7 @@ export async function readServerInfo(
   const memoryRow = memory[0];
   const serverRow = server[0];
   const collectedAt = [os, cpu, memory, disks, server, databases, extensions, settings]
-    .flatMap((rows) => rows.slice(0, 1).map((row) => row.collected_ms))
+    .flatMap((rows) => rows.map((row) => row.collected_ms))
     .reduce<number | null>((latest, time) => (latest === null || time > latest ? time : latest), null);
 
   const extensionsByDatabase = new Map<string, string[]>();
@@ -286,13 +292,23 @@ export async function readServerInfo(
 }
 
 /**
+ * Where a probe's rows for a connection are (`database-ownership.ts`): the server's (stored once per
+ * server), the connection's own, or per database under the connection collecting each database.
+ */
+interface ProbeRows {
+  probe: string;
+  rows: "server" | "connection" | "databases";
+}
+
+/**
  * The rows of the newest collection of a probe for a connection, in byte order of the `orderBy`
- * columns (collation "C") whatever the datastore's collation. A metrics table the collector has
- * not created yet reads as no data.
+ * columns (collation "C") whatever the datastore's collation: per database, the newest collection
+ * of the connection that collects it. A metrics table the collector has not created yet reads as no
+ * data.
  */
 async function latestRows<T extends object>(
   sql: Sql,
-  probe: string,
+  { probe, rows }: ProbeRows,
   columns: string,
   connectionId: number,
   orderBy?: string,
@@ -300,16 +316,24 @@ async function latestRows<T extends object>(
   const table = `metrics."${probe}"`;
   // A snapshot probe stores nothing while its content is unchanged, and a changed snapshot may be
   // empty: its latest snapshot is the one probe_runs names, not the newest rows in its table.
-  const latest = SNAPSHOT_PROBES.has(probe)
-    ? "select snapshot_collected_at from probe_runs where connection_id = $1 and probe_name = $2"
-    : `select max(collected_at) from ${table} where connection_id = $1 and $2::text is not null`;
+  const latest = (connection: string) =>
+    SNAPSHOT_PROBES.has(probe)
+      ? `select snapshot_collected_at from probe_runs where connection_id = ${connection} and probe_name = $2`
+      : `select max(collected_at) from ${table} where connection_id = ${connection} and $2::text is not null`;
+  const selected = `${columns}, (extract(epoch from collected_at) * 1000)::float8 as collected_ms`;
+  const query =
+    rows === "databases"
+      ? `select ${selected} from ${databaseSources("array[$1::int]")} source
+         cross join lateral (select * from ${table} t where t.connection_id = source.source_id
+           and t.collected_at = (${latest("source.source_id")}) and ${readsDatabaseRow("t", "source")}) t`
+      : `select ${selected} from ${table}
+         where connection_id = ${rows === "server" ? serverRowsConnection("$1") : "$1"}
+           and collected_at = (${latest(rows === "server" ? serverRowsConnection("$1") : "$1")})`;
   try {
-    return (await sql.unsafe(
-      `select ${columns}, (extract(epoch from collected_at) * 1000)::float8 as collected_ms from ${table}
-       where connection_id = $1 and collected_at = (${latest})
-       ${orderBy ? `order by ${orderBy}` : ""}`,
-      [connectionId, probe],
-    )) as unknown as Timestamped<T>[];
+    return (await sql.unsafe(`${query} ${orderBy ? `order by ${orderBy}` : ""}`, [
+      connectionId,
+      probe,
+    ])) as unknown as Timestamped<T>[];
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "42P01" || code === "3F000") {

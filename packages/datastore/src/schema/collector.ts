@@ -56,3 +56,12 @@ export const metricRollupProgress = pgTable(
   },
   (table) => [primaryKey({ columns: [table.probeName, table.resolutionSeconds] })],
 );
+
+/**
+ * The probes whose rows are stored once per server, under the server's representative connection
+ * (`dbmon_server_connection`, migration 0029): written by the collector from the probe catalogue, read
+ * by the trigger that moves a server's rows to its new representative when the old one leaves.
+ */
+export const serverWideProbes = pgTable("server_wide_probes", {
+  probeName: text().primaryKey(),
+});

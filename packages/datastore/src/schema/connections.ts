@@ -54,6 +54,8 @@ export const connections = pgTable(
     // At most one owner: a connection whose owning user was deleted has none (superusers manage it).
     check("connections_one_owner", sql`${table.ownerUsername} is null or ${table.ownerToken} is null`),
     index("connections_monitored_idx").on(table.id).where(sql`${table.isMonitored}`),
+    /** A connection's server: the address rule of `dbmon_server_connection` (migration 0029). */
+    index("connections_address_idx").on(table.host, table.port),
   ],
 );
 

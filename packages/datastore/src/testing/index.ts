@@ -10,6 +10,7 @@ export {
 export {
   postgresCommand,
   type ServerSettings,
+  startLoopbackPrimary,
   startPrimary,
   startStandby,
   type TestServer,

@@ -154,6 +154,25 @@ export async function startPrimary(
   });
 }
 
+/**
+ * A new primary reachable at every loopback address (127.0.0.0/8, trust): connections registered
+ * with a `hostaddr` of their own (127.0.x.y) are servers of their own to dbmon, whose rule is that
+ * connections at one address are one server, while one test server holds them all.
+ */
+export async function startLoopbackPrimary(extra: ServerSettings = {}): Promise<TestServer> {
+  return inPrivateDir(async (root, data) => {
+    const port = await freePort();
+    await asPostgres("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-N", "--encoding=UTF8"]);
+    await writeFile(
+      join(data, "postgresql.conf"),
+      settings(port, root, "replica", { ...extra, listen_addresses: "'0.0.0.0'" }),
+      { flag: "a" },
+    );
+    await writeFile(join(data, "pg_hba.conf"), "host all all 127.0.0.0/8 trust\n", { flag: "a" });
+    return start(root, data, port);
+  });
+}
+
 /** A streaming standby of `primary`, cloned with pg_basebackup. */
 export async function startStandby(primary: TestServer, extra: ServerSettings = {}): Promise<TestServer> {
   return inPrivateDir(async (root, data) => {

@@ -5,6 +5,7 @@ import { serverProbes } from "./server.js";
 import type { DescribedProbeSpec } from "./types.js";
 
 export { metricColumns, numericValue } from "./metric-columns.js";
+export { rowSources, sourceRowCondition, storedOncePerServer } from "./stored-rows.js";
 export type { ColumnType, DescribedProbeSpec, ProbeColumn, ProbeScope, ProbeSpec } from "./types.js";
 
 /**

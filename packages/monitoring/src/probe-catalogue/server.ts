@@ -227,6 +227,8 @@ export const serverProbes: readonly DescribedProbeSpec[] = probesOfScope("server
   {
     name: "pg_settings",
     description: "Server configuration settings (stored when they change)",
+    // ALTER DATABASE ... SET gives each database settings of its own.
+    readsConnectedDatabase: true,
     intervalSeconds: 3600,
     retentionDays: 365,
     snapshot: true,
@@ -307,6 +309,8 @@ export const serverProbes: readonly DescribedProbeSpec[] = probesOfScope("server
   {
     name: "pg_node_role",
     description: "Replication role of the node: primary, standby, logical or spock",
+    // Publications and the Spock node are the connected database's.
+    readsConnectedDatabase: true,
     intervalSeconds: 300,
     retentionDays: 30,
     columns: [

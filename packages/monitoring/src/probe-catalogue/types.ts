@@ -44,6 +44,12 @@ export interface ProbeSpec {
    * object within one database.
    */
   changedRows?: { key: readonly string[] };
+  /**
+   * A server-scope probe whose rows depend on the database connected to (its publications and Spock
+   * node, settings set per database): run and stored for each connection in its own database rather
+   * than once per server.
+   */
+  readsConnectedDatabase?: true;
 }
 
 /**

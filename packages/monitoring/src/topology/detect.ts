@@ -217,7 +217,7 @@ export async function readDetectionNodes(sql: Sql): Promise<DetectionNode[]> {
   }
   const systemIdentifier = tables.server_info
     ? sql`(select s.system_identifier from metrics.pg_server_info s
-         where s.connection_id = c.id order by s.collected_at desc limit 1)`
+         where s.connection_id = v.server_connection_id order by s.collected_at desc limit 1)`
     : sql`null::text`;
   const rows = await sql<
     {
@@ -244,6 +244,7 @@ export async function readDetectionNodes(sql: Sql): Promise<DetectionNode[]> {
       r.is_streaming_standby, r.has_binary_standbys, r.upstream_host, r.upstream_port, r.subscription_count,
       r.publisher_host, r.publisher_port, r.has_spock, ${systemIdentifier} as system_identifier
     from connections c
+    join dbmon_connection_servers v on v.connection_id = c.id
     left join lateral (
       select * from metrics.pg_node_role n where n.connection_id = c.id order by n.collected_at desc limit 1
     ) r on true
