@@ -145,11 +145,15 @@ async function start(root: string, data: string, port: number): Promise<TestServ
 export async function startPrimary(
   walLevel: "replica" | "logical",
   extra: ServerSettings = {},
+  hbaLines: readonly string[] = [],
 ): Promise<TestServer> {
   return inPrivateDir(async (root, data) => {
     const port = await freePort();
     await asPostgres("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-N", "--encoding=UTF8"]);
     await writeFile(join(data, "postgresql.conf"), settings(port, root, walLevel, extra), { flag: "a" });
+    for (const line of hbaLines) {
+      await writeFile(join(data, "pg_hba.conf"), `${line}\n`, { flag: "a" });
+    }
     return start(root, data, port);
   });
 }
@@ -159,18 +163,10 @@ export async function startPrimary(
  * with a `hostaddr` of their own (127.0.x.y) are servers of their own to dbmon, whose rule is that
  * connections at one address are one server, while one test server holds them all.
  */
-export async function startLoopbackPrimary(extra: ServerSettings = {}): Promise<TestServer> {
-  return inPrivateDir(async (root, data) => {
-    const port = await freePort();
-    await asPostgres("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-N", "--encoding=UTF8"]);
-    await writeFile(
-      join(data, "postgresql.conf"),
-      settings(port, root, "replica", { ...extra, listen_addresses: "'0.0.0.0'" }),
-      { flag: "a" },
-    );
-    await writeFile(join(data, "pg_hba.conf"), "host all all 127.0.0.0/8 trust\n", { flag: "a" });
-    return start(root, data, port);
-  });
+export function startLoopbackPrimary(extra: ServerSettings = {}): Promise<TestServer> {
+  return startPrimary("replica", { ...extra, listen_addresses: "'0.0.0.0'" }, [
+    "host all all 127.0.0.0/8 trust",
+  ]);
 }
 
 /** A streaming standby of `primary`, cloned with pg_basebackup. */
