@@ -31,7 +31,8 @@ import {
  *   10:11 onwards: nothing sampled.
  * Connection H (root's, hidden from the viewer, also in cluster 9001, a host of 64 vCPUs): 10 sessions on
  * CPU 10:00–10:09.
- * Connection B (the viewer's, in no cluster, on A's host): 10:00, 60 ticks, 30 samples of user "batch" on CPU.
+ * Connection B (the viewer's, in no cluster, another server on A's host): 10:00, 60 ticks, 30 samples of
+ * user "batch" on CPU.
  */
 const day = "2026-11-20";
 /** A time of the seeded day, as the text postgres.js sends (Drizzle turns off its Date conversion). */
@@ -97,12 +98,14 @@ describe("activity: database load, top values and sessions", () => {
       from metrics.activity_ticks group by 1, 2`;
     // A's host: 4 logical processors; query 22's text from pg_stat_statements.
     await prepareMetricsOf(t, ["pg_sys_cpu_info", "pg_stat_statements"], new Date(at("10:00:00")));
-    // B reaches A's server (its vCPUs count once, stored once under A, the server's representative);
-    // the hidden connection another host, of 64.
-    await sql`update connections set host = (select host from connections where id = ${a}) where id = ${b}`;
+    // B is another server (another port) on A's host: the host's processors count once; the hidden
+    // connection another host, of 64.
+    await sql`update connections set host = (select host from connections where id = ${a}), port = 5433
+      where id = ${b}`;
     await sql`update connections set host = '10.0.0.9' where id = ${hidden}`;
     for (const [connection, vcpus] of [
       [a, 4],
+      [b, 4],
       [hidden, 64],
     ] as const) {
       await sql`insert into metrics.pg_sys_cpu_info (connection_id, collected_at, logical_processor)
@@ -497,6 +500,118 @@ describe("activity: database load, top values and sessions", () => {
         ["alpha", `${day}T10:10:01.000Z`, 4, 1],
         ["bravo", null, 0, 0],
         ["hidden", `${day}T10:10:01.000Z`, 1, 1],
+      ]);
+    });
+  });
+
+  /**
+   * One server reached by two connections, C (database shop) and D (database crm), both the viewer's,
+   * in cluster 9101 of a group of its own. The server is sampled once a second and each session is
+   * stored under the connection collecting its database: from 11:00 for 5 minutes, 60 ticks a minute
+   * under each, 60 samples a minute of shop (under C) and 120 of crm (under D); at 11:00:00 a raw
+   * sample of two sessions, shop's (pid 200, under C) blocking crm's (pid 201, under D).
+   */
+  describe("a server shared by several connections", () => {
+    const SHARED_CLUSTER = 9101;
+    let c: number;
+    let d: number;
+    let sharedGroup: number;
+    const sharedWindow = { start_time: `${day}T11:00:00Z`, end_time: `${day}T11:05:00Z` };
+
+    beforeAll(async () => {
+      const sql = t.datastore.sql;
+      c = await addConnection(t, "charlie", { owner: "viewer", clusterId: SHARED_CLUSTER });
+      d = await addConnection(t, "delta", { owner: "viewer", clusterId: SHARED_CLUSTER });
+      const [group] = await sql<{ id: number }[]>`
+        insert into cluster_groups (name) values ('shared servers') returning id`;
+      sharedGroup = group?.id as number;
+      await sql`update clusters set group_id = ${sharedGroup} where id = ${SHARED_CLUSTER}`;
+      await sql`update connections set host = 'shared.test', database_name = 'shop' where id = ${c}`;
+      await sql`update connections set host = 'shared.test', database_name = 'crm' where id = ${d}`;
+      for (let m = 0; m < 5; m++) {
+        const minute = at(`11:0${m}:00`);
+        for (const [connection, database, samples] of [
+          [c, "shop", 60],
+          [d, "crm", 120],
+        ] as const) {
+          await sql`insert into metrics.activity_ticks (connection_id, minute, ticks) values (${connection}, ${minute}, 60)`;
+          await sql`insert into metrics.activity_minutes (connection_id, minute, database_name, user_name,
+              application_name, backend_type, state, wait_event_type, wait_event, query_id, samples)
+            values (${connection}, ${minute}, ${database}, 'app', 'psql', 'client backend', 'active', '', '', 0,
+              ${samples})`;
+        }
+      }
+      for (const [connection, database, pid, blocking] of [
+        [c, "shop", 200, []],
+        [d, "crm", 201, [200]],
+      ] as const) {
+        await sql`insert into metrics.activity_samples (connection_id, sampled_at, pid, database_name, user_name,
+            application_name, backend_type, state, wait_event_type, wait_event, query_id, query, blocking_pids)
+          values (${connection}, ${at("11:00:00")}, ${pid}, ${database}, 'app', 'psql', 'client backend', 'active',
+            ${blocking.length > 0 ? "Lock" : null}, ${blocking.length > 0 ? "transactionid" : null}, 0,
+            ${`update ${database}`}, ${blocking as unknown as number[]})`;
+      }
+    });
+
+    it("answers each connection's load for the whole server, as if it monitored it alone", async () => {
+      for (const id of [c, d]) {
+        const load = await typedClient(t, viewer.token).call(getConnectionActivityLoad, {
+          params: { id },
+          query: { ...sharedWindow, bucket_seconds: 300, dimension: "database" },
+        });
+        expect(load.total).toEqual([3]);
+        expect(load.series.map((series) => [series.value, series.average_load])).toEqual([
+          ["crm", 2],
+          ["shop", 1],
+        ]);
+        const top = await typedClient(t, viewer.token).call(getConnectionActivityTop, {
+          params: { id },
+          query: { ...sharedWindow, dimension: "database" },
+        });
+        expect(top.items.map((item) => [item.value, item.load])).toEqual([
+          ["crm", 2],
+          ["shop", 1],
+        ]);
+      }
+    });
+
+    it("counts the server once in a cluster or group holding several of its connections", async () => {
+      const cluster = await typedClient(t, viewer.token).call(getClusterActivityLoad, {
+        params: { id: String(SHARED_CLUSTER) },
+        query: { ...sharedWindow, bucket_seconds: 300 },
+      });
+      expect(cluster.total).toEqual([3]);
+      const servers = await typedClient(t, viewer.token).call(getGroupActivityTop, {
+        params: { id: sharedGroup },
+        query: { ...sharedWindow, dimension: "server" },
+      });
+      // Under the lowest of the requested connections of the server.
+      expect(servers.items.map((item) => [item.label, item.load])).toEqual([["charlie", 3]]);
+      expect(servers.average_load).toBe(3);
+    });
+
+    it("answers a connection's sessions with every session of its server and their lock tree", async () => {
+      const answer = await typedClient(t, viewer.token).call(getConnectionActivitySessions, {
+        params: { id: d },
+        query: { at: `${day}T11:00:00Z` },
+      });
+      const [server] = answer.servers;
+      expect(server?.session_count).toBe(2);
+      expect(server?.sessions.map((session) => [session.pid, session.database_name])).toEqual([
+        [200, "shop"],
+        [201, "crm"],
+      ]);
+      expect(server?.lock_tree.map((entry) => [entry.depth, entry.pid])).toEqual([
+        [0, 200],
+        [1, 201],
+      ]);
+      const cluster = await typedClient(t, viewer.token).call(getClusterActivitySessions, {
+        params: { id: String(SHARED_CLUSTER) },
+        query: { at: `${day}T11:00:00Z` },
+      });
+      expect(cluster.servers.map((one) => [one.name, one.session_count])).toEqual([
+        ["charlie", 2],
+        ["delta", 0],
       ]);
     });
   });

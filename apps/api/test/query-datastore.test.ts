@@ -95,6 +95,12 @@ describe("query_datastore", () => {
       "select (select count(*) from health_check_status) + (select count(*) from health_check_changes) + (select count(*) from metrics.activity_minutes) + (select count(*) from metrics.activity_hours) as n",
     );
     expect(later).toEqual({ error: false, text: "n\n0\n(1 row)" });
+    // Whose rows hold a server's data (migration 0030), and a probe stored as changed rows, read
+    // through its view.
+    const servers = await run(
+      "select (select count(*) from dbmon_connection_servers where server_connection_id = connection_id) as served, (select count(*) from dbmon_database_sources where source_id = connection_id) as own, (select count(*) > 0 from server_wide_probes) as probes, (select count(*) from metrics.pg_stat_all_tables) as tables",
+    );
+    expect(servers).toEqual({ error: false, text: "served\town\tprobes\ttables\n1\t1\ttrue\t0\n(1 row)" });
     const names = await run("select name, host from connections; select username from users order by id");
     expect(names.error).toBe(false);
     expect(names.text).toContain("-- statement 2: select username from users order by id\nusername\nroot");

@@ -9,7 +9,7 @@ import {
 } from "@dbmon/contract";
 import {
   type ActivityLoad,
-  type ActivitySampleOf,
+  type ActivitySessionRow,
   type ActivityTop,
   CPU,
   type DimensionValue,
@@ -139,15 +139,7 @@ export function presentTop(
   };
 }
 
-/** A raw sample as the datastore holds it, with its connection and moment. */
-export interface SampleRow extends ActivitySampleOf<string> {
-  connection_id: number;
-  /** RFC 3339 text, like the other times of a row. */
-  sampled_at: string;
-  session_count: number;
-}
-
-export function presentSession(row: SampleRow): ActivitySessionView {
+export function presentSession(row: ActivitySessionRow): ActivitySessionView {
   const waiting = row.wait_event_type !== null && row.wait_event_type !== "";
   return {
     pid: row.pid,
@@ -172,7 +164,7 @@ export function presentSession(row: SampleRow): ActivitySessionView {
 export function presentSessions(
   scope: ActivityScopeView,
   at: Date,
-  rows: readonly SampleRow[],
+  rows: readonly ActivitySessionRow[],
   truncated: boolean,
 ): ActivitySessionsView {
   return {

@@ -11,6 +11,7 @@ import {
   type ActivityTopRequest,
   type ActivityWindow,
   activityLoad,
+  activitySessionsNear,
   activityTop,
   alignedWindow,
   type Datastore,
@@ -31,7 +32,6 @@ import {
   presentLoad,
   presentSessions,
   presentTop,
-  type SampleRow,
 } from "./present.js";
 import { bucketSeconds, requestedWindow } from "./window.js";
 
@@ -68,12 +68,6 @@ const MAX_TOP = 100;
 const DEFAULT_SESSIONS = 200;
 /** How far from the moment asked a sample may be. */
 const NEAREST_SAMPLE_SECONDS = 300;
-
-/**
- * RFC 3339 in UTC, as to_char writes it: timestamps come back from postgres.js as PostgreSQL's text
- * (Drizzle, sharing its pool, turns off its conversion).
- */
-const ISO_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
 
 /**
  * Database load and sessions from active session history (issue 26). `load` and `top` take domain
@@ -130,57 +124,16 @@ export class ActivityService {
     query: SessionsQuery,
   ): Promise<ActivitySessionsView> {
     const moment = query.at ?? this.deps.clock.now();
-    const at = moment.toISOString();
     const limit = Math.min(query.limit ?? DEFAULT_SESSIONS, MAX_ACTIVITY_SESSIONS);
     const scope = await this.scope(access, target);
-    const ids = scope.view.servers.map((server) => server.connection_id);
-    // Each server's first session, then sessions in a lock tree, so that a limit keeps every
-    // server's sample time and count, and never cuts a tree before other sessions.
-    const rows = await this.deps.datastore.sql<(SampleRow & { involved: boolean })[]>`
-      with nearest as (
-        select c.id as connection_id, n.sampled_at
-        from unnest(${ids}::int[]) c(id)
-        cross join lateral (
-          select sampled_at from (
-            (select sampled_at from metrics.activity_samples
-             where connection_id = c.id and sampled_at <= ${at}
-               and sampled_at >= ${at}::timestamptz - make_interval(secs => ${NEAREST_SAMPLE_SECONDS})
-             order by sampled_at desc limit 1)
-            union all
-            (select sampled_at from metrics.activity_samples
-             where connection_id = c.id and sampled_at > ${at}
-               and sampled_at <= ${at}::timestamptz + make_interval(secs => ${NEAREST_SAMPLE_SECONDS})
-             order by sampled_at limit 1)
-          ) candidates
-          order by abs(extract(epoch from sampled_at - ${at}::timestamptz)), sampled_at
-          limit 1) n
-      ), sample as (
-        select s.* from nearest join metrics.activity_samples s
-          on s.connection_id = nearest.connection_id and s.sampled_at = nearest.sampled_at
-      ), blockers as (
-        select distinct connection_id, unnest(blocking_pids) as pid from sample
-      ), sessions as (
-        select s.*, (cardinality(s.blocking_pids) > 0 or b.pid is not null) as involved,
-          count(*) over (partition by s.connection_id)::int as session_count
-        from sample s left join blockers b on b.connection_id = s.connection_id and b.pid = s.pid
-      ), placed as (
-        select *, row_number() over (
-          partition by connection_id order by involved desc, query_start nulls last, pid) as place
-        from sessions
-      )
-      select s.connection_id, to_char(s.sampled_at at time zone 'UTC', ${ISO_FORMAT}) as sampled_at, s.pid,
-        s.database_name, s.user_name, s.application_name, s.client_addr, s.backend_type, s.state,
-        s.wait_event_type, s.wait_event, s.query_id::text as query_id,
-        left(s.query, ${MAX_ACTIVITY_QUERY_LENGTH}) as query,
-        to_char(s.xact_start at time zone 'UTC', ${ISO_FORMAT}) as xact_start,
-        to_char(s.query_start at time zone 'UTC', ${ISO_FORMAT}) as query_start,
-        to_char(s.state_change at time zone 'UTC', ${ISO_FORMAT}) as state_change,
-        s.blocking_pids, s.session_count, s.involved
-      from placed s
-      order by s.place = 1 desc, s.involved desc, s.connection_id, s.query_start nulls last, s.pid
-      limit ${limit + 1}`;
-    const shown = rows.slice(0, limit).map(({ involved: _, ...row }) => row);
-    return presentSessions(scope.view, moment, shown, rows.length > limit);
+    const { rows, truncated } = await activitySessionsNear(this.deps.datastore.sql, {
+      connectionIds: scope.view.servers.map((server) => server.connection_id),
+      at: moment,
+      nearestSeconds: NEAREST_SAMPLE_SECONDS,
+      limit,
+      queryChars: MAX_ACTIVITY_QUERY_LENGTH,
+    });
+    return presentSessions(scope.view, moment, rows, truncated);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Sql } from "../datastore.js";
-import { ACTIVITY_MINUTE_KEY } from "./activity-sample.js";
+import { ACTIVITY_MINUTE_KEY, type ActivitySampleOf } from "./activity-sample.js";
 
 // Times go to and come from PostgreSQL as text and epochs: Drizzle, sharing the connection pool,
 // turns off postgres.js's own conversion of timestamps.
@@ -10,8 +10,13 @@ import { ACTIVITY_MINUTE_KEY } from "./activity-sample.js";
  * whole hours): what the API's activity operations, the alerter and the bench all
  * compute. The load of a set of minutes is the average number of active sessions (AAS): the samples
  * of those minutes over the sampling ticks that succeeded in them, so a gap in sampling does not
- * dilute it. Over several connections (a cluster), loads add up: each connection's samples are
- * divided by its own ticks.
+ * dilute it. Over several connections (a cluster), loads add up: each server's samples are divided
+ * by its own ticks.
+ *
+ * A server is sampled once, and each session is stored under the connection that collects its
+ * database (`collectsDatabase`), so a connection's load is read from every connection of its server
+ * (`readers` below): each connection answers for the whole server, as if it were the only one
+ * monitoring it, and a server counts once in a set however many of its connections the set holds.
  */
 
 /** A session that is not waiting is on CPU (stored as an empty wait event type, presented as "CPU"). */
@@ -108,8 +113,26 @@ function hourColumns(dimension: ActivityDimension): string {
 }
 
 /**
- * The aggregate rows of the connections `$1` from `$2` to `$3` (exclusive), as `activity_minutes`
- * rows (the time column named `minute`): the hours from `hours[0]` to `hours[1]` (parameter
+ * The `readers` CTE: every connection whose stored activity the requested connections `$1` read
+ * (`source_id`, a connection of the same server: same address), with the requested connection it is
+ * read as (`reader_id`: of several requested connections of one server, the lowest id, which answers
+ * for the server in the `server` dimension). The ticks of the server's connections are alike (every
+ * connection enabled for sampling ticks with the server), so they are taken once: their highest.
+ */
+const READERS = `readers as (
+       select source.connection_id as source_id, min(requested.id) as reader_id
+       from unnest($1::int[]) requested(id)
+       join public.dbmon_connection_servers reader on reader.connection_id = requested.id
+       join public.dbmon_connection_servers source on source.server_connection_id = reader.server_connection_id
+       group by source.connection_id)`;
+
+/** A condition on `connection_id` keeping the rows of the readers' sources (an index condition). */
+const FROM_SOURCES = "connection_id = any(array(select source_id from readers))";
+
+/**
+ * The aggregate rows of the connections `$1` read (READERS, which the statement must define) from
+ * `$2` to `$3` (exclusive), as `activity_minutes` rows under their reader's id (the time column
+ * named `minute`): the hours from `hours[0]` to `hours[1]` (parameter
  * numbers, see hourlySpan) from `activity_hours`, only the rows of the dimension asked for, and the
  * minutes around them from `activity_minutes`. The sums are equal either way (the collector writes
  * both in one transaction), so a load is the same whichever answers it; a week of one dimension's
@@ -119,28 +142,34 @@ function hourColumns(dimension: ActivityDimension): string {
 function samplesSource(hours: readonly [number, number], dimension: ActivityDimension): string {
   const [from, to] = hours.map((index) => `$${index}`);
   const columns = MINUTE_COLUMNS.join(", ");
-  return `(select ${columns}, minute from metrics.activity_minutes
-       where connection_id = any($1::int[]) and minute >= $2 and minute < ${from}
-     union all
-     select ${hourColumns(dimension)}, hour from metrics.activity_hours
-       where connection_id = any($1::int[]) and hour >= ${from} and hour < ${to}
-         and dimension = '${HOUR_DIMENSION[dimension]}'
-     union all
-     select ${columns}, minute from metrics.activity_minutes
-       where connection_id = any($1::int[]) and minute >= ${to} and minute < $3)`;
+  const kept = MINUTE_COLUMNS.filter((column) => column !== "connection_id").map((column) => `a.${column}`);
+  return `(select r.reader_id as connection_id, ${kept.join(", ")}, a.minute from (
+       select ${columns}, minute from metrics.activity_minutes
+         where ${FROM_SOURCES} and minute >= $2 and minute < ${from}
+       union all
+       select ${hourColumns(dimension)}, hour from metrics.activity_hours
+         where ${FROM_SOURCES} and hour >= ${from} and hour < ${to}
+           and dimension = '${HOUR_DIMENSION[dimension]}'
+       union all
+       select ${columns}, minute from metrics.activity_minutes
+         where ${FROM_SOURCES} and minute >= ${to} and minute < $3) a
+     join readers r on r.source_id = a.connection_id)`;
 }
 
-/** The tick counts matching samplesSource (`connection_id`, `minute`, `ticks`). */
+/** The tick counts matching samplesSource (`connection_id`, `minute`, `ticks`), once per server. */
 function ticksSource(hours: readonly [number, number]): string {
   const [from, to] = hours.map((index) => `$${index}`);
-  return `(select connection_id, minute, ticks from metrics.activity_ticks
-       where connection_id = any($1::int[]) and minute >= $2 and minute < ${from}
-     union all
-     select connection_id, hour, ticks from metrics.activity_hour_ticks
-       where connection_id = any($1::int[]) and hour >= ${from} and hour < ${to}
-     union all
-     select connection_id, minute, ticks from metrics.activity_ticks
-       where connection_id = any($1::int[]) and minute >= ${to} and minute < $3)`;
+  return `(select r.reader_id as connection_id, a.minute, max(a.ticks) as ticks from (
+       select connection_id, minute, ticks from metrics.activity_ticks
+         where ${FROM_SOURCES} and minute >= $2 and minute < ${from}
+       union all
+       select connection_id, hour, ticks from metrics.activity_hour_ticks
+         where ${FROM_SOURCES} and hour >= ${from} and hour < ${to}
+       union all
+       select connection_id, minute, ticks from metrics.activity_ticks
+         where ${FROM_SOURCES} and minute >= ${to} and minute < $3) a
+     join readers r on r.source_id = a.connection_id
+     group by 1, 2)`;
 }
 
 /** The window and the connections a load is computed over. */
@@ -235,7 +264,7 @@ export async function activityLoad(sql: Sql, request: ActivityLoadRequest): Prom
       load: number;
     }[]
   >(
-    `with ticks as (
+    `with ${READERS}, ticks as (
        select t.connection_id, ${bucket("t.minute")} as bucket, sum(t.ticks)::float8 as ticks
        from ${ticksSource([6, 7])} t
        where t.ticks > 0
@@ -354,7 +383,7 @@ export async function activityTop(sql: Sql, request: ActivityTopRequest): Promis
       total: number | null;
     }[]
   >(
-    `with window_ticks as (
+    `with ${READERS}, window_ticks as (
        select t.connection_id, sum(t.ticks)::float8 as ticks
        from ${ticksSource([5, 6])} t
        where t.ticks > 0
@@ -406,6 +435,107 @@ export async function activityTop(sql: Sql, request: ActivityTopRequest): Promis
   return { average, values: values.filter(Boolean) };
 }
 
+/** A raw sample's session, under the requested connection that answers for its server. */
+export interface ActivitySessionRow extends ActivitySampleOf<string> {
+  connection_id: number;
+  /** RFC 3339 in UTC, like the session's other times. */
+  sampled_at: string;
+  /** Sessions in the server's sample, however many are returned. */
+  session_count: number;
+}
+
+export interface ActivitySessionsRequest {
+  connectionIds: readonly number[];
+  at: Date;
+  /** How far from `at` the sample may be. */
+  nearestSeconds: number;
+  /** Sessions returned at most (in all). */
+  limit: number;
+  /** Query texts are cut to this many characters. */
+  queryChars: number;
+}
+
+/**
+ * RFC 3339 in UTC, as to_char writes it: timestamps come back from postgres.js as PostgreSQL's text
+ * (Drizzle, sharing its pool, turns off its conversion).
+ */
+const ISO_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
+
+/**
+ * Each server's raw sample nearest `at` (READERS: a server once, under the lowest requested
+ * connection of it, with the sessions of every connection of it at that moment), ordered to be
+ * shown: each server's first session, then the sessions in a lock tree, so that a limit keeps every
+ * server's sample time and count and never cuts a tree before other sessions. `truncated` when the
+ * limit left sessions out.
+ */
+export async function activitySessionsNear(
+  sql: Sql,
+  request: ActivitySessionsRequest,
+): Promise<{ rows: ActivitySessionRow[]; truncated: boolean }> {
+  if (request.connectionIds.length === 0) {
+    return { rows: [], truncated: false };
+  }
+  // One backward and one forward index walk per stored-under connection (connection_id,
+  // sampled_at), then the nearest of them per server.
+  const rows = await sql.unsafe<(ActivitySessionRow & { involved: boolean })[]>(
+    `with ${READERS}, candidates as (
+       select r.reader_id, n.sampled_at
+       from readers r
+       cross join lateral (
+         (select sampled_at from metrics.activity_samples
+          where connection_id = r.source_id and sampled_at <= $2
+            and sampled_at >= $2::timestamptz - make_interval(secs => $3)
+          order by sampled_at desc limit 1)
+         union all
+         (select sampled_at from metrics.activity_samples
+          where connection_id = r.source_id and sampled_at > $2
+            and sampled_at <= $2::timestamptz + make_interval(secs => $3)
+          order by sampled_at limit 1)) n
+     ), nearest as (
+       select distinct on (reader_id) reader_id, sampled_at from candidates
+       order by reader_id, abs(extract(epoch from sampled_at - $2::timestamptz)), sampled_at
+     ), sample as (
+       select n.reader_id as connection_id, s.sampled_at, s.pid, s.database_name, s.user_name,
+         s.application_name, s.client_addr, s.backend_type, s.state, s.wait_event_type, s.wait_event,
+         s.query_id, s.query, s.xact_start, s.query_start, s.state_change, s.blocking_pids
+       from nearest n
+       join readers r on r.reader_id = n.reader_id
+       join metrics.activity_samples s on s.connection_id = r.source_id and s.sampled_at = n.sampled_at
+     ), blockers as (
+       select distinct connection_id, unnest(blocking_pids) as pid from sample
+     ), sessions as (
+       select s.*, (cardinality(s.blocking_pids) > 0 or b.pid is not null) as involved,
+         count(*) over (partition by s.connection_id)::int as session_count
+       from sample s left join blockers b on b.connection_id = s.connection_id and b.pid = s.pid
+     ), placed as (
+       select *, row_number() over (
+         partition by connection_id order by involved desc, query_start nulls last, pid) as place
+       from sessions
+     )
+     select s.connection_id, to_char(s.sampled_at at time zone 'UTC', '${ISO_FORMAT}') as sampled_at, s.pid,
+       s.database_name, s.user_name, s.application_name, s.client_addr, s.backend_type, s.state,
+       s.wait_event_type, s.wait_event, s.query_id::text as query_id, left(s.query, $4) as query,
+       to_char(s.xact_start at time zone 'UTC', '${ISO_FORMAT}') as xact_start,
+       to_char(s.query_start at time zone 'UTC', '${ISO_FORMAT}') as query_start,
+       to_char(s.state_change at time zone 'UTC', '${ISO_FORMAT}') as state_change,
+       s.blocking_pids, s.session_count, s.involved
+     from placed s
+     order by s.place = 1 desc, s.involved desc, s.connection_id, s.query_start nulls last, s.pid
+     limit $5`,
+    [
+      request.connectionIds as number[],
+      request.at.toISOString(),
+      request.nearestSeconds,
+      request.queryChars,
+      request.limit + 1,
+    ],
+  );
+  return {
+    rows: rows.slice(0, request.limit).map(({ involved: _, ...row }) => row),
+    truncated: rows.length > request.limit,
+  };
+}
+
 /** The logical processors of a connection's host, and the host they are counted once for. */
 export interface HostVcpus {
   vcpus: number;
@@ -444,8 +574,9 @@ export async function hostVcpus(sql: Sql, connectionIds: readonly number[]): Pro
 
 /**
  * The text of each query id, from the newest pg_stat_statements collection of one of the
- * connections that holds it, at most a day before `start` and no later than `end`; else from the
- * newest raw activity sample that carries it in the window. Ids found in neither are absent.
+ * connections that holds it (any connection of the servers of the window's connections), at most a
+ * day before `start` and no later than `end`; else from the newest raw activity sample that carries
+ * it in the window. Ids found in neither are absent.
  */
 export async function queryTexts(
   sql: Sql,
@@ -462,7 +593,7 @@ export async function queryTexts(
   // first match, instead of reading every collection of the window.
   const fromStatements = table?.ok
     ? `select distinct on (q.id) q.id::text as query_id, s.query
-       from unnest($1::int[]) c(id) cross join unnest($2::bigint[]) q(id)
+       from (select source_id as id from readers) c cross join unnest($2::bigint[]) q(id)
        cross join lateral (
          select query, collected_at from metrics.pg_stat_statements
          where connection_id = c.id and queryid = q.id and collected_at <= $4
@@ -471,10 +602,10 @@ export async function queryTexts(
        order by q.id, s.collected_at desc`
     : "select null::text as query_id, null::text as query where false";
   const rows = await sql.unsafe<{ query_id: string; query: string }[]>(
-    `with statements as (${fromStatements}),
+    `with ${READERS}, statements as (${fromStatements}),
      sampled as (
        select distinct on (q.id) q.id::text as query_id, s.query
-       from unnest($1::int[]) c(id) cross join unnest($2::bigint[]) q(id)
+       from (select source_id as id from readers) c cross join unnest($2::bigint[]) q(id)
        cross join lateral (
          select query, sampled_at from metrics.activity_samples
          where connection_id = c.id and query_id = q.id and sampled_at >= $3 and sampled_at < $4
