@@ -11,7 +11,7 @@ import {
   queryMetrics,
 } from "@dbmon/contract";
 import { collectsDatabase, readServerDirectory, serverAddress } from "@dbmon/datastore";
-import { findProbeSpec, type ProbeSpec } from "@dbmon/monitoring";
+import { evaluateHealthChecks, findProbeSpec, type ProbeSpec } from "@dbmon/monitoring";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readServerFacts } from "../src/clusters/status.js";
 import { prepareMetrics } from "./monitoring-support.js";
@@ -314,6 +314,24 @@ describe("a server with several connections", () => {
         ),
         name,
       ).toEqual(perDatabase);
+    }
+  });
+
+  it("answers each connection's health checks as the connection collecting alone, evaluating the server once", async () => {
+    const ids = [alone.id, ...shared.map((connection) => connection.id)];
+    const results = await evaluateHealthChecks(t.datastore.sql, ids, NOW);
+    const of = (id: number) =>
+      results.filter((result) => result.connectionId === id).map(({ connectionId: _, ...result }) => result);
+    const expected = of(alone.id);
+    expect(expected.filter((result) => result.status !== "unknown").length).toBeGreaterThan(0);
+    for (const connection of shared) {
+      expect(of(connection.id), connection.database_name).toEqual(expected);
+      // Evaluated alone, as itself or as the connection it reads as: the same.
+      expect(
+        (await evaluateHealthChecks(t.datastore.sql, [connection.id], NOW)).map(
+          ({ connectionId: _, ...result }) => result,
+        ),
+      ).toEqual(expected);
     }
   });
 

@@ -23,6 +23,7 @@ export {
   readServerDirectory,
   readsDatabaseRow,
   type ServerDirectoryEntry,
+  sameReadingConnections,
   sameServer,
   serverAddress,
   serverDirectory,

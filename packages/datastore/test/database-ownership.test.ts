@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   collectedDatabaseJoin,
   collectsDatabase,
+  databaseSources,
   readServerDirectory,
+  readsDatabaseRow,
+  sameReadingConnections,
   sameServer,
   serverAddress,
 } from "../src/index.js";
@@ -126,5 +129,38 @@ describe("which connection collects each database of a server", () => {
       solo: databases,
       retired: databases,
     });
+  });
+
+  it("finds the connections that read the same rows of their server as another, for readers of many", async () => {
+    const connections = await sql<
+      { id: number; name: string }[]
+    >`select id, name from connections order by id`;
+    const nameOf = new Map(connections.map((connection) => [connection.id, connection.name]));
+    const readsAs = await sameReadingConnections(
+      sql,
+      connections.map((connection) => connection.id),
+    );
+    expect(Object.fromEntries([...readsAs].map(([id, as]) => [nameOf.get(id), nameOf.get(as)]))).toEqual({
+      main: "main",
+      app: "main",
+      // A second connection to app reads app from itself; a connection not monitored, its own.
+      "app-again": "app-again",
+      archive: "archive",
+      solo: "solo",
+      retired: "retired",
+    });
+    // What each reads, were every connection to hold rows of every database: the same (source,
+    // database) pairs as the connection it reads as.
+    const reads = async (id: number) =>
+      sql.unsafe<{ source_id: number; datname: string }[]>(
+        `select c.source_id, d.datname from ${databaseSources("array[$1::int]")} c
+         cross join unnest($2::text[]) d(datname)
+         where ${readsDatabaseRow("d", "c", "datname")}
+         order by 1, 2`,
+        [id, databases],
+      );
+    for (const [id, as] of readsAs) {
+      expect(await reads(id), nameOf.get(id)).toEqual(await reads(as));
+    }
   });
 });

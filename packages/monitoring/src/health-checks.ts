@@ -1,4 +1,11 @@
-import { advisoryLocks, databaseSources, readsDatabaseRow, type Sql, serverSources } from "@dbmon/datastore";
+import {
+  advisoryLocks,
+  databaseSources,
+  readsDatabaseRow,
+  type Sql,
+  sameReadingConnections,
+  serverSources,
+} from "@dbmon/datastore";
 import { findProbeSpec, probeRunsTable } from "./probe-catalogue/index.js";
 
 /*
@@ -487,7 +494,12 @@ export interface HealthCheckResult {
 /** Told of a check whose SQL failed (a metrics table of another layout, say): it is left unknown. */
 export type HealthCheckFailure = (check: string, error: unknown) => void;
 
-/** Every check for `connectionIds` from the latest collected data at `now`. */
+/**
+ * Every check for `connectionIds` from the latest collected data at `now`. Each connection answers
+ * for its whole server, and connections that read the same rows of it (`sameReadingConnections`:
+ * usually every connection of a server) are evaluated once, as one of them: a server reached by a
+ * hundred connections costs one evaluation, not a hundred.
+ */
 export async function evaluateHealthChecks(
   sql: Sql,
   connectionIds: readonly number[],
@@ -497,6 +509,7 @@ export async function evaluateHealthChecks(
   if (connectionIds.length === 0) {
     return [];
   }
+  const readsAs = await sameReadingConnections(sql, connectionIds);
   const tables = [...new Set(Object.values(CHECK_TABLES).flat())];
   const present = new Set(
     (
@@ -504,7 +517,7 @@ export async function evaluateHealthChecks(
         select name from unnest(${tables}::text[]) as name where to_regclass('metrics.' || name) is not null`
     ).map((row) => row.name),
   );
-  const ids = [...connectionIds];
+  const ids = [...new Set(connectionIds.map((id) => readsAs.get(id) ?? id))];
   const results = await Promise.all(
     HEALTH_CHECKS.map(async (check) => {
       const measured = new Map<number, { value: number | null; findings: HealthFinding[] }>();
@@ -526,8 +539,8 @@ export async function evaluateHealthChecks(
           });
         }
       }
-      return ids.map((connectionId): HealthCheckResult => {
-        const found = measured.get(connectionId);
+      return connectionIds.map((connectionId): HealthCheckResult => {
+        const found = measured.get(readsAs.get(connectionId) ?? connectionId);
         return found
           ? { connectionId, check: check.name, status: statusOf(check, found.value), ...found }
           : { connectionId, check: check.name, status: "unknown", value: null, findings: [] };

@@ -79,8 +79,13 @@ export async function ensureChangedRowsTables(tx: TransactionSql, table: Changed
     `create index if not exists ${ident(`${rows}_object_idx`)}
        on ${rowsTable} (connection_id, database_name, object_key, collected_at desc)`,
   );
+  // A keyframe's rows, by run: led by collected_at, so that it can serve only whole runs. Led by the
+  // connection (as `_run_idx` of the first version was), the planner took it for an object's newest
+  // row too, reading backwards through every row of the database stored since the keyframe, filtering
+  // on the object: a pass of the alerter grew with every run of the week.
+  await tx.unsafe(`drop index if exists ${schema}.${ident(`${rows}_run_idx`)}`);
   await tx.unsafe(
-    `create index if not exists ${ident(`${rows}_run_idx`)} on ${rowsTable} (connection_id, database_name, collected_at)`,
+    `create index if not exists ${ident(`${rows}_keyframe_idx`)} on ${rowsTable} (collected_at, connection_id, database_name)`,
   );
   await tx.unsafe(
     `create table if not exists ${runsTable} (

@@ -151,3 +151,27 @@ export function readsDatabaseRow(row: string, sources: string, databaseColumn = 
   return `(${database} = ${sources}.own_database
     or (${sources}.collects_unregistered and ${database} <> all(${sources}.registered)))`;
 }
+
+/**
+ * Each of `connectionIds` with the connection whose reading of its server gives the same rows
+ * (through `serverSources` and `databaseSources`), so that a reader of many connections reads each
+ * set once: the server's representative for a monitored connection that is the lowest-id monitored
+ * one of its database at its address (it then reads its own database from itself, as the
+ * representative reads it, and every other database from where the representative reads it; the
+ * usual case, a connection per database); itself otherwise (a second connection to a database, or
+ * one not monitored, reads its own database from itself). Connections that do not exist are absent.
+ */
+export async function sameReadingConnections(
+  sql: Sql,
+  connectionIds: readonly number[],
+): Promise<Map<number, number>> {
+  const rows = await sql<{ id: number; reads_as: number }[]>`
+    select id, reads_as from (
+      select c.id,
+        case when c.is_monitored and c.id = min(c.id) filter (where c.is_monitored)
+            over (partition by c.host, coalesce(c.hostaddr, ''), c.port, c.database_name)
+          then s.server_connection_id else c.id end as reads_as
+      from public.connections c join public.dbmon_connection_servers s on s.connection_id = c.id) readers
+    where id = any(${connectionIds as number[]}::int[])`;
+  return new Map(rows.map((row) => [row.id, row.reads_as]));
+}
