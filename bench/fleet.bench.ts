@@ -72,6 +72,8 @@ interface DatastoreSize {
   metrics: number;
   /** The same for every other table (probe_runs, alerts, baselines, ...). */
   other: number;
+  /** Bytes of each other table (schema-qualified), as metricsTables. */
+  otherTables: Map<string, number>;
   /** Rows inserted into the metrics schema so far. */
   metricRows: number;
   /** The same per metrics table (partitions summed). */
@@ -100,6 +102,11 @@ async function datastoreSize(sql: Sql): Promise<DatastoreSize> {
     ),
     metrics: sum([...metricsTables.values()]),
     other: sum(tables.filter((table) => table.schema !== "metrics").map((table) => table.bytes)),
+    otherTables: new Map(
+      tables
+        .filter((table) => table.schema !== "metrics")
+        .map((table) => [`${table.schema}.${table.name}`, table.bytes]),
+    ),
     metricRows: sum(tables.filter((table) => table.schema === "metrics").map((table) => table.inserted)),
   };
 }
@@ -302,12 +309,15 @@ async function measure(cleanup: Cleanup): Promise<void> {
     rows: (endSize.metricsTableRows.get(table) ?? 0) - (samplingOn?.size.metricsTableRows.get(table) ?? 0),
   }));
   const perDayOn = (value: number) => (onSeconds > 0 ? (value / onSeconds) * 86400 : 0);
-  const largest = [...endSize.metricsTables]
-    .map(([table, bytes]) => [table, perDay(bytes - (warmedUp?.size.metricsTables.get(table) ?? 0))] as const)
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 5)
-    .map(([table, bytes]) => `${table} ${(bytes / MB).toFixed(0)}`)
-    .join(", ");
+  const largestOf = (end: Map<string, number>, start: Map<string, number> | undefined) =>
+    [...end]
+      .map(([table, bytes]) => [table, perDay(bytes - (start?.get(table) ?? 0))] as const)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 5)
+      .map(([table, bytes]) => `${table} ${(bytes / MB).toFixed(0)}`)
+      .join(", ");
+  const largest = largestOf(endSize.metricsTables, warmedUp?.size.metricsTables);
+  const largestOther = largestOf(endSize.otherTables, warmedUp?.size.otherTables);
 
   console.log(
     `fleet: ${DATABASES} databases, collector ${collectorCores.toFixed(2)} cores / ${peakMb(collectorSamples).toFixed(0)} MB peak, ` +
@@ -376,6 +386,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
       "measured",
     ],
     ["largest metrics tables' growth, MB per day", largest, "—"],
+    ["largest other tables' growth, MB per day", largestOther, "—"],
     ["metric rows stored per minute", rowsPerMinute.toFixed(0), "—"],
     [
       "datastore at the end: metrics + the rest",

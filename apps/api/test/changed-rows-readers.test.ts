@@ -35,6 +35,14 @@ const NOW = new Date(Math.floor(Date.now() / MINUTE) * MINUTE);
 const runAt = (run: number) => new Date(NOW.getTime() - (RUNS - run) * 10 * MINUTE + 7_000);
 const clock = { now: () => NOW };
 
+/**
+ * A changed-rows probe storing every change at once: dbmon's own footprint (catalogs, its own
+ * statements) is held back for up to an hour by design, which the collector's tests cover; here the
+ * readers must answer exactly as from full tables.
+ */
+const withoutFootprint = (probe: ProbeDefinition): ProbeDefinition =>
+  probe.changedRows ? { ...probe, changedRows: { key: probe.changedRows.key } } : probe;
+
 /** The probes before changed rows: plain tables holding every row of every run. */
 const fullProbes: ProbeDefinition[] = probeRegistry.map(({ changedRows: _, ...probe }) => probe);
 const COLLECTED = [
@@ -118,7 +126,7 @@ async function collectRun(run: number): Promise<void> {
     const b = await storeProbeRun(
       after.datastore.sql,
       silent,
-      probe,
+      withoutFootprint(probe),
       connectionId,
       at,
       rows,

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { changedRowsTables } from "@dbmon/datastore";
+import { FOOTPRINT_REFRESH_SECONDS } from "@dbmon/monitoring";
 import type { TransactionSql } from "postgres";
 import type { ProbeSpec } from "./probes/types.js";
 import { weekStart } from "./weeks.js";
@@ -8,7 +9,9 @@ import { weekStart } from "./weeks.js";
 // readers' view rebuilds every run are `@dbmon/datastore`'s (`queries/changed-rows.ts`); this
 // module keeps to its rule: a run stores only changed rows, referring to the keyframe of its objects,
 // when its objects are the keyframe's, in the keyframe's week, and the previous run stored for the
-// database is the one remembered here; otherwise it is a keyframe and stores every row.
+// database is the one remembered here; otherwise it is a keyframe and stores every row. A row of
+// dbmon's own footprint (`footprint` in the catalogue) changed only outside its `immediate` columns is
+// held back until its stored version is FOOTPRINT_REFRESH_SECONDS old.
 
 const HASH_BYTES = 8;
 
@@ -18,8 +21,12 @@ interface DatabaseSample {
   keyframeAtMs: number;
   /** Digest of the sorted object keys: equal when the run has the same objects. */
   objects: string;
-  /** Each object's row digest, in sorted key order (HASH_BYTES each). */
+  /** Each object's digest of its stored row, in sorted key order (HASH_BYTES each). */
   rows: Buffer;
+  /** The same of the stored row's `immediate` columns (footprint rows; the whole row's otherwise). */
+  immediate: Buffer;
+  /** When each object's stored row was collected. */
+  storedAtMs: Float64Array;
 }
 
 /**
@@ -55,6 +62,9 @@ interface DatabaseRun {
   records: StoredRecord[];
   objects: string;
   rows: Buffer;
+  immediate: Buffer;
+  /** Whether each row is dbmon's own footprint. */
+  footprint: boolean[];
   /** Two rows name the same object: the run cannot be compared object by object. */
   ambiguous: boolean;
 }
@@ -65,7 +75,10 @@ function digest(text: string): Buffer {
 
 function databaseRuns(probe: ProbeSpec, records: readonly StoredRecord[]): Map<string, DatabaseRun> {
   const key = probe.changedRows?.key ?? [];
+  const footprint = probe.changedRows?.footprint;
   const values = probe.columns.map((column) => column.name);
+  const rowDigest = (record: StoredRecord, names: readonly string[]) =>
+    digest(JSON.stringify(names.map((name) => record[name] ?? null)));
   const byDatabase = new Map<string, { key: string; record: StoredRecord }[]>();
   for (const record of records) {
     const database = String(record.database_name);
@@ -82,9 +95,11 @@ function databaseRuns(probe: ProbeSpec, records: readonly StoredRecord[]): Map<s
       objects: createHash("sha1")
         .update(JSON.stringify(list.map((entry) => entry.key)))
         .digest("base64"),
-      rows: Buffer.concat(
-        list.map((entry) => digest(JSON.stringify(values.map((name) => entry.record[name] ?? null)))),
+      rows: Buffer.concat(list.map((entry) => rowDigest(entry.record, values))),
+      immediate: Buffer.concat(
+        list.map((entry) => rowDigest(entry.record, footprint ? footprint.immediate : values)),
       ),
+      footprint: list.map((entry) => footprint?.when(entry.record) ?? false),
       ambiguous,
     });
   }
@@ -148,17 +163,34 @@ export async function planChangedRows(
       previous.atMs === sample.atMs &&
       previous.keyframeAtMs === sample.keyframeAtMs;
     const keyframeAtMs = continues ? sample.keyframeAtMs : atMs;
-    const kept = continues ? sample.rows : null;
+    const kept = continues ? sample : null;
+    // What is stored after this run: this run's rows, but where the stored row stays an older one.
+    const after = {
+      rows: Buffer.from(run.rows),
+      immediate: Buffer.from(run.immediate),
+      storedAtMs: new Float64Array(run.records.length).fill(atMs),
+    };
     run.records.forEach((record, index) => {
       const offset = index * HASH_BYTES;
       const end = offset + HASH_BYTES;
-      if (kept === null || run.rows.compare(kept, offset, end, offset, end) !== 0) {
-        stored.push(record);
+      if (kept !== null) {
+        const same = run.rows.compare(kept.rows, offset, end, offset, end) === 0;
+        const heldBack =
+          run.footprint[index] === true &&
+          run.immediate.compare(kept.immediate, offset, end, offset, end) === 0 &&
+          atMs - (kept.storedAtMs[index] ?? 0) < FOOTPRINT_REFRESH_SECONDS * 1000;
+        if (same || heldBack) {
+          kept.rows.copy(after.rows, offset, offset, end);
+          kept.immediate.copy(after.immediate, offset, offset, end);
+          after.storedAtMs[index] = kept.storedAtMs[index] ?? atMs;
+          return;
+        }
       }
+      stored.push(record);
     });
     runRecords.push({ database_name: database, keyframe_at: new Date(keyframeAtMs).toISOString() });
     if (!run.ambiguous) {
-      next.set(database, { atMs, keyframeAtMs, objects: run.objects, rows: run.rows });
+      next.set(database, { atMs, keyframeAtMs, objects: run.objects, ...after });
     }
   }
   return {

@@ -21,7 +21,11 @@ import {
 // run a keyframe, as every row was stored before) under one connection and as changed rows under
 // another must read back identically through `metrics.<probe>`, with far fewer rows stored.
 
-const probes = probeRegistry.filter((probe) => probe.changedRows);
+// Every change stored at once here: dbmon's own footprint (catalogs, its statements), held back for
+// up to an hour by design, has a test of its own below.
+const probes = probeRegistry
+  .filter((probe) => probe.changedRows)
+  .map((probe) => ({ ...probe, changedRows: { key: probe.changedRows?.key ?? [] } }));
 const MINUTE = 60_000;
 // A Tuesday: every run of the first tests lies in the week of Monday 2026-11-23.
 const BASE = Date.parse("2026-11-24T10:00:00Z");
@@ -264,6 +268,93 @@ describe("changed-rows storage", () => {
       "15:1:1",
       "15:1:1",
       "25:1:3",
+    ]);
+  });
+
+  it("holds back dbmon's own footprint for up to an hour, but not a catalog's writes nor anything else", async () => {
+    const catalogue = (name: string) => probeRegistry.find((probe) => probe.name === name) as ProbeDefinition;
+    const tables = catalogue("pg_stat_all_tables");
+    const statements = catalogue("pg_stat_statements");
+    const { sql } = env.datastore;
+    const local = new ChangedRowsMemory();
+    const when = (minutes: number) => new Date(Date.parse("2026-12-02T10:00:00Z") + minutes * MINUTE);
+    const table = (schemaname: string, relname: string, seqScan: number, deadTuples: number) => ({
+      database_name: monitored.name,
+      schemaname,
+      relname,
+      seq_scan: String(seqScan),
+      n_dead_tup: String(deadTuples),
+    });
+    const statement = (queryid: string, query: string, calls: number) => ({
+      database_name: monitored.name,
+      userid: "10",
+      dbid: "1",
+      queryid,
+      toplevel: true,
+      query,
+      calls: String(calls),
+    });
+    const own = "/* dbmon collector: pg_stat_database */ select datname from pg_stat_database";
+    await partitions.ensureFor(tables, when(0));
+    await partitions.ensureFor(statements, when(0));
+    const store = async (minutes: number, scans: number, dead: number) => {
+      const storedTables = await storeProbeRun(
+        sql,
+        quietLogger,
+        tables,
+        changes,
+        when(minutes),
+        [
+          table("pg_catalog", "pg_class", scans, 0),
+          table("pg_catalog", "pg_statistic", 1, dead),
+          table("public", "orders", scans, 0),
+        ],
+        undefined,
+        local,
+      );
+      const storedStatements = await storeProbeRun(
+        sql,
+        quietLogger,
+        statements,
+        changes,
+        when(minutes),
+        [statement("1", own, scans), statement("2", "select * from orders", scans)],
+        undefined,
+        local,
+      );
+      return [storedTables.stored, storedStatements.stored];
+    };
+    // The first run stores everything; then only the user table and the user's statement, whose
+    // counters move at every run, while the catalog's scans and dbmon's own statement wait.
+    expect(await store(0, 1, 0)).toEqual([3, 2]);
+    expect(await store(5, 2, 0)).toEqual([1, 1]);
+    expect(await store(10, 3, 0)).toEqual([1, 1]);
+    // A catalog's dead tuples (what alerts and health checks read) are stored at once.
+    expect(await store(15, 4, 5)).toEqual([2, 1]);
+    // An hour after their last stored row, the held-back rows are stored with their newest values.
+    expect(await store(60, 5, 5)).toEqual([2, 2]);
+    const read = await sql<{ minute: number; relname: string; seq_scan: string; n_dead_tup: string }[]>`
+      select (extract(epoch from collected_at - ${when(0).toISOString()}::timestamptz) / 60)::int as minute,
+        relname, seq_scan::text, n_dead_tup::text
+      from metrics.pg_stat_all_tables
+      where connection_id = ${changes} and collected_at >= ${when(0).toISOString()} and collected_at <= ${when(60).toISOString()}
+      order by 1, 2`;
+    expect(read.map((r) => `${r.minute}:${r.relname}:${r.seq_scan}:${r.n_dead_tup}`)).toEqual([
+      "0:orders:1:0",
+      "0:pg_class:1:0",
+      "0:pg_statistic:1:0",
+      "5:orders:2:0",
+      "5:pg_class:1:0",
+      "5:pg_statistic:1:0",
+      "10:orders:3:0",
+      "10:pg_class:1:0",
+      "10:pg_statistic:1:0",
+      "15:orders:4:0",
+      "15:pg_class:1:0",
+      "15:pg_statistic:1:5",
+      "60:orders:5:0",
+      "60:pg_class:5:0",
+      "60:pg_statistic:1:5",
     ]);
   });
 

@@ -26,6 +26,7 @@ export { ReceiveBudget } from "./monitored-server-socket.js";
 export {
   type ColumnType,
   type DescribedProbeSpec,
+  FOOTPRINT_REFRESH_SECONDS,
   findProbeSpec,
   metricColumns,
   numericValue,

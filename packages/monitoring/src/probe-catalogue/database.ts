@@ -1,4 +1,38 @@
-import { type DescribedProbeSpec, probesOfScope } from "./types.js";
+import { type ChangedRowsFootprint, type DescribedProbeSpec, probesOfScope } from "./types.js";
+
+/** Schemas of the system catalogs (their statistics move with every query dbmon runs). */
+const SYSTEM_SCHEMAS = new Set(["pg_catalog", "information_schema", "pg_toast"]);
+const systemObject = (row: Readonly<Record<string, unknown>>) => SYSTEM_SCHEMAS.has(String(row.schemaname));
+
+/**
+ * System catalogs' tables: their reads (scans, blocks) are mostly dbmon's own; their writes, tuple
+ * counts and maintenance (what dead-tuple alerts, autovacuum crossings and health checks read) are
+ * stored at once.
+ */
+const catalogTables: ChangedRowsFootprint = {
+  when: systemObject,
+  immediate: [
+    "n_tup_ins",
+    "n_tup_upd",
+    "n_tup_del",
+    "n_tup_hot_upd",
+    "n_live_tup",
+    "n_dead_tup",
+    "n_mod_since_analyze",
+    "last_vacuum",
+    "last_autovacuum",
+    "last_analyze",
+    "last_autoanalyze",
+    "vacuum_count",
+    "autovacuum_count",
+    "analyze_count",
+    "autoanalyze_count",
+    "reltuples",
+  ],
+};
+
+/** The collector tags its statements (`/* dbmon collector: <probe> *\/`): their counts are its own. */
+const COLLECTOR_TAG = "/* dbmon collector: ";
 
 // Per-database probes: run in every connectable database; rows carry database_name.
 export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("database", [
@@ -55,7 +89,7 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
   {
     name: "pg_stat_all_tables",
     description: "Table access, tuple and vacuum statistics with block I/O",
-    changedRows: { key: ["schemaname", "relname"] },
+    changedRows: { key: ["schemaname", "relname"], footprint: catalogTables },
     intervalSeconds: 300,
     columns: [
       ["schemaname", "text"],
@@ -93,7 +127,7 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
   {
     name: "pg_stat_all_indexes",
     description: "Index usage statistics with block I/O",
-    changedRows: { key: ["indexrelid"] },
+    changedRows: { key: ["indexrelid"], footprint: { when: systemObject, immediate: [] } },
     intervalSeconds: 300,
     columns: [
       ["relid", "bigint"],
@@ -139,7 +173,10 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
   {
     name: "pg_stat_statements",
     description: "Top statements by total time (pg_stat_statements extension)",
-    changedRows: { key: ["queryid", "userid", "toplevel"] },
+    changedRows: {
+      key: ["queryid", "userid", "toplevel"],
+      footprint: { when: (row) => String(row.query ?? "").startsWith(COLLECTOR_TAG), immediate: [] },
+    },
     intervalSeconds: 300,
     columns: [
       ["userid", "bigint"],

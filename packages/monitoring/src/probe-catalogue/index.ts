@@ -6,7 +6,15 @@ import type { DescribedProbeSpec } from "./types.js";
 
 export { metricColumns, numericValue } from "./metric-columns.js";
 export { rowSources, sourceRowCondition, storedOncePerServer } from "./stored-rows.js";
-export type { ColumnType, DescribedProbeSpec, ProbeColumn, ProbeScope, ProbeSpec } from "./types.js";
+export {
+  type ChangedRowsFootprint,
+  type ColumnType,
+  type DescribedProbeSpec,
+  FOOTPRINT_REFRESH_SECONDS,
+  type ProbeColumn,
+  type ProbeScope,
+  type ProbeSpec,
+} from "./types.js";
 
 /**
  * Every probe's metric table (16 server-wide, 11 per database, 10 host): what the collector stores

@@ -18,6 +18,24 @@ export interface ProbeColumn {
 }
 
 /**
+ * Rows of a changed-rows probe that dbmon's own collection keeps changing: the system catalogs its
+ * probes read (their scan and block counters move at every run), its own tagged statements. Such a
+ * row is stored when a column of `immediate` changed, and otherwise at most once per
+ * `FOOTPRINT_REFRESH_SECONDS`, so that what dbmon does to watch a database is not most of what it
+ * stores of it. Readers see the row last stored (the view's rule): its other columns up to that long
+ * behind.
+ */
+export interface ChangedRowsFootprint {
+  /** Whether a collected row is dbmon's footprint (the probe's columns by name). */
+  when: (row: Readonly<Record<string, unknown>>) => boolean;
+  /** Columns whose change is stored at once (what alerts and health checks read). */
+  immediate: readonly string[];
+}
+
+/** How often a footprint row changed in other columns only is stored: an hour. */
+export const FOOTPRINT_REFRESH_SECONDS = 3600;
+
+/**
  * `server`: once per run on the connection's own database. `database`: in every connectable,
  * non-template database; rows carry `database_name`. `host`: the machine the server runs on.
  */
@@ -43,7 +61,7 @@ export interface ProbeSpec {
    * rebuilds every run in full (`@dbmon/datastore`, `changedRowsDdl`). `key`: the columns naming an
    * object within one database.
    */
-  changedRows?: { key: readonly string[] };
+  changedRows?: { key: readonly string[]; footprint?: ChangedRowsFootprint };
   /**
    * A server-scope probe whose rows depend on the database connected to (its publications and Spock
    * node, settings set per database): run and stored for each connection in its own database rather
