@@ -11,7 +11,7 @@ import {
   queryMetrics,
 } from "@dbmon/contract";
 import { collectsDatabase, readServerDirectory, serverAddress } from "@dbmon/datastore";
-import { evaluateHealthChecks, findProbeSpec, type ProbeSpec } from "@dbmon/monitoring";
+import { evaluateHealthChecks, findProbeSpec, type ProbeSpec, recordHealthChecks } from "@dbmon/monitoring";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readServerFacts } from "../src/clusters/status.js";
 import { prepareMetrics } from "./monitoring-support.js";
@@ -346,5 +346,33 @@ describe("a server with several connections", () => {
     const activity = await t.datastore.sql<{ connection_id: number }[]>`
       select distinct connection_id from metrics.pg_stat_activity order by 1`;
     expect(activity.map((row) => row.connection_id)).toEqual([alone.id, shared[0]?.id]);
+  });
+  it("rewrites no stored findings a pass found again (a server's are every connection's)", async () => {
+    const { sql } = t.datastore;
+    // Twenty tables of the shared server with dead tuples and long names (not compressible): findings of some kilobytes,
+    // stored out of line (TOAST), for each of its connections.
+    const at = new Date(NOW.getTime() - 60_000).toISOString();
+    await sql`
+      insert into metrics.pg_stat_all_tables (connection_id, database_name, collected_at, schemaname, relname,
+        n_live_tup, n_dead_tup)
+      select ${shared[0]?.id as number}, 'app', ${at}, 'public', 't_' || md5(i::text) || md5((i + 100)::text) || md5((i + 200)::text),
+        100000, 90000 + i
+      from generate_series(1, 20) i`;
+    const toastBytes = async () => {
+      const [row] = await sql<{ bytes: number }[]>`
+        select pg_relation_size(reltoastrelid)::float8 as bytes from pg_class where relname = 'health_check_status'`;
+      return row?.bytes ?? 0;
+    };
+    await recordHealthChecks(sql, NOW);
+    const [stored] = await sql<{ kind: string; findings: number }[]>`
+      select jsonb_typeof(findings) as kind, jsonb_array_length(findings) as findings from health_check_status
+      where connection_id = ${shared[2]?.id as number} and check_name = 'dead_tuples'`;
+    // An array of objects (it was once stored as a jsonb string holding the array's text).
+    expect(stored).toEqual({ kind: "array", findings: 20 });
+    const first = await toastBytes();
+    expect(first).toBeGreaterThan(0);
+    await recordHealthChecks(sql, new Date(NOW.getTime() + 1000));
+    await recordHealthChecks(sql, new Date(NOW.getTime() + 2000));
+    expect(await toastBytes()).toBe(first);
   });
 });

@@ -568,7 +568,10 @@ export async function recordHealthChecks(sql: Sql, now: Date, onFailure?: Health
     await tx`select pg_advisory_xact_lock(${advisoryLocks.healthChecks})`;
     await tx.unsafe(
       `with evaluated as (
-         select * from unnest($1::int[], $2::text[], $3::text[], $4::float8[], $5::jsonb[])
+         -- Findings as JSON text, made jsonb here: a jsonb[] parameter was encoded once more by
+         -- the client (Drizzle's serializers on the shared pool), storing each as a jsonb string.
+         select connection_id, check_name, status, value, findings::jsonb as findings
+         from unnest($1::int[], $2::text[], $3::text[], $4::float8[], $5::text[])
            as e(connection_id, check_name, status, value, findings)
          where exists (select 1 from connections c where c.id = e.connection_id)),
        previous as (
@@ -587,7 +590,11 @@ export async function recordHealthChecks(sql: Sql, now: Date, onFailure?: Health
        from evaluated e left join previous p on p.connection_id = e.connection_id and p.check_name = e.check_name
        on conflict (connection_id, check_name) do update set
          status = excluded.status, known_status = excluded.known_status, value = excluded.value,
-         findings = excluded.findings, evaluated_at = excluded.evaluated_at,
+         -- The stored findings when equal: PostgreSQL then keeps their TOAST value instead of
+         -- writing it again. A server's findings (up to 20 objects of any of its databases) are
+         -- every connection's, rewritten at every pass: 2 GB a day of TOAST at 1,000 databases.
+         findings = case when s.findings = excluded.findings then s.findings else excluded.findings end,
+         evaluated_at = excluded.evaluated_at,
          changed_at = case when s.status = excluded.status then s.changed_at else excluded.changed_at end`,
       [
         column("connectionId"),
