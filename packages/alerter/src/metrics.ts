@@ -1,6 +1,6 @@
 import type { Sql } from "@dbmon/datastore";
 import { collectedDatabaseJoin } from "@dbmon/datastore";
-import { findProbeSpec, storedOncePerServer } from "@dbmon/monitoring";
+import { findProbeSpec, SYSTEM_SCHEMAS_SQL, storedOncePerServer } from "@dbmon/monitoring";
 import { loadPerVcpu, maxBlockedSeconds } from "./activity-metrics.js";
 import { AUTOVACUUM_FRESHNESS_SECONDS, updateAutovacuumCrossings } from "./autovacuum-crossings.js";
 import { collected, collectedRuns, seconds, settingAt } from "./metric-sql.js";
@@ -286,7 +286,7 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
       select connection_id, database_name, schemaname || '.' || relname as object_name, collected_at,
         n_dead_tup::float8 * 100 / n_live_tup as value
       from ${collected("pg_stat_all_tables")} a
-      where n_live_tup >= 1000 and schemaname not in ('pg_catalog', 'information_schema', 'pg_toast')`,
+      where n_live_tup >= 1000 and schemaname not in ${SYSTEM_SCHEMAS_SQL}`,
   ),
   "pg_sys_cpu_usage_info.processor_time_percent": {
     // processor_time_percent is a Windows counter: system_stats on Linux and macOS, and the

@@ -36,6 +36,8 @@ export {
   probeCatalogue,
   probeRunsTable,
   rowSources,
+  SYSTEM_SCHEMAS,
+  SYSTEM_SCHEMAS_SQL,
   sourceRowCondition,
   storedOncePerServer,
 } from "./probe-catalogue/index.js";

@@ -1,6 +1,6 @@
 import type { TIME_RANGES, TOP_QUERY_ORDERS } from "@dbmon/contract";
 import { type Datastore, databaseSources, readsDatabaseRow, schema } from "@dbmon/datastore";
-import { probeRunsTable, rowSources, sourceRowCondition } from "@dbmon/monitoring";
+import { probeRunsTable, rowSources, SYSTEM_SCHEMAS, sourceRowCondition } from "@dbmon/monitoring";
 import { and, count, eq } from "drizzle-orm";
 import type { RequestAccess } from "../auth/access.js";
 import type { Clock } from "../clock.js";
@@ -189,7 +189,6 @@ export interface LatestSnapshot {
 const BASELINE_LOOKBACK_DAYS = 7;
 const XID_LIMIT = 2_147_483_647;
 const MAX_ROWS = 100;
-const DEFAULT_EXCLUDED_SCHEMAS = ["pg_catalog", "information_schema", "pg_toast"];
 
 /**
  * Collected metrics as the API serves them: series, baselines, summaries, top queries and the
@@ -600,7 +599,7 @@ export class MetricsReader {
       params.push(request.databaseName);
       conditions.push(`database_name = $${params.length}`);
     }
-    const excluded = request.excludeSchemas ?? DEFAULT_EXCLUDED_SCHEMAS;
+    const excluded = request.excludeSchemas ?? SYSTEM_SCHEMAS;
     if (output.includes("schemaname") && excluded.length > 0) {
       params.push([...excluded]);
       conditions.push(`schemaname <> all($${params.length}::text[])`);

@@ -1,8 +1,13 @@
-import { type ChangedRowsFootprint, type DescribedProbeSpec, probesOfScope } from "./types.js";
+import {
+  type ChangedRowsFootprint,
+  type DescribedProbeSpec,
+  probesOfScope,
+  SYSTEM_SCHEMAS,
+} from "./types.js";
 
-/** Schemas of the system catalogs (their statistics move with every query dbmon runs). */
-const SYSTEM_SCHEMAS = new Set(["pg_catalog", "information_schema", "pg_toast"]);
-const systemObject = (row: Readonly<Record<string, unknown>>) => SYSTEM_SCHEMAS.has(String(row.schemaname));
+/** A system catalog's row (their statistics move with every query dbmon runs). */
+const systemObject = (row: Readonly<Record<string, unknown>>) =>
+  SYSTEM_SCHEMAS.includes(String(row.schemaname));
 
 /**
  * System catalogs' tables: their reads (scans, blocks) are mostly dbmon's own; their writes, tuple

@@ -14,6 +14,8 @@ export {
   type ProbeColumn,
   type ProbeScope,
   type ProbeSpec,
+  SYSTEM_SCHEMAS,
+  SYSTEM_SCHEMAS_SQL,
 } from "./types.js";
 
 /**

@@ -32,6 +32,12 @@ export interface ChangedRowsFootprint {
   immediate: readonly string[];
 }
 
+/** The system catalogs' schemas: what "system" means to the probes, the alerter and the API. */
+export const SYSTEM_SCHEMAS: readonly string[] = ["pg_catalog", "information_schema", "pg_toast"];
+
+/** SQL: a parenthesised list of SYSTEM_SCHEMAS, for `schemaname [not] in ...`. */
+export const SYSTEM_SCHEMAS_SQL = `(${SYSTEM_SCHEMAS.map((name) => `'${name}'`).join(", ")})`;
+
 /** How often a footprint row changed in other columns only is stored: an hour. */
 export const FOOTPRINT_REFRESH_SECONDS = 3600;
 
