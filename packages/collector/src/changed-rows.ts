@@ -7,20 +7,26 @@ import { weekStart } from "./weeks.js";
 
 // Changed-rows probes (`changedRows` in the catalogue): what a run stores. The layout and how the
 // readers' view rebuilds every run are `@dbmon/datastore`'s (`queries/changed-rows.ts`); this
-// module keeps to its rule: a run stores only changed rows, referring to the keyframe of its objects,
-// when its objects are the keyframe's, in the keyframe's week, and the previous run stored for the
-// database is the one remembered here; otherwise it is a keyframe and stores every row. A row of
-// dbmon's own footprint (`footprint` in the catalogue) changed only outside its `immediate` columns is
-// held back until its stored version is FOOTPRINT_REFRESH_SECONDS old.
+// module keeps to its rule: a run stores only changed rows, the objects it adds (`added`) and one row
+// per object dropped (`gone`), referring to the keyframe, when it is in the keyframe's week, the
+// previous run stored for the database is the one remembered here, and the objects added and dropped
+// since the keyframe stay within the keyframe's count; otherwise it is a keyframe and stores every
+// row. A row of dbmon's own footprint (`footprint` in the catalogue) changed only outside its
+// `immediate` columns is held back until its stored version is FOOTPRINT_REFRESH_SECONDS old.
 
 const HASH_BYTES = 8;
+/** Objects a run may add or drop after a small keyframe (of fewer objects) before making one. */
+const MIN_CHURN = 16;
 
 /** What this collector remembers of the last run it stored for one database. */
 interface DatabaseSample {
   atMs: number;
   keyframeAtMs: number;
-  /** Digest of the sorted object keys: equal when the run has the same objects. */
-  objects: string;
+  /** Objects of the keyframe, and objects added or dropped since (each bounds the view's lookups). */
+  keyframeObjects: number;
+  churn: number;
+  /** The sorted object keys (JSON of the key columns): what a dropped object's row names. */
+  keys: string[];
   /** Each object's digest of its stored row, in sorted key order (HASH_BYTES each). */
   rows: Buffer;
   /** The same of the stored row's `immediate` columns (footprint rows; the whole row's otherwise). */
@@ -30,9 +36,9 @@ interface DatabaseSample {
 }
 
 /**
- * The last stored run of each connection, probe and database: a few bytes per object. Lost on
- * restart (the next run is then a keyframe), and checked against the datastore at every store, so a
- * run another collector stored meanwhile is never taken for the previous one.
+ * The last stored run of each connection, probe and database: two digests and the key of each
+ * object. Lost on restart (the next run is then a keyframe), and checked against the datastore at
+ * every store, so a run another collector stored meanwhile is never taken for the previous one.
  */
 export class ChangedRowsMemory {
   private readonly samples = new Map<string, Map<string, DatabaseSample>>();
@@ -60,7 +66,7 @@ export type StoredRecord = Record<string, unknown>;
 /** One database's rows of a run, sorted by object key, with their digests. */
 interface DatabaseRun {
   records: StoredRecord[];
-  objects: string;
+  keys: string[];
   rows: Buffer;
   immediate: Buffer;
   /** Whether each row is dbmon's own footprint. */
@@ -92,9 +98,7 @@ function databaseRuns(probe: ProbeSpec, records: readonly StoredRecord[]): Map<s
     const ambiguous = list.some((entry, index) => index > 0 && list[index - 1]?.key === entry.key);
     runs.set(database, {
       records: list.map((entry) => entry.record),
-      objects: createHash("sha1")
-        .update(JSON.stringify(list.map((entry) => entry.key)))
-        .digest("base64"),
+      keys: list.map((entry) => entry.key),
       rows: Buffer.concat(list.map((entry) => rowDigest(entry.record, values))),
       immediate: Buffer.concat(
         list.map((entry) => rowDigest(entry.record, footprint ? footprint.immediate : values)),
@@ -149,21 +153,25 @@ export async function planChangedRows(
       newest.set(row.database_name, { atMs: row.at_ms, keyframeAtMs: row.keyframe_ms });
     }
   }
+  const key = probe.changedRows?.key ?? [];
+  const empty = Object.fromEntries(probe.columns.map((column) => [column.name, null]));
   const stored: StoredRecord[] = [];
   const runRecords: ChangedRowsPlan["runs"] = [];
   const next = new Map<string, DatabaseSample>();
   for (const [database, run] of runs) {
     const sample = remembered?.get(database);
     const previous = newest.get(database);
-    const continues =
+    const diff =
       sample !== undefined &&
       previous !== undefined &&
       !run.ambiguous &&
-      sample.objects === run.objects &&
       previous.atMs === sample.atMs &&
-      previous.keyframeAtMs === sample.keyframeAtMs;
-    const keyframeAtMs = continues ? sample.keyframeAtMs : atMs;
-    const kept = continues ? sample : null;
+      previous.keyframeAtMs === sample.keyframeAtMs
+        ? compareObjects(sample.keys, run.keys)
+        : null;
+    const churn = sample && diff ? sample.churn + diff.added + diff.dropped.length : 0;
+    const kept = sample && diff && churn <= Math.max(sample.keyframeObjects, MIN_CHURN) ? sample : null;
+    const keyframeAtMs = kept ? kept.keyframeAtMs : atMs;
     // What is stored after this run: this run's rows, but where the stored row stays an older one.
     const after = {
       rows: Buffer.from(run.rows),
@@ -171,26 +179,49 @@ export async function planChangedRows(
       storedAtMs: new Float64Array(run.records.length).fill(atMs),
     };
     run.records.forEach((record, index) => {
-      const offset = index * HASH_BYTES;
-      const end = offset + HASH_BYTES;
-      if (kept !== null) {
-        const same = run.rows.compare(kept.rows, offset, end, offset, end) === 0;
+      const was = kept && diff ? (diff.previousIndex[index] ?? -1) : -1;
+      if (kept !== null && was >= 0) {
+        const offset = index * HASH_BYTES;
+        const from = was * HASH_BYTES;
+        const same = run.rows.compare(kept.rows, from, from + HASH_BYTES, offset, offset + HASH_BYTES) === 0;
         const heldBack =
           run.footprint[index] === true &&
-          run.immediate.compare(kept.immediate, offset, end, offset, end) === 0 &&
-          atMs - (kept.storedAtMs[index] ?? 0) < FOOTPRINT_REFRESH_SECONDS * 1000;
+          run.immediate.compare(kept.immediate, from, from + HASH_BYTES, offset, offset + HASH_BYTES) === 0 &&
+          atMs - (kept.storedAtMs[was] ?? 0) < FOOTPRINT_REFRESH_SECONDS * 1000;
         if (same || heldBack) {
-          kept.rows.copy(after.rows, offset, offset, end);
-          kept.immediate.copy(after.immediate, offset, offset, end);
-          after.storedAtMs[index] = kept.storedAtMs[index] ?? atMs;
+          kept.rows.copy(after.rows, offset, from, from + HASH_BYTES);
+          kept.immediate.copy(after.immediate, offset, from, from + HASH_BYTES);
+          after.storedAtMs[index] = kept.storedAtMs[was] ?? atMs;
           return;
         }
       }
-      stored.push(record);
+      stored.push({ ...record, added: kept !== null && was < 0, gone: false });
     });
+    const first = run.records[0];
+    if (kept !== null && diff && first) {
+      for (const dropped of diff.dropped) {
+        const values = JSON.parse(dropped) as unknown[];
+        stored.push({
+          ...empty,
+          connection_id: first.connection_id,
+          collected_at: first.collected_at,
+          database_name: database,
+          ...Object.fromEntries(key.map((name, index) => [name, values[index] ?? null])),
+          added: false,
+          gone: true,
+        });
+      }
+    }
     runRecords.push({ database_name: database, keyframe_at: new Date(keyframeAtMs).toISOString() });
     if (!run.ambiguous) {
-      next.set(database, { atMs, keyframeAtMs, objects: run.objects, ...after });
+      next.set(database, {
+        atMs,
+        keyframeAtMs,
+        keyframeObjects: kept ? kept.keyframeObjects : run.records.length,
+        churn: kept ? churn : 0,
+        keys: run.keys,
+        ...after,
+      });
     }
   }
   return {
@@ -203,6 +234,35 @@ export async function planChangedRows(
       return next;
     },
   };
+}
+
+/**
+ * The previous run's objects against this run's, both sorted: where each of this run's objects was
+ * (-1: added), how many were added, and the keys of those dropped.
+ */
+function compareObjects(
+  previous: readonly string[],
+  current: readonly string[],
+): { previousIndex: Int32Array; added: number; dropped: string[] } {
+  const previousIndex = new Int32Array(current.length).fill(-1);
+  const dropped: string[] = [];
+  let added = 0;
+  let p = 0;
+  for (let c = 0; c < current.length; c += 1) {
+    const key = current[c] as string;
+    while (p < previous.length && (previous[p] as string) < key) {
+      dropped.push(previous[p] as string);
+      p += 1;
+    }
+    if (p < previous.length && previous[p] === key) {
+      previousIndex[c] = p;
+      p += 1;
+    } else {
+      added += 1;
+    }
+  }
+  dropped.push(...previous.slice(p));
+  return { previousIndex, added, dropped };
 }
 
 function weekStartMs(atMs: number): number {

@@ -430,7 +430,7 @@ async function storeChangedRows(
     logger,
     `${ident(METRICS_SCHEMA)}.${ident(rowsTable)}`,
     probe,
-    [...keyColumns(probe), ...probe.columns.map((column) => column.name)],
+    [...keyColumns(probe), ...probe.columns.map((column) => column.name), "added", "gone"],
     plan.records as Record<string, StoredValue>[],
     result,
     (record) => failed.add(String(record.database_name)),

@@ -271,6 +271,70 @@ describe("changed-rows storage", () => {
     ]);
   });
 
+  it("statements that come and go after a keyframe are stored as added and gone rows, until they outnumber it", async () => {
+    const statements = probes.find((probe) => probe.name === "pg_stat_statements") as ProbeDefinition;
+    const { sql } = env.datastore;
+    const row = (queryid: number, calls = 1) => ({
+      database_name: monitored.name,
+      userid: "10",
+      dbid: "1",
+      queryid: String(queryid),
+      toplevel: true,
+      query: `select ${queryid}`,
+      calls: String(calls),
+    });
+    const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    const local = new ChangedRowsMemory();
+    const when = (minutes: number) => new Date(Date.parse("2026-12-03T10:00:00Z") + minutes * MINUTE);
+    await partitions.ensureFor(statements, when(0));
+    const runs: [number, ProbeRow[]][] = [
+      [0, range(1, 20).map((id) => row(id))],
+      // q3 evicted, q21 new: one gone row and one added row.
+      [5, [...range(1, 20).filter((id) => id !== 3), 21].map((id) => row(id))],
+      // q3 back (added again), q21 called again (changed).
+      [10, [...range(1, 20).map((id) => row(id)), row(21, 2)]],
+      // Nothing changed.
+      [15, [...range(1, 20).map((id) => row(id)), row(21, 2)]],
+      // Ten statements replaced: 20 more objects added or dropped than the keyframe's 20 allow.
+      [
+        20,
+        [...range(11, 21).map((id) => row(id, id === 21 ? 2 : 1)), ...range(101, 110).map((id) => row(id))],
+      ],
+      // After that keyframe, one dropped again.
+      [25, [...range(11, 20).map((id) => row(id)), ...range(101, 110).map((id) => row(id))]],
+    ];
+    const stored: number[] = [];
+    for (const [minute, rows] of runs) {
+      stored.push(
+        (await storeProbeRun(sql, quietLogger, statements, changes, when(minute), rows, undefined, local))
+          .stored,
+      );
+    }
+    expect(stored).toEqual([20, 2, 2, 0, 21, 1]);
+    const read = await sql<{ minute: number; keyframe: number; queryid: string; calls: string }[]>`
+      select (extract(epoch from s.collected_at - ${when(0).toISOString()}::timestamptz) / 60)::int as minute,
+        (extract(epoch from r.keyframe_at - ${when(0).toISOString()}::timestamptz) / 60)::int as keyframe,
+        s.queryid::text, s.calls::text
+      from metrics.pg_stat_statements s
+      join metrics.pg_stat_statements_runs r using (connection_id, database_name, collected_at)
+      where s.connection_id = ${changes} and s.collected_at >= ${when(0).toISOString()}`;
+    const text = (minute: number, queryid: unknown, calls: unknown) =>
+      `${minute}:${String(queryid)}:${String(calls)}`;
+    const sorted = (list: string[]) => [...list].sort();
+    expect(sorted(read.map((r) => text(r.minute, r.queryid, r.calls)))).toEqual(
+      sorted(runs.flatMap(([minute, rows]) => rows.map((r) => text(minute, r.queryid, r.calls)))),
+    );
+    expect([...new Set(read.map((r) => `${r.minute}@${r.keyframe}`))].sort()).toEqual(
+      ["0@0", "5@0", "10@0", "15@0", "20@20", "25@20"].sort(),
+    );
+    // One statement's history narrows the objects read through the view, added ones included.
+    const history = await sql<{ calls: string }[]>`
+      select calls::text from metrics.pg_stat_statements
+      where connection_id = ${changes} and queryid = 21 and collected_at >= ${when(0).toISOString()}
+      order by collected_at`;
+    expect(history.map((r) => r.calls)).toEqual(["1", "2", "2", "2"]);
+  });
+
   it("holds back dbmon's own footprint for up to an hour, but not a catalog's writes nor anything else", async () => {
     const catalogue = (name: string) => probeRegistry.find((probe) => probe.name === name) as ProbeDefinition;
     const tables = catalogue("pg_stat_all_tables");

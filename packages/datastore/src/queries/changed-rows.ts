@@ -8,14 +8,17 @@ import type { TransactionSql } from "postgres";
  *   `keyframe_at` of the run whose rows are all stored (a keyframe; `keyframe_at = collected_at`).
  * - `metrics."<probe>_rows"`: the rows stored, with `object_key` (generated from the probe's key
  *   columns). A keyframe stores every object; a later run stores only the objects whose values
- *   changed since the previous run. A run refers to a keyframe only when its objects are exactly the
- *   keyframe's (an object added or dropped makes a keyframe), in the same week (so a weekly partition
- *   never depends on an older one, and retention may drop old weeks whole), and when the previous run
- *   is the one its collector remembers (a restart, a takeover by another collector, a failed store
- *   all make a keyframe). The collector keeps to this (`@dbmon/collector`, `storeChangedRows`).
+ *   changed since the previous run, the objects it adds (`added`), and a row for each object dropped
+ *   since the previous run (`gone`: the key columns only). A run refers to a keyframe only in the
+ *   same week (so a weekly partition never depends on an older one, and retention may drop old weeks
+ *   whole), when the previous run is the one its collector remembers (a restart, a takeover by
+ *   another collector, a failed store all make a keyframe), and while the objects added and dropped
+ *   since the keyframe are no more than the keyframe's (so a run never looks up many more objects
+ *   than it has). The collector keeps to this (`@dbmon/collector`, `planChangedRows`).
  * - `metrics."<probe>"`: the view every reader reads, giving each run in full, as the table of that
- *   name gave before: each object of the run's keyframe with its newest row stored from the keyframe
- *   up to the run. An insert into the view stores a keyframe (tests and benchmarks write so).
+ *   name gave before: each object of the run's keyframe, and each object added since, with its newest
+ *   row stored from the keyframe up to the run, unless that row says it is gone. An insert into the
+ *   view stores a keyframe (tests and benchmarks write so).
  *
  * Readers filtering on connection_id, database_name and collected_at reach the runs table's indexes;
  * each row of a run is then one index lookup (`<probe>_rows_object_idx`): linear in the rows read,
@@ -75,6 +78,13 @@ export async function ensureChangedRowsTables(tx: TransactionSql, table: Changed
     `alter table ${rowsTable} add column if not exists object_key text not null
        generated always as (${objectKeyExpression(table.key)}) stored`,
   );
+  // Objects added or dropped after a keyframe (older versions made a keyframe instead).
+  await tx.unsafe(`alter table ${rowsTable} add column if not exists added boolean not null default false`);
+  await tx.unsafe(`alter table ${rowsTable} add column if not exists gone boolean not null default false`);
+  await tx.unsafe(
+    `create index if not exists ${ident(`${rows}_added_idx`)}
+       on ${rowsTable} (connection_id, database_name, collected_at) where added`,
+  );
   await tx.unsafe(
     `create index if not exists ${ident(`${rows}_object_idx`)}
        on ${rowsTable} (connection_id, database_name, object_key, collected_at desc)`,
@@ -122,11 +132,13 @@ export async function ensureChangedRowsTables(tx: TransactionSql, table: Changed
 }
 
 /**
- * Each run in full: every object of its keyframe (`k`); in the keyframe itself, `k`'s own row (a
- * keyframe may name an object twice), in a later run the object's newest row stored up to the run,
- * which is at the latest the keyframe's. Without a lower bound on `collected_at`, the planner reads
- * the weekly partitions newest first, each backwards on `<probe>_rows_object_idx`, and stops at the
- * first row: one index descent per row read, however often the object changed.
+ * Each run in full: every object of its keyframe (`k`) and every object added after it up to the run
+ * (`a`, each once: its newest `added` row, and none for an object of the keyframe); in the keyframe
+ * itself, `k`'s own rows (a keyframe may name an object twice), in a later run each object's newest
+ * row stored up to the run, which is at the latest the keyframe's or its `added` row, left out when
+ * it is `gone`. Without a lower bound on `collected_at`, the planner reads the weekly partitions
+ * newest first, each backwards on `<probe>_rows_object_idx`, and stops at the first row: one index
+ * descent per row read, however often the object changed.
  */
 function viewSql(
   view: string,
@@ -136,23 +148,36 @@ function viewSql(
   key: readonly string[],
 ): string {
   const list = (alias: string) => columns.map((column) => `${alias}.${ident(column)}`).join(", ");
-  // The key columns come from the keyframe's row (the same values: the rows share its object_key),
-  // so that a filter on them (one table's history, one statement) narrows the keyframe's rows read
-  // instead of rebuilding every object first.
-  const output = columns.map((column) => `${key.includes(column) ? "k" : "v"}.${ident(column)}`).join(", ");
+  // The key columns come from the object's row in `o` (the same values: the rows share its
+  // object_key), so that a filter on them (one table's history, one statement) narrows the objects
+  // read instead of rebuilding every object first.
+  const output = columns.map((column) => `${key.includes(column) ? "o" : "v"}.${ident(column)}`).join(", ");
+  const sameObject = (alias: string, of: string) =>
+    `${alias}.connection_id = ${of}.connection_id and ${alias}.database_name = ${of}.database_name
+          and ${alias}.object_key = ${of}.object_key`;
   return `create or replace view ${view} as
     select r.connection_id, r.database_name, r.collected_at, ${output}
     from ${runsTable} r
-    join ${rowsTable} k on k.connection_id = r.connection_id and k.database_name = r.database_name
-      and k.collected_at = r.keyframe_at
     cross join lateral (
-      select ${list("k")} where r.collected_at = r.keyframe_at
+      select ${list("k")}, k.object_key from ${rowsTable} k
+        where k.connection_id = r.connection_id and k.database_name = r.database_name
+          and k.collected_at = r.keyframe_at
       union all
-      (select ${list("s")} from ${rowsTable} s
+      select ${list("a")}, a.object_key from ${rowsTable} a
+        where a.added and a.connection_id = r.connection_id and a.database_name = r.database_name
+          and a.collected_at > r.keyframe_at and a.collected_at <= r.collected_at
+          and not exists (select from ${rowsTable} x where ${sameObject("x", "a")} and x.collected_at = r.keyframe_at)
+          and not exists (select from ${rowsTable} x where ${sameObject("x", "a")} and x.added
+            and x.collected_at > a.collected_at and x.collected_at <= r.collected_at)) o
+    cross join lateral (
+      select ${list("o")}, false as gone where r.collected_at = r.keyframe_at
+      union all
+      (select ${list("s")}, s.gone from ${rowsTable} s
         where s.connection_id = r.connection_id and s.database_name = r.database_name
-          and s.object_key = k.object_key and s.collected_at <= r.collected_at
+          and s.object_key = o.object_key and s.collected_at <= r.collected_at
           and r.collected_at > r.keyframe_at
-        order by s.collected_at desc limit 1)) v`;
+        order by s.collected_at desc limit 1)) v
+    where not v.gone`;
 }
 
 /** The full table of an older version becomes the rows table; its weekly partitions follow the name. */
