@@ -92,7 +92,7 @@ describe("query_datastore", () => {
     // Tables added after the role: health checks (granted by a later migration) and active session
     // history (in the metrics schema, whose default privileges cover it).
     const later = await run(
-      "select (select count(*) from health_check_status) + (select count(*) from health_check_changes) + (select count(*) from metrics.activity_minutes) + (select count(*) from metrics.activity_hours) as n",
+      "select (select count(*) from health_check_status) + (select count(*) from health_check_evaluations) + (select count(*) from health_check_changes) + (select count(*) from metrics.activity_minutes) + (select count(*) from metrics.activity_hours) as n",
     );
     expect(later).toEqual({ error: false, text: "n\n0\n(1 row)" });
     // Whose rows hold a server's data (migration 0030), and a probe stored as changed rows, read

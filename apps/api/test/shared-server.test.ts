@@ -1,6 +1,7 @@
 import { currentValues, type MetricValue, metricDefinitions } from "@dbmon/alerter";
 import { storeProbeRun, storeServerWideRun } from "@dbmon/collector";
 import {
+  getConnectionHealth,
   getDatabaseSummaries,
   getLatestSnapshot,
   getMetricBaselines,
@@ -347,7 +348,7 @@ describe("a server with several connections", () => {
       select distinct connection_id from metrics.pg_stat_activity order by 1`;
     expect(activity.map((row) => row.connection_id)).toEqual([alone.id, shared[0]?.id]);
   });
-  it("rewrites no stored findings a pass found again (a server's are every connection's)", async () => {
+  it("rewrites no stored result a pass found again (a server's findings are every connection's), but says when it ran", async () => {
     const { sql } = t.datastore;
     // Twenty tables of the shared server with dead tuples and long names (not compressible): findings of some kilobytes,
     // stored out of line (TOAST), for each of its connections.
@@ -371,8 +372,24 @@ describe("a server with several connections", () => {
     expect(stored).toEqual({ kind: "array", findings: 20 });
     const first = await toastBytes();
     expect(first).toBeGreaterThan(0);
+    const versions = () =>
+      sql<{ id: string }[]>`select ctid::text || xmin::text as id from health_check_status order by 1`.then(
+        (rows) => rows.map((row) => row.id),
+      );
+    const written = await versions();
+    expect(written.length).toBeGreaterThan(0);
     await recordHealthChecks(sql, new Date(NOW.getTime() + 1000));
-    await recordHealthChecks(sql, new Date(NOW.getTime() + 2000));
+    const last = new Date(NOW.getTime() + 2000);
+    await recordHealthChecks(sql, last);
     expect(await toastBytes()).toBe(first);
+    // No row version of a result written again: only each connection's evaluation time moved.
+    expect(await versions()).toEqual(written);
+    const evaluations = await sql<
+      { at: Date }[]
+    >`select distinct evaluated_at as at from health_check_evaluations`;
+    expect(evaluations.map((row) => new Date(row.at).toISOString())).toEqual([last.toISOString()]);
+    const health = await api().call(getConnectionHealth, { params: { id: shared[2]?.id as number } });
+    expect(health.evaluated_at).toBe(last.toISOString());
+    expect(new Set(health.checks.map((check) => check.evaluated_at))).toEqual(new Set([last.toISOString()]));
   });
 });

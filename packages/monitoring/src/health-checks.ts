@@ -552,7 +552,8 @@ export async function evaluateHealthChecks(
 
 /**
  * Evaluates every check of every monitored connection and records the results: the latest in
- * `health_check_status`, changes of known status in `health_check_changes`. One alerter at a time
+ * `health_check_status` (written when it changed), when in `health_check_evaluations`, changes of
+ * known status in `health_check_changes`. One alerter at a time
  * (the lock), so that a change is recorded once.
  */
 export async function recordHealthChecks(sql: Sql, now: Date, onFailure?: HealthCheckFailure): Promise<void> {
@@ -581,21 +582,26 @@ export async function recordHealthChecks(sql: Sql, now: Date, onFailure?: Health
          insert into health_check_changes (connection_id, check_name, previous_status, status, value, changed_at)
          select e.connection_id, e.check_name, coalesce(p.known_status, 'ok'), e.status, e.value, $6::timestamptz
          from evaluated e left join previous p on p.connection_id = e.connection_id and p.check_name = e.check_name
-         where e.status <> 'unknown' and e.status <> coalesce(p.known_status, 'ok'))
+         where e.status <> 'unknown' and e.status <> coalesce(p.known_status, 'ok')),
+       evaluations as (
+         insert into health_check_evaluations (connection_id, evaluated_at)
+         select distinct connection_id, $6::timestamptz from evaluated
+         on conflict (connection_id) do update set evaluated_at = excluded.evaluated_at)
        insert into health_check_status as s
-         (connection_id, check_name, status, known_status, value, findings, evaluated_at, changed_at)
+         (connection_id, check_name, status, known_status, value, findings, changed_at)
        select e.connection_id, e.check_name, e.status,
          case when e.status = 'unknown' then coalesce(p.known_status, 'ok') else e.status end,
-         e.value, e.findings, $6::timestamptz, $6::timestamptz
+         e.value, e.findings, $6::timestamptz
        from evaluated e left join previous p on p.connection_id = e.connection_id and p.check_name = e.check_name
        on conflict (connection_id, check_name) do update set
          status = excluded.status, known_status = excluded.known_status, value = excluded.value,
-         -- The stored findings when equal: PostgreSQL then keeps their TOAST value instead of
-         -- writing it again. A server's findings (up to 20 objects of any of its databases) are
-         -- every connection's, rewritten at every pass: 2 GB a day of TOAST at 1,000 databases.
-         findings = case when s.findings = excluded.findings then s.findings else excluded.findings end,
-         evaluated_at = excluded.evaluated_at,
-         changed_at = case when s.status = excluded.status then s.changed_at else excluded.changed_at end`,
+         findings = excluded.findings,
+         changed_at = case when s.status = excluded.status then s.changed_at else excluded.changed_at end
+       -- Only a result that changed: a server's findings (up to 20 objects of any of its databases)
+       -- are every connection's, and rewriting each check's row at every pass cost 2 GB a day at
+       -- 1,000 databases (when each connection's checks ran is health_check_evaluations).
+       where (s.status, s.known_status, s.value, s.findings)
+         is distinct from (excluded.status, excluded.known_status, excluded.value, excluded.findings)`,
       [
         column("connectionId"),
         column("check"),

@@ -53,7 +53,7 @@ export interface FleetHealth {
 /** What a fleet view aggregates: the estate, or one cluster or group. */
 export type FleetScope = { kind: "estate" } | { kind: "cluster" | "group"; id: number };
 
-const { clusters, connections, healthCheckStatus } = schema;
+const { clusters, connections, healthCheckEvaluations, healthCheckStatus } = schema;
 
 /** Worst first: what an aggregate status is. */
 const SEVERITY: readonly HealthStatus[] = ["critical", "warning", "unknown", "ok"];
@@ -69,17 +69,21 @@ interface StoredResult {
   status: string;
   value: number | null;
   findings: unknown;
-  evaluatedAt: Date;
   changedAt: Date;
 }
 
-function checkResult(check: HealthCheckDefinition, stored: StoredResult | undefined): CheckResult {
+/** A check's stored result; every check of a connection is evaluated in the same pass (`evaluatedAt`). */
+function checkResult(
+  check: HealthCheckDefinition,
+  stored: StoredResult | undefined,
+  evaluatedAt: Date | null,
+): CheckResult {
   return {
     check,
     status: (stored?.status as HealthStatus | undefined) ?? "unknown",
     value: stored?.value ?? null,
     findings: (stored?.findings as HealthFinding[] | undefined) ?? [],
-    evaluatedAt: stored?.evaluatedAt ?? null,
+    evaluatedAt: stored ? evaluatedAt : null,
     changedAt: stored?.changedAt ?? null,
   };
 }
@@ -105,14 +109,18 @@ export class HealthService {
       .select()
       .from(healthCheckStatus)
       .where(eq(healthCheckStatus.connectionId, connectionId));
+    const [evaluation] = await this.datastore.db
+      .select({ evaluatedAt: healthCheckEvaluations.evaluatedAt })
+      .from(healthCheckEvaluations)
+      .where(eq(healthCheckEvaluations.connectionId, connectionId));
+    const evaluatedAt = rows.length > 0 ? (evaluation?.evaluatedAt ?? null) : null;
     const stored = new Map(rows.map((row) => [row.checkName, row]));
-    const checks = HEALTH_CHECKS.map((check) => checkResult(check, stored.get(check.name)));
-    const evaluated = rows.map((row) => row.evaluatedAt.getTime());
+    const checks = HEALTH_CHECKS.map((check) => checkResult(check, stored.get(check.name), evaluatedAt));
     return {
       connectionId,
       connectionName: connection.name,
       status: worst(checks.map((check) => check.status)),
-      evaluatedAt: evaluated.length ? new Date(Math.max(...evaluated)) : null,
+      evaluatedAt,
       checks,
     };
   }
@@ -139,11 +147,13 @@ export class HealthService {
         connectionName: connections.name,
         statuses: sql<Record<string, HealthStatus> | null>`jsonb_object_agg(${healthCheckStatus.checkName},
           ${healthCheckStatus.status}) filter (where ${healthCheckStatus.checkName} is not null)`,
-        evaluatedAt: sql<string | null>`to_json(max(${healthCheckStatus.evaluatedAt})) #>> '{}'`,
+        evaluatedAt: sql<string | null>`to_json(max(${healthCheckEvaluations.evaluatedAt})
+          filter (where ${healthCheckStatus.checkName} is not null)) #>> '{}'`,
       })
       .from(connections)
       .leftJoin(clusters, eq(clusters.id, connections.clusterId))
       .leftJoin(healthCheckStatus, eq(healthCheckStatus.connectionId, connections.id))
+      .leftJoin(healthCheckEvaluations, eq(healthCheckEvaluations.connectionId, connections.id))
       .where(and(visibility.connection(connections.id), inScope))
       .groupBy(connections.id);
     return aggregate(scope, rows);
