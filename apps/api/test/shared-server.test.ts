@@ -1,4 +1,4 @@
-import { currentValues, type MetricValue, metricDefinitions } from "@dbmon/alerter";
+import { currentValues, type MetricValue, metricDefinitions, wholeServerOnly } from "@dbmon/alerter";
 import { storeProbeRun, storeServerWideRun } from "@dbmon/collector";
 import {
   getConnectionHealth,
@@ -316,6 +316,39 @@ describe("a server with several connections", () => {
         name,
       ).toEqual(perDatabase);
     }
+  });
+
+  it("reads a whole-server-only metric's rows once per server, as the connection they are stored under", async () => {
+    const sorted = (values: MetricValue[]) =>
+      [...values].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    // The connections each server's rows are stored under: the lowest id of each server.
+    const storedUnder = [alone.id, Math.min(...shared.map((connection) => connection.id))];
+    // A minute after the last run: within the 5-minute freshness of the activity metrics.
+    const justAfterRuns = new Date((RUNS.at(-1) as Date).getTime() + MINUTE);
+    let wholeServer = 0;
+    for (const [name, definition] of Object.entries(metricDefinitions)) {
+      if (definition.latest || !definition.tables.every((table) => findProbeSpec(table))) {
+        continue;
+      }
+      const every = await currentValues(t.datastore.sql, definition, justAfterRuns);
+      const once = await currentValues(t.datastore.sql, definition, justAfterRuns, {
+        oneReaderPerServer: true,
+      });
+      if (!wholeServerOnly(definition)) {
+        expect(sorted(once), name).toEqual(sorted(every));
+        continue;
+      }
+      // Whole-server only: no value names a database, and each server's is its storing connection's.
+      expect(
+        every.filter((value) => value.database_name !== null),
+        name,
+      ).toEqual([]);
+      expect(sorted(once), name).toEqual(
+        sorted(every.filter((value) => storedUnder.includes(value.connection_id))),
+      );
+      wholeServer += once.length > 0 ? 1 : 0;
+    }
+    expect(wholeServer).toBeGreaterThan(3);
   });
 
   it("answers each connection's health checks as the connection collecting alone, evaluating the server once", async () => {

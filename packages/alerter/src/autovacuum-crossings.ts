@@ -26,23 +26,38 @@ const sameTable = (x: string, y: string) =>
    and ${x}.schemaname = ${y}.schemaname and ${x}.relname = ${y}.relname`;
 
 /**
- * Every table of each database's latest collection ($2, $1], whether it is past its trigger and
- * when it was last vacuumed.
+ * Each database's latest collection ($2, $1] that the crossings do not reflect yet (a newer one than
+ * `autovacuum_crossing_syncs` says; a collection already synced changes nothing), then every table
+ * of it, whether it is past its trigger and when it was last vacuumed: read once per update into
+ * tables of the transaction, for both statements (rebuilding the changed-rows statistics of every
+ * database twice was a good part of an alerter's pass at 1,000 databases).
  */
-const currentTables = `
-  latest as materialized (
-    select connection_id, database_name, max(collected_at) as collected_at
-    from ${collectedRuns("pg_stat_all_tables")} a group by connection_id, database_name),
-  current_tables as materialized (
-    select a.connection_id, a.database_name, a.schemaname, a.relname, a.collected_at,
-      ${vacuumedAt} as vacuumed_at, ${pastTrigger} as past
-    from latest l join metrics.pg_stat_all_tables a
-      on a.connection_id = l.connection_id and a.collected_at = l.collected_at and a.database_name = l.database_name
-    ${triggerSettings})`;
+const currentTables = {
+  create: [
+    `create temp table latest (connection_id integer, database_name text, collected_at timestamptz)
+       on commit drop`,
+    `create temp table current_tables (connection_id integer, database_name text, schemaname text,
+       relname text, collected_at timestamptz, vacuumed_at timestamptz, past boolean) on commit drop`,
+  ],
+  /** Parameters $1 and $2. */
+  fillLatest: `insert into latest
+   select a.connection_id, a.database_name, max(a.collected_at)
+   from ${collectedRuns("pg_stat_all_tables")} a
+   left join public.autovacuum_crossing_syncs s
+     on s.connection_id = a.connection_id and s.database_name = a.database_name
+   group by a.connection_id, a.database_name, s.synced_at
+   having max(a.collected_at) > coalesce(s.synced_at, '-infinity')`,
+  /** Parameter $1 (the settings in force). */
+  fillCurrent: `insert into current_tables
+   select a.connection_id, a.database_name, a.schemaname, a.relname, a.collected_at,
+     ${vacuumedAt}, ${pastTrigger}
+   from latest l join metrics.pg_stat_all_tables a
+     on a.connection_id = l.connection_id and a.collected_at = l.collected_at and a.database_name = l.database_name
+   ${triggerSettings}`,
+};
 
 /** Crossings that ended: the table is below its trigger again, was vacuumed, or is gone. */
 const forgetEnded = `
-  with ${currentTables}
   delete from public.autovacuum_crossings x using latest l
   where x.connection_id = l.connection_id and x.database_name = l.database_name
     and not exists (
@@ -55,12 +70,11 @@ const forgetEnded = `
  * Tables newly past their trigger, from when. Where the crossings were brought up to date with the
  * database's collection before the latest, a table without one crossed at the latest collection.
  * Elsewhere (the database's first update, or the alerter was away) the first collection of the
- * table's current run past its trigger since the same vacuum, traced back as far as $3: only those
+ * table's current run past its trigger since the same vacuum, traced back as far as $2: only those
  * databases' recent rows are read, and only then.
  */
 const recordNew = `
-  with ${currentTables},
-  continuity as materialized (
+  with continuity as materialized (
     select l.connection_id, l.database_name,
       coalesce(s.synced_at >= p.previous_at, p.previous_at is null) as continuous
     from latest l
@@ -69,7 +83,7 @@ const recordNew = `
     cross join lateral (
       select max(collected_at) as previous_at from ${probeRunsTable("pg_stat_all_tables")} a
       where a.connection_id = l.connection_id and a.database_name = l.database_name
-        and a.collected_at < l.collected_at and a.collected_at > $3::timestamptz) p),
+        and a.collected_at < l.collected_at and a.collected_at > $2::timestamptz) p),
   crossing as materialized (
     select c.*, k.continuous from current_tables c
     join continuity k on k.connection_id = c.connection_id and k.database_name = c.database_name
@@ -83,7 +97,7 @@ const recordNew = `
       (${pastTrigger}) and ${vacuumedAt} is not distinct from n.vacuumed_at as past
     from (select distinct connection_id from traced) nc
     cross join lateral (select * from metrics.pg_stat_all_tables
-      where connection_id = nc.connection_id and collected_at > $3::timestamptz and collected_at <= $1::timestamptz) a
+      where connection_id = nc.connection_id and collected_at > $2::timestamptz and collected_at <= $1::timestamptz) a
     join traced n on ${sameTable("n", "a")}
     ${triggerSettings}),
   streak as (
@@ -110,14 +124,18 @@ const recordNew = `
  * wait and then find nothing to do), so that an evaluation never reads a half-updated state.
  */
 export async function updateAutovacuumCrossings(sql: Sql, now: Date): Promise<void> {
-  const parameters = [
-    now.toISOString(),
-    new Date(now.getTime() - AUTOVACUUM_FRESHNESS_SECONDS * 1000).toISOString(),
-    new Date(now.getTime() - CROSSING_LOOKBACK_HOURS * 3600 * 1000).toISOString(),
-  ];
+  const at = now.toISOString();
+  const freshest = new Date(now.getTime() - AUTOVACUUM_FRESHNESS_SECONDS * 1000).toISOString();
+  const lookback = new Date(now.getTime() - CROSSING_LOOKBACK_HOURS * 3600 * 1000).toISOString();
   await sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${advisoryLocks.autovacuumCrossings})`;
-    await tx.unsafe(forgetEnded, parameters.slice(0, 2));
-    await tx.unsafe(recordNew, parameters);
+    for (const statement of currentTables.create) {
+      await tx.unsafe(statement);
+    }
+    await tx.unsafe(currentTables.fillLatest, [at, freshest]);
+    await tx.unsafe(currentTables.fillCurrent, [at]);
+    await tx.unsafe("analyze latest, current_tables");
+    await tx.unsafe(forgetEnded);
+    await tx.unsafe(recordNew, [at, lookback]);
   });
 }

@@ -54,7 +54,8 @@ async function metricValues(
   }
   try {
     await definition.prepare?.(sql, context.now);
-    const values = await currentValues(sql, definition, context.now);
+    // Whole-server values are kept once per server (oneValuePerServer): read once per server.
+    const values = await currentValues(sql, definition, context.now, { oneReaderPerServer: true });
     return {
       values: oneValuePerServer(
         metric,

@@ -19,13 +19,29 @@ export const rowsBetween = (table: string, time: string, from: string, where = "
     return rowsOf(`metrics.${table}`, time, from, where);
   }
   // A server-wide probe's rows are stored once per server: each connection reads its server's, as
-  // its own (the rules that evaluate them decide which connection alerts for the server).
+  // its own (the rules that evaluate them decide which connection alerts for the server). The view
+  // is named unqualified so that an evaluation may shadow it (`ONE_READER_PER_SERVER`).
   const columns = [time, ...probe.columns.map((column) => column.name)].map((name) => `"${name}"`);
-  return `(select c.connection_id, t.* from public.dbmon_connection_servers c
+  return `(select c.connection_id, t.* from ${SERVER_READERS} c
     cross join lateral (select ${columns.join(", ")} from metrics.${table}
       where connection_id = c.server_connection_id
       and ${time} > ${from}::timestamptz and ${time} <= $1::timestamptz and ${where}) t)`;
 };
+
+/**
+ * Which connections read a server's rows, and under which connection they are stored: the view of
+ * migration 0029 (`public` is on the datastore sessions' search path), unless a statement's WITH
+ * names a narrower one.
+ */
+export const SERVER_READERS = "dbmon_connection_servers";
+
+/**
+ * A WITH item for a statement of values that are whole-server only (`server-values.ts`): each
+ * server's rows read once, by the connection they are stored under, instead of by each of its
+ * connections (100 at the fleet benchmark's servers) to be reduced to one value per server after.
+ */
+export const ONE_READER_PER_SERVER = `${SERVER_READERS} as materialized (
+    select * from public.dbmon_connection_servers where connection_id = server_connection_id)`;
 
 /**
  * The runs of a metrics table collected in the range (`connection_id`, `collected_at`, and

@@ -3,7 +3,14 @@ import { collectedDatabaseJoin } from "@dbmon/datastore";
 import { findProbeSpec, SYSTEM_SCHEMAS_SQL, storedOncePerServer } from "@dbmon/monitoring";
 import { loadPerVcpu, maxBlockedSeconds } from "./activity-metrics.js";
 import { AUTOVACUUM_FRESHNESS_SECONDS, updateAutovacuumCrossings } from "./autovacuum-crossings.js";
-import { collected, collectedRuns, seconds, settingAt } from "./metric-sql.js";
+import {
+  collected,
+  collectedRuns,
+  ONE_READER_PER_SERVER,
+  SERVER_READERS,
+  seconds,
+  settingAt,
+} from "./metric-sql.js";
 
 /**
  * How each rule metric is computed from collected data. A definition's query gives the metric's value
@@ -32,6 +39,11 @@ export interface MetricDefinition {
    * whole-server values (`isServerWide`).
    */
   readsConnectedDatabase?: true;
+  /**
+   * The values of a server-wide probe name databases, each under the connection that collects it
+   * (`collectedDatabaseJoin`): every connection of a server reads its rows.
+   */
+  namesDatabases?: true;
   /**
    * The query compares each collection with the one before (counter increases), which may lie before
    * the range: the hourly partials read history from earlier than the hours they recompute. Other
@@ -77,6 +89,22 @@ export function isServerWide(metric: string, value: { database_name: string | nu
   );
 }
 
+/**
+ * Whether every value of `definition` is whole-server (`isServerWide`): its first table is a
+ * server-wide probe's, and it names neither a database nor the connected one. Such values are kept
+ * once per server, so reading each server's rows once gives the same evaluation.
+ */
+export function wholeServerOnly(definition: MetricDefinition): boolean {
+  const probe = findProbeSpec(definition.tables[0]);
+  return (
+    probe !== undefined &&
+    storedOncePerServer(probe) &&
+    definition.readsConnectedDatabase !== true &&
+    definition.namesDatabases !== true &&
+    definition.latest === undefined
+  );
+}
+
 /** Tables of the metrics schema that exist now (views: the probes stored as changed rows). */
 export async function existingMetricTables(sql: Sql): Promise<Set<string>> {
   const rows = await sql<{ name: string }[]>`
@@ -101,6 +129,10 @@ export async function currentValues(
   sql: Sql,
   definition: MetricDefinition,
   now: Date,
+  options: {
+    /** Only the values of the connection each server's rows are stored under, for a whole-server-only metric. */
+    oneReaderPerServer?: boolean;
+  } = {},
 ): Promise<MetricValue[]> {
   const [table] = definition.tables;
   const key = collectionKey(table);
@@ -114,8 +146,10 @@ export async function currentValues(
     : `join (select ${key}, max(collected_at) as collected_at from ${collectedRuns(table)} a group by ${key}) latest
        using (${key}, collected_at)
      ${findProbeSpec(table)?.snapshot ? "" : `where not ${superseded(table)}`}`;
+  const readers =
+    options.oneReaderPerServer && wholeServerOnly(definition) ? `with ${ONE_READER_PER_SERVER} ` : "";
   return sql.unsafe<MetricValue[]>(
-    `select s.connection_id, s.database_name, s.object_name, s.value from (${definition.sql}) s ${latest}`,
+    `${readers}select s.connection_id, s.database_name, s.object_name, s.value from (${definition.sql}) s ${latest}`,
     [now.toISOString(), oldest],
   );
 }
@@ -124,7 +158,7 @@ export async function currentValues(
 const runsOf = (table: string) => {
   const probe = findProbeSpec(table);
   return probe && storedOncePerServer(probe)
-    ? `(select s.connection_id as reader_id, p.* from public.dbmon_connection_servers s
+    ? `(select s.connection_id as reader_id, p.* from ${SERVER_READERS} s
         join probe_runs p on p.connection_id = s.server_connection_id)`
     : "(select connection_id as reader_id, * from probe_runs)";
 };
@@ -343,6 +377,7 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
     // that collects it, so one database is one series (and one alert), not one per connection.
     tables: ["pg_database", "pg_settings"],
     freshnessSeconds: THIRTY_MINUTES,
+    namesDatabases: true,
     sql: `select a.connection_id, a.datname as database_name, null::text as object_name, a.collected_at,
             a.age_datfrozenxid::float8 * 100 / nullif(coalesce(fm.value, 200000000), 0) as value
           from ${collected("pg_database", "datallowconn and age_datfrozenxid is not null")} a
@@ -366,16 +401,17 @@ export const metricDefinitions: Record<string, MetricDefinition> = {
   "pg_stat_archiver.failed_count_delta": delta("pg_stat_wal", "failed_count", THIRTY_MINUTES),
   // Hours since the table crossed its autovacuum trigger (since its last vacuum), from the crossings
   // the alerter keeps (autovacuum-crossings.ts): a table never vacuumed counts from its crossing, not
-  // from the epoch, without reading its history at every evaluation.
+  // from the epoch, without reading its history at every evaluation. The crossings are brought up to
+  // date with each database's latest collection first (`prepare`), and name only tables of it past
+  // their trigger: the runs are read, not every table's statistics again.
   table_last_autovacuum_hours: {
     ...worstTablePerDatabase(
       ["pg_stat_all_tables", "pg_settings"],
       `
-      select a.connection_id, a.database_name, a.schemaname || '.' || a.relname as object_name, a.collected_at,
-        ${seconds("a.collected_at - x.crossed_at")} / 3600 as value
-      from ${collected("pg_stat_all_tables")} a
+      select a.connection_id, a.database_name, x.schema_name || '.' || x.relation_name as object_name,
+        a.collected_at, ${seconds("a.collected_at - x.crossed_at")} / 3600 as value
+      from ${collectedRuns("pg_stat_all_tables")} a
       join public.autovacuum_crossings x on x.connection_id = a.connection_id and x.database_name = a.database_name
-        and x.schema_name = a.schemaname and x.relation_name = a.relname
       where a.collected_at >= x.crossed_at`,
     ),
     freshnessSeconds: AUTOVACUUM_FRESHNESS_SECONDS,

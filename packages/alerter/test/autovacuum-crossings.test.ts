@@ -122,6 +122,29 @@ describe("autovacuum_not_running counts from the table's first crossing of its t
     ]);
   });
 
+  it("an evaluation without a new collection keeps the crossings and the alert as they are", async () => {
+    const alerter = h.alerter();
+    const c = await addConnection(h.datastore, "unchanged");
+    const now = new Date();
+    await collect(c, new Date(now.getTime() - 2 * HOUR_MS), { slow: { dead: 400 }, other: { dead: 10 } });
+    await collect(c, now, { slow: { dead: 400 }, other: { dead: 10 } });
+    h.clock.set(now);
+    await alerter.evaluate();
+    const crossings = () =>
+      h.datastore
+        .sql`select relation_name, crossed_at, vacuumed_at from autovacuum_crossings where connection_id = ${c}`;
+    const before = await crossings();
+    expect(before).toHaveLength(1);
+    expect(await overdue(c)).toEqual([["public.slow", "active", 2]]);
+    // Two more passes over the same collection (already synced: nothing of it is read again).
+    for (const seconds of [60, 120]) {
+      h.clock.set(new Date(now.getTime() + seconds * 1000));
+      await alerter.evaluate();
+    }
+    expect(await crossings()).toEqual(before);
+    expect(await overdue(c)).toEqual([["public.slow", "active", 2]]);
+  });
+
   it("after collections no alerter followed, a crossing is traced back to the collection it happened at", async () => {
     const alerter = h.alerter();
     const c = await addConnection(h.datastore, "away");
