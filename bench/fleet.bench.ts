@@ -363,6 +363,13 @@ async function measure(cleanup: Cleanup): Promise<void> {
         `(${evaluations.at(-1)?.connections ?? 0} connections)`,
       "p95 < 5,000 ms",
     ],
+    [
+      "alerter passes in order: s from the start to its end, s taken",
+      evaluations
+        .map((event) => `${Math.round((event.at - started) / 1000)}: ${((event.ms ?? 0) / 1000).toFixed(1)}`)
+        .join(", "),
+      "—",
+    ],
     ["the benchmark's own load on the machine", busy.description, "—"],
     [
       "alerter warnings and errors",

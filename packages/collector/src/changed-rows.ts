@@ -9,22 +9,24 @@ import { weekStart } from "./weeks.js";
 // readers' view rebuilds every run are `@dbmon/datastore`'s (`queries/changed-rows.ts`); this
 // module keeps to its rule: a run stores only changed rows, the objects it adds (`added`) and one row
 // per object dropped (`gone`), referring to the keyframe, when it is in the keyframe's week, the
-// previous run stored for the database is the one remembered here, and the objects added and dropped
-// since the keyframe stay within the keyframe's count; otherwise it is a keyframe and stores every
-// row. A row of dbmon's own footprint (`footprint` in the catalogue) changed only outside its
+// previous run stored for the database is the one remembered here, and the objects dropped since the
+// keyframe are no more than the run's own (at least MIN_DROPPED); otherwise it is a keyframe and
+// stores every row. A row of dbmon's own footprint (`footprint` in the catalogue) changed only outside its
 // `immediate` columns is held back until its stored version is FOOTPRINT_REFRESH_SECONDS old.
 
 const HASH_BYTES = 8;
-/** Objects a run may add or drop after a small keyframe (of fewer objects) before making one. */
-const MIN_CHURN = 16;
+/** Objects that may be dropped since the keyframe of a database of fewer objects before a keyframe. */
+const MIN_DROPPED = 16;
 
 /** What this collector remembers of the last run it stored for one database. */
 interface DatabaseSample {
   atMs: number;
   keyframeAtMs: number;
-  /** Objects of the keyframe, and objects added or dropped since (each bounds the view's lookups). */
-  keyframeObjects: number;
-  churn: number;
+  /**
+   * Objects dropped since the keyframe: the view still looks each one up in every later run (added
+   * objects are live ones, looked up as the keyframe's are).
+   */
+  dropped: number;
   /** The sorted object keys (JSON of the key columns): what a dropped object's row names. */
   keys: string[];
   /** Each object's digest of its stored row, in sorted key order (HASH_BYTES each). */
@@ -169,8 +171,8 @@ export async function planChangedRows(
       previous.keyframeAtMs === sample.keyframeAtMs
         ? compareObjects(sample.keys, run.keys)
         : null;
-    const churn = sample && diff ? sample.churn + diff.added + diff.dropped.length : 0;
-    const kept = sample && diff && churn <= Math.max(sample.keyframeObjects, MIN_CHURN) ? sample : null;
+    const dropped = sample && diff ? sample.dropped + diff.dropped.length : 0;
+    const kept = sample && diff && dropped <= Math.max(run.records.length, MIN_DROPPED) ? sample : null;
     const keyframeAtMs = kept ? kept.keyframeAtMs : atMs;
     // What is stored after this run: this run's rows, but where the stored row stays an older one.
     const after = {
@@ -217,8 +219,7 @@ export async function planChangedRows(
       next.set(database, {
         atMs,
         keyframeAtMs,
-        keyframeObjects: kept ? kept.keyframeObjects : run.records.length,
-        churn: kept ? churn : 0,
+        dropped: kept ? dropped : 0,
         keys: run.keys,
         ...after,
       });

@@ -271,7 +271,7 @@ describe("changed-rows storage", () => {
     ]);
   });
 
-  it("statements that come and go after a keyframe are stored as added and gone rows, until they outnumber it", async () => {
+  it("statements that come and go after a keyframe are stored as added and gone rows, until more were dropped than are left", async () => {
     const statements = probes.find((probe) => probe.name === "pg_stat_statements") as ProbeDefinition;
     const { sql } = env.datastore;
     const row = (queryid: number, calls = 1) => ({
@@ -295,13 +295,18 @@ describe("changed-rows storage", () => {
       [10, [...range(1, 20).map((id) => row(id)), row(21, 2)]],
       // Nothing changed.
       [15, [...range(1, 20).map((id) => row(id)), row(21, 2)]],
-      // Ten statements replaced: 20 more objects added or dropped than the keyframe's 20 allow.
+      // Ten statements replaced: ten gone and ten added rows, 11 dropped since the keyframe.
       [
         20,
         [...range(11, 21).map((id) => row(id, id === 21 ? 2 : 1)), ...range(101, 110).map((id) => row(id))],
       ],
+      // Six more dropped: 17 since the keyframe, more than the run's 15 objects and than 16.
+      [
+        25,
+        [...range(17, 21).map((id) => row(id, id === 21 ? 2 : 1)), ...range(101, 110).map((id) => row(id))],
+      ],
       // After that keyframe, one dropped again.
-      [25, [...range(11, 20).map((id) => row(id)), ...range(101, 110).map((id) => row(id))]],
+      [30, [...range(17, 20).map((id) => row(id)), ...range(101, 110).map((id) => row(id))]],
     ];
     const stored: number[] = [];
     for (const [minute, rows] of runs) {
@@ -310,7 +315,7 @@ describe("changed-rows storage", () => {
           .stored,
       );
     }
-    expect(stored).toEqual([20, 2, 2, 0, 21, 1]);
+    expect(stored).toEqual([20, 2, 2, 0, 20, 15, 1]);
     const read = await sql<{ minute: number; keyframe: number; queryid: string; calls: string }[]>`
       select (extract(epoch from s.collected_at - ${when(0).toISOString()}::timestamptz) / 60)::int as minute,
         (extract(epoch from r.keyframe_at - ${when(0).toISOString()}::timestamptz) / 60)::int as keyframe,
@@ -325,14 +330,14 @@ describe("changed-rows storage", () => {
       sorted(runs.flatMap(([minute, rows]) => rows.map((r) => text(minute, r.queryid, r.calls)))),
     );
     expect([...new Set(read.map((r) => `${r.minute}@${r.keyframe}`))].sort()).toEqual(
-      ["0@0", "5@0", "10@0", "15@0", "20@20", "25@20"].sort(),
+      ["0@0", "5@0", "10@0", "15@0", "20@0", "25@25", "30@25"].sort(),
     );
     // One statement's history narrows the objects read through the view, added ones included.
     const history = await sql<{ calls: string }[]>`
       select calls::text from metrics.pg_stat_statements
       where connection_id = ${changes} and queryid = 21 and collected_at >= ${when(0).toISOString()}
       order by collected_at`;
-    expect(history.map((r) => r.calls)).toEqual(["1", "2", "2", "2"]);
+    expect(history.map((r) => r.calls)).toEqual(["1", "2", "2", "2", "2"]);
   });
 
   it("holds back dbmon's own footprint for up to an hour, but not a catalog's writes nor anything else", async () => {

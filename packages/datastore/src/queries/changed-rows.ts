@@ -12,9 +12,10 @@ import type { TransactionSql } from "postgres";
  *   since the previous run (`gone`: the key columns only). A run refers to a keyframe only in the
  *   same week (so a weekly partition never depends on an older one, and retention may drop old weeks
  *   whole), when the previous run is the one its collector remembers (a restart, a takeover by
- *   another collector, a failed store all make a keyframe), and while the objects added and dropped
- *   since the keyframe are no more than the keyframe's (so a run never looks up many more objects
- *   than it has). The collector keeps to this (`@dbmon/collector`, `planChangedRows`).
+ *   another collector, a failed store all make a keyframe), and while the objects dropped since the
+ *   keyframe are no more than the run's own (each is still looked up by every later run, so a run
+ *   never looks up many more objects than it has). The collector keeps to this (`@dbmon/collector`,
+ *   `planChangedRows`).
  * - `metrics."<probe>"`: the view every reader reads, giving each run in full, as the table of that
  *   name gave before: each object of the run's keyframe, and each object added since, with its newest
  *   row stored from the keyframe up to the run, unless that row says it is gone. An insert into the
