@@ -2,6 +2,13 @@
 import { findProbeSpec, probeRunsTable, storedOncePerServer } from "@dbmon/monitoring";
 
 /**
+ * Which connections read a server's rows, and under which connection they are stored: the view of
+ * migration 0029 (`public` is on the datastore sessions' search path), unless a statement's WITH
+ * names a narrower one.
+ */
+export const SERVER_READERS = "dbmon_connection_servers";
+
+/**
  * Rows of a metrics table collected in the range, reached through each connection: the tables' index
  * leads with connection_id, so a short range (the latest collections) is a few index lookups per
  * connection instead of a scan of the week's partition.
@@ -27,13 +34,6 @@ export const rowsBetween = (table: string, time: string, from: string, where = "
       where connection_id = c.server_connection_id
       and ${time} > ${from}::timestamptz and ${time} <= $1::timestamptz and ${where}) t)`;
 };
-
-/**
- * Which connections read a server's rows, and under which connection they are stored: the view of
- * migration 0029 (`public` is on the datastore sessions' search path), unless a statement's WITH
- * names a narrower one.
- */
-export const SERVER_READERS = "dbmon_connection_servers";
 
 /**
  * A WITH item for a statement of values that are whole-server only (`server-values.ts`): each
