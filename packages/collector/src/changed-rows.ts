@@ -199,14 +199,13 @@ export async function planChangedRows(
       }
       stored.push({ ...record, added: kept !== null && was < 0, gone: false });
     });
-    const first = run.records[0];
-    if (kept !== null && diff && first) {
+    if (kept !== null && diff) {
       for (const dropped of diff.dropped) {
         const values = JSON.parse(dropped) as unknown[];
         stored.push({
           ...empty,
-          connection_id: first.connection_id,
-          collected_at: first.collected_at,
+          connection_id: connectionId,
+          collected_at: collectedAt.toISOString(),
           database_name: database,
           ...Object.fromEntries(key.map((name, index) => [name, values[index] ?? null])),
           added: false,
@@ -239,15 +238,14 @@ export async function planChangedRows(
 
 /**
  * The previous run's objects against this run's, both sorted: where each of this run's objects was
- * (-1: added), how many were added, and the keys of those dropped.
+ * (-1: added), and the keys of those dropped.
  */
 function compareObjects(
   previous: readonly string[],
   current: readonly string[],
-): { previousIndex: Int32Array; added: number; dropped: string[] } {
+): { previousIndex: Int32Array; dropped: string[] } {
   const previousIndex = new Int32Array(current.length).fill(-1);
   const dropped: string[] = [];
-  let added = 0;
   let p = 0;
   for (let c = 0; c < current.length; c += 1) {
     const key = current[c] as string;
@@ -258,12 +256,10 @@ function compareObjects(
     if (p < previous.length && previous[p] === key) {
       previousIndex[c] = p;
       p += 1;
-    } else {
-      added += 1;
     }
   }
   dropped.push(...previous.slice(p));
-  return { previousIndex, added, dropped };
+  return { previousIndex, dropped };
 }
 
 function weekStartMs(atMs: number): number {
