@@ -47,22 +47,27 @@ export const loadPerVcpu: MetricDefinition = {
   freshnessSeconds: 300,
   latest: `select connection_id, max(minute) as collected_at
     from ${rowsBetween("activity_ticks", "minute", "$2")} a group by connection_id`,
+  // Each step is materialized: the newest minutes are past the statistics of the week's partition
+  // (ANALYZE ran before they were stored), so the planner estimates a row or two where there are
+  // thousands, and would otherwise run a later step once per row of an earlier one.
   sql: `
   with window_start(at) as (select $2::timestamptz - make_interval(mins => ${LOAD_WINDOW_MINUTES - 1})),
-  ticks as (select connection_id, minute, ticks from ${rowsBetween("activity_ticks", "minute", "(select at from window_start)")} a),
-  samples as (
+  ticks as materialized (
+    select connection_id, minute, ticks from ${rowsBetween("activity_ticks", "minute", "(select at from window_start)")} a),
+  samples as materialized (
     select connection_id, minute, sum(samples)::float8 as samples
     from ${rowsBetween("activity_minutes", "minute", "(select at from window_start)")} a
     group by connection_id, minute),
-  load as (
+  load as materialized (
     select t.connection_id, t.minute,
       sum(coalesce(s.samples, 0)) over w / nullif(sum(t.ticks) over w, 0) as sessions
     from ticks t left join samples s on s.connection_id = t.connection_id and s.minute = t.minute
     window w as (partition by t.connection_id order by t.minute
-      range between make_interval(mins => ${LOAD_WINDOW_MINUTES - 1}) preceding and current row))
+      range between make_interval(mins => ${LOAD_WINDOW_MINUTES - 1}) preceding and current row)),
+  vcpus as materialized ${VCPUS}
   select l.connection_id, null::text as database_name, null::text as object_name, l.minute as collected_at,
     l.sessions / v.vcpus as value
-  from load l join ${VCPUS} v on v.connection_id = l.connection_id
+  from load l join vcpus v on v.connection_id = l.connection_id
   where l.minute > $2::timestamptz`,
 };
 

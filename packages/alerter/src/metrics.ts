@@ -142,12 +142,15 @@ export async function currentValues(
       : new Date(now.getTime() - definition.freshnessSeconds * 1000).toISOString();
   const oldest = await sinceOldestLatest(sql, definition, freshest, now);
   const latest = definition.latest
-    ? `join (${definition.latest}) latest using (connection_id, collected_at)`
+    ? `join latest using (connection_id, collected_at)`
     : `join (select ${key}, max(collected_at) as collected_at from ${collectedRuns(table)} a group by ${key}) latest
        using (${key}, collected_at)
      ${findProbeSpec(table)?.snapshot ? "" : `where not ${superseded(table)}`}`;
-  const readers =
-    options.oneReaderPerServer && wholeServerOnly(definition) ? `with ${ONE_READER_PER_SERVER} ` : "";
+  const readers = definition.latest
+    ? `with latest as materialized (${definition.latest}) `
+    : options.oneReaderPerServer && wholeServerOnly(definition)
+      ? `with ${ONE_READER_PER_SERVER} `
+      : "";
   return sql.unsafe<MetricValue[]>(
     `${readers}select s.connection_id, s.database_name, s.object_name, s.value from (${definition.sql}) s ${latest}`,
     [now.toISOString(), oldest],

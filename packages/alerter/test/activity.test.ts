@@ -1,5 +1,6 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { currentValues, type MetricDefinition, metricDefinitions } from "../src/metrics.js";
 import { createMetricTables } from "./metric-tables.js";
 import { addConnection, alertsOf, createHarness, type Harness, ruleId } from "./support.js";
 
@@ -126,6 +127,75 @@ describe("database load above the host's vCPUs", () => {
       { status: "active", severity: "critical", metric_value: 0.75 },
     ]);
     await h.datastore.sql`delete from connections where id = ${server}`;
+  });
+
+  it("runs each step of the evaluation once when the newest minutes are past the statistics", async () => {
+    // At a fleet's scale the planner, seeing none of the newest minutes in the statistics of the
+    // week's partition, estimated a row or two for them, and ran the load's window (and the join of
+    // connections with their servers) once per connection: 26 s for 1,000 connections.
+    const now = new Date();
+    h.clock.set(now);
+    const sql = h.datastore.sql;
+    const ids = await sql<{ id: number }[]>`
+      insert into connections (name, host, port, database_name, username, owner_username)
+      select 'fleet ' || g, 'fleet.test', 6000 + g / 20, 'db' || g, 'postgres', 'admin' from generate_series(1, 200) g
+      returning id`;
+    const fleet = ids.map((row) => row.id);
+    await sql`insert into metrics.pg_sys_cpu_info (connection_id, collected_at, logical_processor, no_of_cores)
+      select id, ${new Date(now.getTime() - 3600_000).toISOString()}, 4, 4 from unnest(${fleet}::int[]) id`;
+    const history = async (from: number, to: number) => {
+      await sql`insert into metrics.activity_ticks (connection_id, minute, ticks)
+        select id, date_trunc('minute', ${now.toISOString()}::timestamptz) - make_interval(mins => m), 60
+        from unnest(${fleet}::int[]) id, generate_series(${from}::int, ${to}::int) m`;
+      await sql`insert into metrics.activity_minutes (connection_id, minute, database_name, user_name, backend_type,
+          state, wait_event_type, wait_event, query_id, samples)
+        select id, date_trunc('minute', ${now.toISOString()}::timestamptz) - make_interval(mins => m), 'app', 'app',
+          'client backend', 'active', '', '', 42, 30
+        from unnest(${fleet}::int[]) id, generate_series(${from}::int, ${to}::int) m`;
+    };
+    await history(7, 120);
+    await sql`analyze connections, metrics.activity_ticks, metrics.activity_minutes`;
+    await history(1, 6);
+
+    // biome-ignore lint/suspicious/noExplicitAny: EXPLAIN's JSON, walked below
+    const plans: any[] = [];
+    const explaining = new Proxy(sql, {
+      get: (target, property) =>
+        property === "unsafe"
+          ? async (statement: string, parameters: string[]) => {
+              const rows = await target.unsafe(`explain (analyze, format json) ${statement}`, parameters);
+              plans.push(rows);
+              return [];
+            }
+          : Reflect.get(target, property),
+    });
+    await currentValues(
+      explaining,
+      metricDefinitions["activity_sampling.load_per_vcpu"] as MetricDefinition,
+      now,
+    );
+    expect(plans).toHaveLength(1);
+    // Index lookups run once per connection; every aggregate and window, once in all.
+    const aggregates: { type: string; loops: number }[] = [];
+    const walk = (node: { "Node Type": string; "Actual Loops": number; Plans?: unknown[] }) => {
+      if (node["Node Type"] === "Aggregate" || node["Node Type"] === "WindowAgg") {
+        aggregates.push({ type: node["Node Type"], loops: node["Actual Loops"] });
+      }
+      for (const child of (node.Plans ?? []) as (typeof node)[]) {
+        walk(child);
+      }
+    };
+    walk(plans[0]?.[0]?.["QUERY PLAN"][0].Plan);
+    expect(aggregates.length).toBeGreaterThan(2);
+    expect(aggregates.filter((node) => node.loops !== 1)).toEqual([]);
+    const values = await currentValues(
+      sql,
+      metricDefinitions["activity_sampling.load_per_vcpu"] as MetricDefinition,
+      now,
+    );
+    expect(values.filter((value) => fleet.includes(value.connection_id))).toHaveLength(fleet.length);
+    expect(new Set(values.map((value) => value.value))).toEqual(new Set([0.125]));
+    await sql`delete from connections where id = any(${fleet}::int[])`;
   });
 
   it("learns baselines from the minutes like any metric", async () => {
