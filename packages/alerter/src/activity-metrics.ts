@@ -27,19 +27,16 @@ const STORE_DELAY_SECONDS = 2;
 const BLOCKED = "wait_event_type = 'Lock' and cardinality(blocking_pids) > 0";
 
 /**
- * The host's vCPUs per connection: the logical processors of its latest pg_sys_cpu_info snapshot
- * (system_stats, or the collector's own host); a connection without one has no load ratio.
- */
-const VCPUS = `(select c.connection_id, cpu.vcpus from public.dbmon_connection_servers c
-    cross join lateral (select logical_processor::float8 as vcpus from metrics.pg_sys_cpu_info
-      where connection_id = c.server_connection_id and collected_at <= $1::timestamptz and logical_processor > 0
-      order by collected_at desc limit 1) cpu)`;
-
-/**
  * Database load per vCPU: average active sessions over the LOAD_WINDOW_MINUTES minutes up to each
  * sampled minute (samples ÷ ticks, so minutes the sampler missed do not dilute it; ticks without
- * samples are an idle minute), divided by the host's vCPUs. Above 1: more sessions want to run (on CPU
- * or waiting) than the host has processors.
+ * samples are an idle minute), divided by the host's vCPUs: the logical processors of its latest
+ * pg_sys_cpu_info snapshot (system_stats, or the collector's own host); a connection without one has
+ * no load ratio. Above 1: more sessions want to run (on CPU or waiting) than the host has processors.
+ *
+ * Computed connection by connection and minute by minute (laterals: index lookups): the newest minutes are past
+ * the statistics of the week's partition (ANALYZE ran before they were stored), so the planner
+ * estimates a row or two where a fleet has thousands, and a set-wide join of the minutes with the
+ * connections' vCPUs ran once per connection (seconds at 1,000 connections).
  */
 export const loadPerVcpu: MetricDefinition = {
   tables: ["activity_ticks", "activity_minutes", "pg_sys_cpu_info"],
@@ -47,27 +44,21 @@ export const loadPerVcpu: MetricDefinition = {
   freshnessSeconds: 300,
   latest: `select connection_id, max(minute) as collected_at
     from ${rowsBetween("activity_ticks", "minute", "$2")} a group by connection_id`,
-  // Each step is materialized: the newest minutes are past the statistics of the week's partition
-  // (ANALYZE ran before they were stored), so the planner estimates a row or two where there are
-  // thousands, and would otherwise run a later step once per row of an earlier one.
   sql: `
-  with window_start(at) as (select $2::timestamptz - make_interval(mins => ${LOAD_WINDOW_MINUTES - 1})),
-  ticks as materialized (
-    select connection_id, minute, ticks from ${rowsBetween("activity_ticks", "minute", "(select at from window_start)")} a),
-  samples as materialized (
-    select connection_id, minute, sum(samples)::float8 as samples
-    from ${rowsBetween("activity_minutes", "minute", "(select at from window_start)")} a
-    group by connection_id, minute),
-  load as materialized (
-    select t.connection_id, t.minute,
-      sum(coalesce(s.samples, 0)) over w / nullif(sum(t.ticks) over w, 0) as sessions
-    from ticks t left join samples s on s.connection_id = t.connection_id and s.minute = t.minute
-    window w as (partition by t.connection_id order by t.minute
-      range between make_interval(mins => ${LOAD_WINDOW_MINUTES - 1}) preceding and current row)),
-  vcpus as materialized ${VCPUS}
-  select l.connection_id, null::text as database_name, null::text as object_name, l.minute as collected_at,
-    l.sessions / v.vcpus as value
-  from load l join vcpus v on v.connection_id = l.connection_id
+  with window_start(at) as (select $2::timestamptz - make_interval(mins => ${LOAD_WINDOW_MINUTES - 1}))
+  select c.connection_id, null::text as database_name, null::text as object_name, l.minute as collected_at,
+    l.sessions / cpu.vcpus as value
+  from public.dbmon_connection_servers c
+  cross join lateral (select logical_processor::float8 as vcpus from metrics.pg_sys_cpu_info
+    where connection_id = c.server_connection_id and collected_at <= $1::timestamptz and logical_processor > 0
+    order by collected_at desc limit 1) cpu
+  cross join lateral (
+    select t.minute, sum(coalesce(s.samples, 0)) over w / nullif(sum(t.ticks) over w, 0) as sessions
+    from metrics.activity_ticks t
+    cross join lateral (select sum(samples)::float8 as samples from metrics.activity_minutes
+      where connection_id = c.connection_id and minute = t.minute) s
+    where t.connection_id = c.connection_id and t.minute > (select at from window_start) and t.minute <= $1::timestamptz
+    window w as (order by t.minute range between make_interval(mins => ${LOAD_WINDOW_MINUTES - 1}) preceding and current row)) l
   where l.minute > $2::timestamptz`,
 };
 

@@ -3,7 +3,7 @@ import type { EvaluationContext } from "./context.js";
 import { clearAlerts, writePass } from "./evaluate.js";
 import type { AlerterLogger } from "./logger.js";
 import { isServerWide, type MetricValue } from "./metrics.js";
-import { enqueue, type Queryable, type Scope } from "./notify/queue.js";
+import { enqueueEach, type Queryable, type Scope } from "./notify/queue.js";
 import { blackedOutValue } from "./server-values.js";
 
 export interface AnomalySettings {
@@ -178,87 +178,150 @@ export async function evaluateAnomalies(
   }
   await writePass(sql, async (tx) => {
     await clearAlerts(tx, clears, context.now);
-    for (const { metric, series, value, z, baseline } of raises) {
-      await raise(tx, context, metric, series, value, z, baseline, settings, logger);
-    }
+    await raise(tx, context, raises, settings, logger);
   });
 }
 
+/** An anomaly of one series, as raise writes it: the alert's and the candidate's columns. */
+interface Raised {
+  connectionId: number;
+  /** '' for none, as the candidates store it. */
+  database: string;
+  value: MetricValue;
+  series: string;
+  z: number;
+  details: string;
+  serverWide: boolean;
+  severity: "critical" | "warning" | "info";
+  title: string;
+  description: string;
+}
+
+const raisedKey = (connectionId: number, database: string, series: string) =>
+  JSON.stringify([connectionId, database, series]);
+
+/**
+ * Writes the pass's anomalies in a few statements, whatever their number. A series whose anomaly
+ * alert is open has it refreshed; any other keeps one open candidate (refreshed while it waits) and
+ * gets an alert, unless another alerter opened one meanwhile.
+ */
 async function raise(
   sql: Queryable,
   context: EvaluationContext,
-  metric: string,
-  series: string,
-  value: MetricValue,
-  z: number,
-  baseline: Baseline,
+  raises: readonly { metric: string; series: string; value: MetricValue; z: number; baseline: Baseline }[],
   settings: AnomalySettings,
   logger: AlerterLogger,
 ): Promise<void> {
-  const iso = context.now.toISOString();
-  const details = {
-    z_score: z,
-    baseline_mean: baseline.mean,
-    baseline_stddev: baseline.stddev,
-    sample_count: baseline.sample_count,
-    baseline_period: baseline.period,
-    baseline_period_value: baseline.period_value,
-    time_zone: baseline.time_zone,
-    series,
-  };
-  const database = value.database_name ?? "";
-  const serverWide = isServerWide(metric, value);
-  // While the series' anomaly alert is open, the alert is refreshed and no new candidate is made.
-  const refreshed = await sql`
-    update alerts set metric_value = ${value.value}, anomaly_score = ${z}, anomaly_details = ${JSON.stringify(details)}::jsonb,
-      last_updated = ${iso}::timestamptz, server_wide = ${serverWide}
-    where alert_type = 'anomaly' and status <> 'cleared' and metric_name = ${series}
-      and connection_id = ${value.connection_id} and coalesce(database_name, '') = ${database}
-    returning id`;
-  if (refreshed.length > 0) {
+  if (raises.length === 0) {
     return;
   }
+  const iso = context.now.toISOString();
+  // One row per series (the last value, as the statements below must not meet a key twice).
+  const bySeries = new Map<string, Raised>();
+  for (const { metric, series, value, z, baseline } of raises) {
+    const magnitude = Math.abs(z);
+    const database = value.database_name ?? "";
+    bySeries.set(raisedKey(value.connection_id, database, series), {
+      connectionId: value.connection_id,
+      database,
+      value,
+      series,
+      z,
+      details: JSON.stringify({
+        z_score: z,
+        baseline_mean: baseline.mean,
+        baseline_stddev: baseline.stddev,
+        sample_count: baseline.sample_count,
+        baseline_period: baseline.period,
+        baseline_period_value: baseline.period_value,
+        time_zone: baseline.time_zone,
+        series,
+      }),
+      serverWide: isServerWide(metric, value),
+      severity:
+        magnitude >= 4 * settings.sensitivity
+          ? "critical"
+          : magnitude >= 2 * settings.sensitivity
+            ? "warning"
+            : "info",
+      title: metric,
+      description: `${metric} = ${value.value} is ${magnitude.toFixed(1)} standard deviations from its usual ${baseline.mean.toFixed(2)}${periodLabel(baseline)}`,
+    });
+  }
+  const all = [...bySeries.values()];
+  // While the series' anomaly alert is open, the alert is refreshed and no new candidate is made.
+  const refreshed = await sql<{ connection_id: number; database_name: string; series: string }[]>`
+    update alerts a set metric_value = k.value, anomaly_score = k.z, anomaly_details = k.details::jsonb,
+      last_updated = ${iso}::timestamptz, server_wide = k.server_wide::boolean
+    from unnest(${all.map((r) => r.connectionId)}::int[], ${all.map((r) => r.database)}::text[],
+      ${all.map((r) => r.series)}::text[], ${all.map((r) => r.value.value)}::float8[], ${all.map((r) => r.z)}::float8[],
+      ${all.map((r) => r.details)}::text[], ${all.map((r) => String(r.serverWide))}::text[])
+      k(connection_id, database_name, series, value, z, details, server_wide)
+    where a.alert_type = 'anomaly' and a.status <> 'cleared' and a.metric_name = k.series
+      and a.connection_id = k.connection_id and coalesce(a.database_name, '') = k.database_name
+    returning k.connection_id, k.database_name, k.series`;
+  for (const row of refreshed) {
+    bySeries.delete(raisedKey(row.connection_id, row.database_name, row.series));
+  }
+  const fresh = [...bySeries.values()];
+  if (fresh.length === 0) {
+    return;
+  }
+  // A new fragment for each statement that reads the rows.
+  const columns =
+    () => sql`unnest(${fresh.map((r) => r.connectionId)}::int[], ${fresh.map((r) => r.database)}::text[],
+      ${fresh.map((r) => r.value.database_name)}::text[], ${fresh.map((r) => r.value.object_name)}::text[],
+      ${fresh.map((r) => r.series)}::text[], ${fresh.map((r) => r.value.value)}::float8[], ${fresh.map((r) => r.z)}::float8[],
+      ${fresh.map((r) => r.details)}::text[], ${fresh.map((r) => String(r.serverWide))}::text[],
+      ${fresh.map((r) => r.severity)}::text[], ${fresh.map((r) => r.title)}::text[], ${fresh.map((r) => r.description)}::text[])
+      with ordinality k(connection_id, database, database_name, object_name, series, value, z, details, server_wide,
+        severity, title, description, n)`;
   // One open candidate per series: refreshed while it waits.
   await sql`
     insert into anomaly_candidates (connection_id, database_name, metric_name, metric_value, z_score, context, detected_at, last_seen_at)
-    values (${value.connection_id}, ${database}, ${series}, ${value.value}, ${z}, ${JSON.stringify(details)}::jsonb, ${iso}::timestamptz, ${iso}::timestamptz)
+    select k.connection_id, k.database, k.series, k.value, k.z, k.details::jsonb, ${iso}::timestamptz, ${iso}::timestamptz
+    from ${columns()} order by k.n
     on conflict (connection_id, database_name, metric_name) where not processed do update set
       metric_value = excluded.metric_value, z_score = excluded.z_score, context = excluded.context,
       last_seen_at = excluded.last_seen_at`;
-  const magnitude = Math.abs(z);
-  const severity =
-    magnitude >= 4 * settings.sensitivity
-      ? "critical"
-      : magnitude >= 2 * settings.sensitivity
-        ? "warning"
-        : "info";
-  const [inserted] = await sql<{ id: number }[]>`
+  const inserted = await sql<{ id: number; connection_id: number; database: string; series: string }[]>`
     insert into alerts (alert_type, connection_id, database_name, object_name, metric_name, metric_value, severity, title,
       description, server_wide, status, triggered_at, last_updated, anomaly_score, anomaly_details)
-    values ('anomaly', ${value.connection_id}, ${value.database_name}, ${value.object_name}, ${series}, ${value.value},
-      ${severity}, ${metric},
-      ${`${metric} = ${value.value} is ${magnitude.toFixed(1)} standard deviations from its usual ${baseline.mean.toFixed(2)}${periodLabel(baseline)}`},
-      ${serverWide}, 'active', ${iso}::timestamptz, ${iso}::timestamptz, ${z}, ${JSON.stringify(details)}::jsonb)
-    on conflict do nothing returning id::int as id`;
-  if (inserted) {
-    await sql`
-      update anomaly_candidates set processed = true, alert_id = ${inserted.id}
-      where connection_id = ${value.connection_id} and database_name = ${database} and metric_name = ${series} and not processed`;
-    const topology = context.connections.get(value.connection_id);
+    select 'anomaly', k.connection_id, k.database_name, k.object_name, k.series, k.value, k.severity, k.title,
+      k.description, k.server_wide::boolean, 'active', ${iso}::timestamptz, ${iso}::timestamptz, k.z, k.details::jsonb
+    from ${columns()} order by k.n
+    on conflict do nothing
+    returning id::int as id, connection_id, coalesce(database_name, '') as database, metric_name as series`;
+  if (inserted.length === 0) {
+    return;
+  }
+  await sql`
+    update anomaly_candidates c set processed = true, alert_id = k.alert_id
+    from unnest(${inserted.map((r) => r.id)}::bigint[], ${inserted.map((r) => r.connection_id)}::int[],
+      ${inserted.map((r) => r.database)}::text[], ${inserted.map((r) => r.series)}::text[])
+      k(alert_id, connection_id, database_name, metric_name)
+    where c.connection_id = k.connection_id and c.database_name = k.database_name and c.metric_name = k.metric_name
+      and not c.processed`;
+  const opened: { alertId: number; scope: Scope }[] = [];
+  for (const row of inserted) {
+    const topology = context.connections.get(row.connection_id);
     logger.info(
-      { alertId: inserted.id, metric: series, connectionId: value.connection_id, z },
+      {
+        alertId: row.id,
+        metric: row.series,
+        connectionId: row.connection_id,
+        z: bySeries.get(raisedKey(row.connection_id, row.database, row.series))?.z,
+      },
       "anomaly alert fired",
     );
-    await enqueue(
-      sql,
-      context.now,
-      inserted.id,
-      {
-        connectionId: value.connection_id,
+    opened.push({
+      alertId: row.id,
+      scope: {
+        connectionId: row.connection_id,
         clusterId: topology?.clusterId ?? null,
         groupId: topology?.groupId ?? null,
       },
-      "alert_fire",
-    );
+    });
   }
+  await enqueueEach(sql, context.now, opened, "alert_fire");
 }

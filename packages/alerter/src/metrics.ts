@@ -141,21 +141,38 @@ export async function currentValues(
       ? "-infinity"
       : new Date(now.getTime() - definition.freshnessSeconds * 1000).toISOString();
   const oldest = await sinceOldestLatest(sql, definition, freshest, now);
-  const latest = definition.latest
-    ? `join latest using (connection_id, collected_at)`
-    : `join (select ${key}, max(collected_at) as collected_at from ${collectedRuns(table)} a group by ${key}) latest
+  if (definition.latest) {
+    return sql.unsafe<MetricValue[]>(atOwnLatest(definition.sql, definition.latest), [
+      now.toISOString(),
+      oldest,
+    ]);
+  }
+  const latest = `join (select ${key}, max(collected_at) as collected_at from ${collectedRuns(table)} a group by ${key}) latest
        using (${key}, collected_at)
      ${findProbeSpec(table)?.snapshot ? "" : `where not ${superseded(table)}`}`;
-  const readers = definition.latest
-    ? `with latest as materialized (${definition.latest}) `
-    : options.oneReaderPerServer && wholeServerOnly(definition)
-      ? `with ${ONE_READER_PER_SERVER} `
-      : "";
+  const readers =
+    options.oneReaderPerServer && wholeServerOnly(definition) ? `with ${ONE_READER_PER_SERVER} ` : "";
   return sql.unsafe<MetricValue[]>(
     `${readers}select s.connection_id, s.database_name, s.object_name, s.value from (${definition.sql}) s ${latest}`,
     [now.toISOString(), oldest],
   );
 }
+
+/**
+ * The values of `values` at their connection's time in `latest`, without a join: a source that
+ * names its own latest (the activity sampler's) has its newest rows past the statistics of the
+ * week's partition, so the planner estimates a row or two for both sides, and a join it plans as a
+ * nested loop reads one side once per row of the other (seconds at 1,000 connections). One sort of
+ * both instead: a value is kept when a row of `latest` shares its connection and time.
+ */
+const atOwnLatest = (values: string, latest: string) => `
+  select connection_id, database_name, object_name, value from (
+    select u.*, bool_or(u.is_latest) over (partition by u.connection_id, u.collected_at) as current
+    from (select s.connection_id, s.database_name, s.object_name, s.collected_at, s.value, false as is_latest
+          from (${values}) s
+          union all
+          select l.connection_id, null, null, l.collected_at, null, true from (${latest}) l) u) v
+  where current and not is_latest`;
 
 /** Each connection's runs of a probe (`reader_id`): its server's for a server-wide one. */
 const runsOf = (table: string) => {

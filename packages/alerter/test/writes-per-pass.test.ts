@@ -76,6 +76,64 @@ describe("writes of one evaluation pass", () => {
     expect(cleared).toEqual({ alerts: 1, notifications: 1 });
   }, 120_000);
 
+  it("anomalies of many servers fire and refresh in one transaction, and their reminders queue in one", async () => {
+    const sql = h.datastore.sql;
+    const servers: number[] = [];
+    for (let index = 0; index < 30; index++) {
+      servers.push(await addConnection(h.datastore, `anomalous ${index}`));
+    }
+    await sql`update notification_channels set reminder_enabled = true, reminder_interval_hours = 1`;
+    // Baselines learn from complete hours.
+    const hourStart = Math.floor(h.clock.now().getTime() / 3600_000) * 3600_000;
+    // Two hours of a steady load (2 ± 0.2), then one far outside its band but under the threshold rule's 4.
+    await sql`
+      insert into metrics.pg_sys_load_avg_info (connection_id, collected_at, load_avg_fifteen_minutes)
+      select id, to_timestamp(${hourStart / 1000}::float8 - 180 * g), 2 + case when g % 2 = 0 then 0.2 else -0.2 end
+      from unnest(${servers}::int[]) id, generate_series(1, 40) g`;
+    const alerter = h.alerter();
+    await alerter.calculateBaselines({ full: true });
+    const collect = (value: number) => sql`
+      insert into metrics.pg_sys_load_avg_info (connection_id, collected_at, load_avg_fifteen_minutes)
+      select id, ${h.clock.now().toISOString()}, ${value} from unnest(${servers}::int[]) id`;
+    await collect(3.9);
+    await alerter.evaluate();
+    const anomalies = () => sql<{ id: number; xid: string; metric_value: number }[]>`
+      select id::int as id, xmin::text as xid, metric_value from alerts
+      where alert_type = 'anomaly' and status = 'active' and connection_id = any(${servers}::int[])`;
+    const fired = await anomalies();
+    expect(fired).toHaveLength(servers.length);
+    const ids = fired.map((alert) => alert.id);
+    const [written] = await sql<{ count: number }[]>`
+      select count(distinct xid)::int as count from (
+        select xmin::text as xid from alerts where id = any(${ids}::bigint[])
+        union all select xmin::text from anomaly_candidates where alert_id = any(${ids}::bigint[])
+        union all select xmin::text from notification_history where alert_id = any(${ids}::bigint[])) rows`;
+    expect(written?.count).toBe(1);
+    const [candidates] = await sql<{ count: number }[]>`
+      select count(*)::int as count from anomaly_candidates where alert_id = any(${ids}::bigint[]) and processed`;
+    expect(candidates?.count).toBe(servers.length);
+
+    h.clock.advance(60);
+    await collect(3.8);
+    await alerter.evaluate();
+    const refreshed = await anomalies();
+    expect(refreshed.map((alert) => alert.id).sort()).toEqual([...ids].sort());
+    expect(new Set(refreshed.map((alert) => alert.metric_value))).toEqual(new Set([3.8]));
+    expect(new Set(refreshed.map((alert) => alert.xid)).size).toBe(1);
+
+    h.clock.advance(3600);
+    expect(await alerter.remind()).toBeGreaterThanOrEqual(servers.length);
+    const reminders = await sql<{ xid: string; reminder_count: number }[]>`
+      select xmin::text as xid, reminder_count from notification_history
+      where notification_type = 'reminder' and alert_id = any(${ids}::bigint[])
+      union all select xmin::text, reminder_count from notification_reminder_state where alert_id = any(${ids}::bigint[])`;
+    expect(reminders).toHaveLength(2 * servers.length);
+    expect(new Set(reminders.map((row) => row.xid)).size).toBe(1);
+    expect(new Set(reminders.map((row) => row.reminder_count))).toEqual(new Set([1]));
+    // Not due again before the channel's interval has passed since.
+    expect(await alerter.remind()).toBe(0);
+  }, 120_000);
+
   it("writes again when a deadlock with another alerter's pass aborted its transaction", async () => {
     const sql = h.datastore.sql;
     await sql`create table pass_rows (id int primary key)`;

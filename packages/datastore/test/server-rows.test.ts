@@ -97,17 +97,6 @@ describe("a server's rows when its representative changes", () => {
     expect(row?.id).toBe(second);
   });
 
-  it("are estimated by the planner at one row per connection, however many share a server", async () => {
-    // Joined with the connections' own grouping by address, the view was estimated at one row, and
-    // plans joining it ran their other side once per connection (migration 0032).
-    await sql`insert into connections (name, host, port, database_name, username, owner_username)
-      select 'fleet ' || g, 'fleet.test', 6000 + g / 50, 'db' || g, 'postgres', 'admin' from generate_series(1, 500) g`;
-    await sql`analyze connections`;
-    const [plan] = await sql<{ "QUERY PLAN": { Plan: { "Plan Rows": number } }[] }[]>`
-      explain (format json) select * from dbmon_connection_servers`;
-    expect(plan?.["QUERY PLAN"][0]?.Plan["Plan Rows"]).toBe(500);
-  });
-
   it("move to the next connection when the representative is deleted, in the same transaction", async () => {
     const first = await register("first", "db.test");
     const second = await register("second", "db.test", "app");

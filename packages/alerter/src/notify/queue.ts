@@ -22,31 +22,8 @@ export interface Scope {
 }
 
 /**
- * Queues one notification per channel that receives alerts of the connection: the first of the
- * server, cluster and group overrides that exists, else the channel's estate default.
- */
-export async function enqueue(
-  sql: Queryable,
-  now: Date,
-  alertId: number,
-  scope: Scope,
-  type: NotificationType,
-  reminderCount = 0,
-  onlyChannel?: number,
-): Promise<number> {
-  const rows = await sql`
-    insert into notification_history (alert_id, channel_id, notification_type, reminder_count, max_attempts, next_retry_at, created_at)
-    select ${alertId}, ch.id, ${type}, ${reminderCount}, ${MAX_ATTEMPTS}, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
-    from notification_channels ch
-    where ch.enabled ${onlyChannel === undefined ? sql`` : sql`and ch.id = ${onlyChannel}`}
-      and ${receives(sql, scope)}
-    returning id`;
-  return rows.length;
-}
-
-/**
- * Queues, in one statement, what enqueue queues for each alert (fire or clear notifications of a
- * pass), in the order of `alerts`.
+ * Queues, in one statement, a notification of each alert (fire or clear notifications of a pass,
+ * in the order of `alerts`) on every channel that receives alerts of its connection.
  */
 export async function enqueueEach(
   sql: Queryable,
@@ -70,17 +47,11 @@ export async function enqueueEach(
   return rows.length;
 }
 
-/** SQL condition: channel `ch` receives alerts of the scope's connection. */
-export function receives(sql: Queryable, scope: Scope) {
-  return receivesFrom(
-    sql,
-    sql`${scope.connectionId}`,
-    sql`${scope.clusterId ?? -1}`,
-    sql`${scope.groupId ?? -1}`,
-  );
-}
-
-/** receives, of a connection, cluster and group given as SQL (-1: none). */
+/**
+ * SQL condition: channel `ch` receives alerts of the connection, cluster and group given as SQL (-1:
+ * none): the first of the server, cluster and group overrides that exists, else the channel's
+ * estate default.
+ */
 function receivesFrom(sql: Queryable, connectionId: Fragment, clusterId: Fragment, groupId: Fragment) {
   return sql`coalesce(
     (select o.enabled from notification_channel_overrides o
@@ -280,56 +251,33 @@ export async function alertFacts(sql: Sql, alertId: number): Promise<AlertFacts 
 
 /**
  * Queues reminders for active alerts that have been active (or unreminded) for a channel's reminder
- * interval. The reminder state is advanced atomically, so one alerter queues each reminder.
+ * interval, all in one statement: the reminder state is advanced atomically (a concurrent alerter's
+ * advance makes the conflict's condition false), so one alerter queues each reminder.
  */
 export async function queueReminders(sql: Sql, now: Date): Promise<number> {
   const iso = now.toISOString();
-  const due = await sql<
-    {
-      alert_id: number;
-      channel_id: number;
-      connection_id: number;
-      cluster_id: number | null;
-      interval_hours: number;
-    }[]
-  >`
-    select a.id::int as alert_id, ch.id as channel_id, a.connection_id, c.cluster_id, ch.reminder_interval_hours as interval_hours
-    from alerts a join connections c on c.id = a.connection_id
-    cross join notification_channels ch
-    left join notification_reminder_state s on s.alert_id = a.id and s.channel_id = ch.id
-    where a.status = 'active' and ch.enabled and ch.reminder_enabled
-      and coalesce(s.last_reminder_at, a.triggered_at) <= ${iso}::timestamptz - make_interval(hours => ch.reminder_interval_hours)`;
-  let queued = 0;
-  for (const item of due) {
-    const [state] = await sql<{ reminder_count: number }[]>`
+  const rows = await sql`
+    with due as (
+      select a.id as alert_id, ch.id as channel_id, a.connection_id, c.cluster_id, cl.group_id
+      from alerts a join connections c on c.id = a.connection_id
+      left join clusters cl on cl.id = c.cluster_id
+      cross join notification_channels ch
+      left join notification_reminder_state s on s.alert_id = a.id and s.channel_id = ch.id
+      where a.status = 'active' and ch.enabled and ch.reminder_enabled
+        and coalesce(s.last_reminder_at, a.triggered_at) <= ${iso}::timestamptz - make_interval(hours => ch.reminder_interval_hours)),
+    reminded as (
       insert into notification_reminder_state as s (alert_id, channel_id, last_reminder_at, reminder_count)
-      values (${item.alert_id}, ${item.channel_id}, ${iso}::timestamptz, 1)
+      select alert_id, channel_id, ${iso}::timestamptz, 1 from due
       on conflict (alert_id, channel_id) do update set last_reminder_at = excluded.last_reminder_at,
         reminder_count = s.reminder_count + 1
-      where s.last_reminder_at <= ${iso}::timestamptz - make_interval(hours => ${item.interval_hours})
-      returning reminder_count`;
-    if (state) {
-      const groupId = await groupOf(sql, item.cluster_id);
-      queued += await enqueue(
-        sql,
-        now,
-        item.alert_id,
-        { connectionId: item.connection_id, clusterId: item.cluster_id, groupId },
-        "reminder",
-        state.reminder_count,
-        item.channel_id,
-      );
-    }
-  }
-  return queued;
-}
-
-async function groupOf(sql: Sql, clusterId: number | null): Promise<number | null> {
-  if (clusterId === null) {
-    return null;
-  }
-  const [row] = await sql<
-    { group_id: number | null }[]
-  >`select group_id from clusters where id = ${clusterId}`;
-  return row?.group_id ?? null;
+      where s.last_reminder_at <= ${iso}::timestamptz - make_interval(hours => (
+        select reminder_interval_hours from notification_channels where id = s.channel_id))
+      returning alert_id, channel_id, reminder_count)
+    insert into notification_history (alert_id, channel_id, notification_type, reminder_count, max_attempts, next_retry_at, created_at)
+    select r.alert_id, r.channel_id, 'reminder', r.reminder_count, ${MAX_ATTEMPTS}, ${iso}::timestamptz, ${iso}::timestamptz
+    from reminded r join due d using (alert_id, channel_id) join notification_channels ch on ch.id = r.channel_id
+    where ${receivesFrom(sql, sql`d.connection_id`, sql`coalesce(d.cluster_id, -1)`, sql`coalesce(d.group_id, -1)`)}
+    order by r.alert_id, r.channel_id
+    returning id`;
+  return rows.length;
 }
