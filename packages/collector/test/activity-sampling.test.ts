@@ -146,9 +146,12 @@ describe("activity sampling", () => {
     await collector.stop();
     collector = undefined;
 
+    // In this test's databases only: the work connection also samples other test files' sessions on
+    // the shared server, and some of those run the probes' tagged SQL from sessions of their own.
     const own = await sql<{ n: number }[]>`
       select count(*)::int as n from metrics.activity_samples
-      where application_name = ${COLLECTOR_APPLICATION_NAME} or query like '%dbmon collector%'`;
+      where database_name = any(${[work.name, quiet.name]}::text[])
+        and (application_name = ${COLLECTOR_APPLICATION_NAME} or query like '%dbmon collector%')`;
     expect(own[0]?.n).toBe(0);
 
     // The quiet database had no session at all: no sample, but its ticks were counted.
