@@ -33,10 +33,10 @@ const BLOCKED = "wait_event_type = 'Lock' and cardinality(blocking_pids) > 0";
  * pg_sys_cpu_info snapshot (system_stats, or the collector's own host); a connection without one has
  * no load ratio. Above 1: more sessions want to run (on CPU or waiting) than the host has processors.
  *
- * Computed connection by connection and minute by minute (laterals: index lookups): the newest minutes are past
- * the statistics of the week's partition (ANALYZE ran before they were stored), so the planner
- * estimates a row or two where a fleet has thousands, and a set-wide join of the minutes with the
- * connections' vCPUs ran once per connection (seconds at 1,000 connections).
+ * Computed connection by connection and minute by minute (laterals: index lookups): the newest
+ * minutes are past the statistics of the week's partition (ANALYZE ran before they were stored), so
+ * the planner estimates a row or two where a fleet has thousands, and a set-wide join of the minutes
+ * with the connections' vCPUs ran once per connection (seconds at 1,000 connections).
  */
 export const loadPerVcpu: MetricDefinition = {
   tables: ["activity_ticks", "activity_minutes", "pg_sys_cpu_info"],
@@ -45,7 +45,6 @@ export const loadPerVcpu: MetricDefinition = {
   latest: `select connection_id, max(minute) as collected_at
     from ${rowsBetween("activity_ticks", "minute", "$2")} a group by connection_id`,
   sql: `
-  with window_start(at) as (select $2::timestamptz - make_interval(mins => ${LOAD_WINDOW_MINUTES - 1}))
   select c.connection_id, null::text as database_name, null::text as object_name, l.minute as collected_at,
     l.sessions / cpu.vcpus as value
   from public.dbmon_connection_servers c
@@ -57,7 +56,7 @@ export const loadPerVcpu: MetricDefinition = {
     from metrics.activity_ticks t
     cross join lateral (select sum(samples)::float8 as samples from metrics.activity_minutes
       where connection_id = c.connection_id and minute = t.minute) s
-    where t.connection_id = c.connection_id and t.minute > (select at from window_start) and t.minute <= $1::timestamptz
+    where t.connection_id = c.connection_id and t.minute > $2::timestamptz - make_interval(mins => ${LOAD_WINDOW_MINUTES - 1}) and t.minute <= $1::timestamptz
     window w as (order by t.minute range between make_interval(mins => ${LOAD_WINDOW_MINUTES - 1}) preceding and current row)) l
   where l.minute > $2::timestamptz`,
 };
