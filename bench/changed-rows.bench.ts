@@ -102,6 +102,7 @@ export async function run(): Promise<void> {
       serverVersionNum: version?.v ?? 0,
       systemStatsSchema: null,
       isLocalHost: true,
+      absent: () => {},
     };
     let afterFirst = new Map<string, { before: Size; after: Size }>();
     for (let run = 0; run < RUNS; run += 1) {

@@ -199,8 +199,12 @@ export async function startCollector(options: CollectorOptions): Promise<Running
         };
       },
       firstRunDelayMs(slot, slots, schedule, phaseId) {
-        const windowMs = Math.min(firstRunSpreadSeconds, schedule.intervalSeconds) * 1000;
-        return firstRunOffsetMs(slot, slots, phaseId, windowMs);
+        // Folded into the interval rather than spread over a window as short as it, so that a
+        // probe runs more often than the window keeps meeting the slower ones of its slot (a
+        // connection's 60 s probes meet its 300 s ones every fifth run, on one session).
+        const offsetMs = firstRunOffsetMs(slot, slots, phaseId, firstRunSpreadSeconds * 1000);
+        const intervalMs = schedule.intervalSeconds * 1000;
+        return intervalMs > 0 ? offsetMs % intervalMs : 0;
       },
       maxSessionsPerServer: options.maxSessionsPerServer ?? 3,
       connectTimeoutSeconds: options.connectTimeoutSeconds ?? 10,

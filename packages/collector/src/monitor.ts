@@ -58,6 +58,15 @@ const CONNECTABLE_DATABASES = `select datname::text as datname from pg_database
   order by datname`;
 
 /**
+ * How long a probe that found nothing to read in any of its databases (`ProbeContext.absent`: spock's
+ * tables where spock is not installed) is not run again: its runs store an empty result without a
+ * session. Under 5 minutes, so the re-check falls on the run that meets the connection's 300 s probes
+ * on their session; well under the 15 minutes spock's probes look back, so nothing logged after an
+ * installation is missed.
+ */
+const ABSENT_RECHECK_MS = 270_000;
+
+/**
  * Collects one connection's own probes (database probes, and server probes that read the connected
  * database), each on its own timer, on its server group's sessions; the group runs the others. While its database cannot be reached, runs are skipped with
  * exponential backoff.
@@ -71,6 +80,10 @@ export class ConnectionMonitor {
   private readonly failures: ProbeFailureLog;
   /** The end of the last run queued: this connection's runs go one at a time. */
   private queue: Promise<void> = Promise.resolve();
+  /** Runs queued and not done collecting, the one collecting included. */
+  private queued = 0;
+  /** Probes that found nothing to read in any database, until when their runs skip the server. */
+  private readonly absentUntil = new Map<string, number>();
   private stopped = false;
 
   constructor(
@@ -90,10 +103,22 @@ export class ConnectionMonitor {
       // same database, instead of each probe opening its own (a server's hundred databases would
       // otherwise take turns at its few sessions probe by probe).
       firstRunDelayMs: (_probe, schedule) => settings.firstRunDelayMs(0, 1, schedule, connection.id),
+      // A run's rows are stored while the next run collects, so that run finds the session the
+      // previous one left (see `keepSession`) instead of a datastore write's time later.
       run: (probe) => {
-        const run = this.queue.then(() => this.runProbe(probe));
-        this.queue = run.catch(() => {});
-        return run;
+        this.queued += 1;
+        const collected = this.queue
+          .then(() => this.collectRun(probe))
+          .finally(() => {
+            this.queued -= 1;
+          });
+        this.queue = collected.then(
+          () => {},
+          () => {},
+        );
+        return collected.then(async (store) => {
+          await store();
+        });
       },
     });
   }
@@ -121,12 +146,21 @@ export class ConnectionMonitor {
     await this.timers.stop();
   }
 
-  private async runProbe(probe: ProbeDefinition): Promise<void> {
+  /** Collects one run; answers how to store it. */
+  private async collectRun(probe: ProbeDefinition): Promise<() => Promise<unknown>> {
+    const nothing = async () => {};
     const attemptAt = Date.now();
     if (this.failure.waiting(attemptAt) || this.group.waiting(attemptAt)) {
-      return;
+      return nothing;
     }
     const collectedAt = this.deps.clock.now();
+    const store = (rows: ProbeRow[] | null) => () =>
+      storeCollectedRun(this.deps, probe, [this.id], collectedAt, rows);
+    if ((this.absentUntil.get(probe.name) ?? 0) > attemptAt) {
+      // An empty run, as the server would give: the run is recorded, no session is opened.
+      return store([]);
+    }
+    this.absentUntil.delete(probe.name);
     const deadline = attemptAt + this.deps.settings.runTimeoutSeconds * 1000;
     let rows: ProbeRow[] | null;
     try {
@@ -137,14 +171,11 @@ export class ConnectionMonitor {
       } else if (!this.stopped) {
         this.failures.failed(probe, { connectionId: this.id }, error);
       }
-      return;
+      return nothing;
     }
     this.failures.succeeded(probe);
     await this.group.reached(this);
-    if (this.stopped) {
-      return;
-    }
-    await storeCollectedRun(this.deps, probe, [this.id], collectedAt, rows);
+    return this.stopped ? nothing : store(rows);
   }
 
   /**
@@ -153,13 +184,35 @@ export class ConnectionMonitor {
    */
   private async collect(probe: ProbeDefinition, deadline: number): Promise<ProbeRow[] | null> {
     const { sessions } = this.group;
-    if (probe.scope !== "database") {
-      return sessions.withSession(this.databaseName, deadline, (query) =>
-        runProbeOn(probe, query, this.group.server),
+    // Databases where the probe found nothing to read (and so returned nothing).
+    let absentIn = 0;
+    const runIn = async (database: string) => {
+      let absent = false;
+      const rows = await sessions.withSession(
+        database,
+        deadline,
+        (query) =>
+          runProbeOn(probe, query, this.group.server, () => {
+            absent = true;
+          }),
+        () => this.keepSession(database),
       );
+      if (absent && (rows ?? []).length === 0) {
+        absentIn += 1;
+      }
+      return rows;
+    };
+    if (probe.scope !== "database") {
+      const rows = await runIn(this.databaseName);
+      this.rememberAbsence(probe, absentIn, 1);
+      return rows;
     }
-    const listed = await sessions.withSession(this.databaseName, deadline, (query) =>
-      query(tagged(probe, CONNECTABLE_DATABASES)),
+    // Kept for the run that follows at once, in this database as a rule.
+    const listed = await sessions.withSession(
+      this.databaseName,
+      deadline,
+      (query) => query(tagged(probe, CONNECTABLE_DATABASES)),
+      () => true,
     );
     const databases = this.group.databasesFor(
       this,
@@ -168,9 +221,7 @@ export class ConnectionMonitor {
     const rows: ProbeRow[] = [];
     for (const database of databases) {
       try {
-        const found = await sessions.withSession(database, deadline, (query) =>
-          runProbeOn(probe, query, this.group.server),
-        );
+        const found = await runIn(database);
         for (const row of found ?? []) {
           rows.push({ ...row, database_name: database });
         }
@@ -185,6 +236,22 @@ export class ConnectionMonitor {
         );
       }
     }
+    this.rememberAbsence(probe, absentIn, databases.length);
     return rows;
+  }
+
+  /**
+   * Whether a session in `database` just released should wait for this connection's next run: one
+   * is queued, and it reads this connection's own database (which every run opens first).
+   */
+  private keepSession(database: string): boolean {
+    return this.queued > 1 && database === this.databaseName;
+  }
+
+  /** After a run over `databases` databases, `absentIn` of which had nothing for the probe to read. */
+  private rememberAbsence(probe: ProbeDefinition, absentIn: number, databases: number): void {
+    if (databases > 0 && absentIn === databases) {
+      this.absentUntil.set(probe.name, Date.now() + ABSENT_RECHECK_MS);
+    }
   }
 }

@@ -15,11 +15,15 @@ export interface RunServer {
   isLocalHost: boolean;
 }
 
-/** Runs a probe on one session; null when the probe cannot run on this server. */
+/**
+ * Runs a probe on one session; null when the probe cannot run on this server. `absent` hears when
+ * the probe found nothing to read in the session's database (see `ProbeContext.absent`).
+ */
 export async function runProbeOn(
   probe: ProbeDefinition,
   query: QueryFn,
   server: RunServer,
+  absent: () => void = () => {},
 ): Promise<ProbeRow[] | null> {
   const taggedQuery: QueryFn = (text) => query(tagged(probe, text));
   let systemStatsSchema: string | null = null;
@@ -35,6 +39,7 @@ export async function runProbeOn(
     serverVersionNum: server.serverVersionNum,
     systemStatsSchema,
     isLocalHost: server.isLocalHost,
+    absent,
   };
   if (probe.collect) {
     return probe.collect(context);

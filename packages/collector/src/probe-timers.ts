@@ -17,13 +17,17 @@ export interface ProbeTimerSettings {
 
 /**
  * One timer per probe: a run never overlaps the previous run of the same probe, and the next run is
- * planned from the last start, so a probe keeps its rhythm (and its phase) from run to run.
+ * planned from when the last one was due (not from when its timer fired, a few milliseconds late
+ * each time), so a probe keeps its rhythm and its phase from run to run. A connection's probes that
+ * share a phase therefore keep meeting, and one monitored session serves all of them (see
+ * `ConnectionMonitor`); drifting apart, each would open a session of its own.
  */
 export class ProbeTimers {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** The settings each probe's pending timer was planned with. */
   private readonly planned = new Map<string, ProbeSchedule>();
-  private readonly lastStartedAt = new Map<string, number>();
+  /** When each probe's last run was due (epoch ms): the next is due an interval later. */
+  private readonly lastDueAt = new Map<string, number>();
   private readonly inFlight = new Set<string>();
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
@@ -34,7 +38,7 @@ export class ProbeTimers {
   start(lastRunMs: ReadonlyMap<string, number>, nowMs: number): void {
     for (const [probe, at] of lastRunMs) {
       // Converted to this process's clock: only the distance to now matters.
-      this.lastStartedAt.set(probe, Date.now() - (nowMs - at));
+      this.lastDueAt.set(probe, Date.now() - (nowMs - at));
     }
     this.applySchedules();
   }
@@ -81,26 +85,35 @@ export class ProbeTimers {
     if (this.stopped || !schedule.enabled) {
       return;
     }
-    const last = this.lastStartedAt.get(probe.name);
-    const delay =
-      last === undefined
-        ? this.settings.firstRunDelayMs(probe, schedule)
-        : Math.max(0, last + schedule.intervalSeconds * 1000 - Date.now());
-    this.arm(probe, delay);
+    const last = this.lastDueAt.get(probe.name);
+    const now = Date.now();
+    if (last === undefined) {
+      this.arm(probe, now + this.settings.firstRunDelayMs(probe, schedule));
+      return;
+    }
+    const due = last + schedule.intervalSeconds * 1000;
+    // A run late by less than an interval (a slow run before it) keeps the phase; later than that
+    // (the process stalled, the interval shrank) the rhythm starts again from now rather than
+    // running back to back to catch up.
+    this.arm(probe, due >= now - schedule.intervalSeconds * 1000 ? due : now);
   }
 
-  private arm(probe: ProbeDefinition, delay: number): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(probe.name);
-      this.lastStartedAt.set(probe.name, Date.now());
-      this.inFlight.add(probe.name);
-      const run = this.settings.run(probe).finally(() => {
-        this.running.delete(run);
-        this.inFlight.delete(probe.name);
-        this.plan(probe);
-      });
-      this.running.add(run);
-    }, delay);
+  /** Runs the probe at `dueAt` (epoch ms), at once when that has passed. */
+  private arm(probe: ProbeDefinition, dueAt: number): void {
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(probe.name);
+        this.lastDueAt.set(probe.name, dueAt);
+        this.inFlight.add(probe.name);
+        const run = this.settings.run(probe).finally(() => {
+          this.running.delete(run);
+          this.inFlight.delete(probe.name);
+          this.plan(probe);
+        });
+        this.running.add(run);
+      },
+      Math.max(0, dueAt - Date.now()),
+    );
     timer.unref();
     this.timers.set(probe.name, timer);
   }

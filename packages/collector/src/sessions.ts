@@ -95,9 +95,18 @@ interface Session {
   busy: boolean;
   broken: boolean;
   lastUsedAt: number;
+  /** Until then (epoch ms) an idle session is kept for its database: another run there is coming. */
+  keptUntil: number;
 }
 
 export type QueryFn = (text: string) => Promise<ProbeRow[]>;
+
+/**
+ * How long a released session waits for its database's next run before a run elsewhere may close
+ * it. That run is already queued (a connection's probes run back to back), so it asks within
+ * milliseconds; the bound only matters if it never does.
+ */
+const KEEP_FOR_NEXT_RUN_MS = 1000;
 
 /**
  * The sessions of one monitored server: one PostgreSQL session per driver instance, reused per
@@ -132,14 +141,25 @@ export class ServerSessions {
     }
   }
 
-  /** Runs `work` on a session in `database`; the queries it makes end at `deadline` (epoch ms). */
-  async withSession<T>(database: string, deadline: number, work: (query: QueryFn) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` on a session in `database`; the queries it makes end at `deadline` (epoch ms). When
+   * `keep` answers true at the end, another run in that database is about to ask: the session is not
+   * closed for a run elsewhere for a moment (`KEEP_FOR_NEXT_RUN_MS`), as the server would otherwise
+   * start a new backend for the very next run.
+   */
+  async withSession<T>(
+    database: string,
+    deadline: number,
+    work: (query: QueryFn) => Promise<T>,
+    keep: () => boolean = () => false,
+  ): Promise<T> {
     const session = await this.acquire(database, deadline);
     try {
       return await work((text) => this.query(session, text, deadline));
     } finally {
       session.busy = false;
       session.lastUsedAt = Date.now();
+      session.keptUntil = keep() ? session.lastUsedAt + KEEP_FOR_NEXT_RUN_MS : 0;
       if (session.broken) {
         this.discard(session);
       }
@@ -170,12 +190,18 @@ export class ServerSessions {
       if (this.sessions.length + this.opening + this.closing < this.limits.maxSessions) {
         return this.open(database, deadline);
       }
-      const other = this.sessions.find((session) => !session.busy);
+      const now = Date.now();
+      const idleElsewhere = this.sessions.filter((session) => !session.busy);
+      // The least recently used of those not kept for their database's next run.
+      const other = idleElsewhere
+        .filter((session) => session.keptUntil <= now)
+        .sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
       if (other) {
         this.discard(other);
         continue;
       }
-      await this.waitForRelease(deadline);
+      const keptUntil = Math.min(...idleElsewhere.map((session) => session.keptUntil));
+      await this.waitForRelease(deadline, Number.isFinite(keptUntil) ? keptUntil : undefined);
     }
   }
 
@@ -209,7 +235,15 @@ export class ServerSessions {
         statement_timeout: this.limits.statementTimeoutMs,
       },
     });
-    const session: Session = { database, sql, budget, busy: true, broken: false, lastUsedAt: Date.now() };
+    const session: Session = {
+      database,
+      sql,
+      budget,
+      busy: true,
+      broken: false,
+      lastUsedAt: Date.now(),
+      keptUntil: 0,
+    };
     this.sessions.push(session);
     try {
       const rows = await this.query(
@@ -281,20 +315,24 @@ export class ServerSessions {
       });
   }
 
-  private waitForRelease(deadline: number): Promise<void> {
+  /** Waits for a session to be released, or until `retryAt` (a kept session's end) if sooner. */
+  private waitForRelease(deadline: number, retryAt = Number.POSITIVE_INFINITY): Promise<void> {
     return new Promise((resolve, reject) => {
       const wake = () => {
         clearTimeout(timer);
         this.waiters.delete(wake);
         resolve();
       };
-      const timer = setTimeout(
-        () => {
-          this.waiters.delete(wake);
-          reject(new RunTimeoutError("probe run timed out waiting for a session"));
-        },
-        Math.max(0, deadline - Date.now()),
-      );
+      const timer =
+        retryAt < deadline
+          ? setTimeout(wake, Math.max(0, retryAt - Date.now()))
+          : setTimeout(
+              () => {
+                this.waiters.delete(wake);
+                reject(new RunTimeoutError("probe run timed out waiting for a session"));
+              },
+              Math.max(0, deadline - Date.now()),
+            );
       this.waiters.add(wake);
     });
   }

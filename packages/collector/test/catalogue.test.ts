@@ -34,6 +34,7 @@ async function runProbe(
     serverVersionNum: version?.v ?? 0,
     systemStatsSchema: null,
     isLocalHost,
+    absent: () => {},
   };
   if (probe.collect) {
     return probe.collect(context);

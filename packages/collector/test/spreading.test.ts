@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { firstRunOffsetMs } from "../src/probe-timers.js";
+import { firstRunOffsetMs, ProbeTimers } from "../src/probe-timers.js";
 import { sharedReading } from "../src/probes/host.js";
+import type { ProbeDefinition } from "../src/probes/types.js";
 
 describe("first runs spread over a window", () => {
   it("places a connection's probes evenly apart inside the window", () => {
@@ -28,6 +29,67 @@ describe("first runs spread over a window", () => {
 
   it("starts at once when the window is empty (one connection, or sub-second intervals)", () => {
     expect(firstRunOffsetMs(12, 36, 3, 0)).toBe(0);
+  });
+});
+
+describe("a probe's rhythm", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: 1_000_000 });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const probe = (name: string, intervalSeconds: number) =>
+    ({
+      name,
+      intervalSeconds,
+      scope: "database",
+      retentionDays: 1,
+      snapshot: false,
+      columns: [],
+    }) as ProbeDefinition;
+
+  it("keeps each run on its phase, however late timers fire and however long runs take", async () => {
+    const fast = probe("fast", 60);
+    const slow = probe("slow", 300);
+    const starts = new Map<string, number[]>([
+      ["fast", []],
+      ["slow", []],
+    ]);
+    const timers = new ProbeTimers({
+      probes: [fast, slow],
+      schedule: (which) => ({ enabled: true, intervalSeconds: which.intervalSeconds }),
+      firstRunDelayMs: () => 7_000,
+      run: async (which) => {
+        starts.get(which.name)?.push(Date.now() - 1_000_000);
+        // A run that takes a while.
+        await new Promise((done) => setTimeout(done, 1_234));
+      },
+    });
+    timers.start(new Map(), Date.now());
+    for (let step = 0; step < 3_000; step += 1) {
+      // The clock moves 3 ms a second more than the timers do, so every timer fires late by what
+      // it moved while it waited: drift would add that up run after run.
+      vi.setSystemTime(Date.now() + 3);
+      await vi.advanceTimersByTimeAsync(1_000);
+    }
+    // A run may be in progress: its end comes with the timers.
+    const stopped = timers.stop();
+    await vi.advanceTimersByTimeAsync(2_000);
+    await stopped;
+    for (const which of [fast, slow]) {
+      const late = (starts.get(which.name) ?? []).map(
+        (at, index) => at - (7_000 + index * which.intervalSeconds * 1000),
+      );
+      expect(late.length).toBeGreaterThan(which === fast ? 40 : 8);
+      // Each run is as late as a wait makes it (the clock's lead over the timers during one
+      // interval), never later as runs go by: the 50th of the 60 s probe would otherwise be a
+      // second late, and the two probes would no longer meet on one session.
+      for (const lateness of late.slice(2)) {
+        expect(Math.abs(lateness - (late[1] ?? 0))).toBeLessThanOrEqual(5);
+      }
+    }
   });
 });
 

@@ -156,6 +156,13 @@ export async function collectRelation(
   context: ProbeContext,
 ): Promise<ProbeRow[]> {
   const catalogue = await readCatalogue(context, options.relations);
-  const rows = catalogue(options.main) ? await context.query(relationSelect(options, catalogue, types)) : [];
+  if (!catalogue(options.main)) {
+    if (!options.finish) {
+      context.absent();
+      return [];
+    }
+    return options.finish([], context, catalogue);
+  }
+  const rows = await context.query(relationSelect(options, catalogue, types));
   return options.finish ? options.finish(rows, context, catalogue) : rows;
 }

@@ -19,6 +19,11 @@ export interface ProbeContext {
   systemStatsSchema: string | null;
   /** The server runs on the collector's own host (loopback or socket address, or flagged local). */
   isLocalHost: boolean;
+  /**
+   * Tells that what the probe reads does not exist in this database (an extension's table where the
+   * extension is not installed), so the run is empty and the next ones may skip it for a while.
+   */
+  absent(): void;
 }
 
 /** How the collector gathers one catalogue probe's rows; attached to the catalogue entry by name. */
