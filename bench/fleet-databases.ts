@@ -121,6 +121,17 @@ export async function collectorSessions(clusters: FleetCluster[]): Promise<numbe
   return counts.reduce((sum, [row]) => sum + (row?.n ?? 0), 0);
 }
 
+/** Sessions the clusters have started so far (`pg_stat_database.sessions`: the collector's and the load's). */
+export async function sessionsStarted(clusters: FleetCluster[]): Promise<number> {
+  const counts = await Promise.all(
+    clusters.map(
+      (cluster) => cluster.admin<{ n: number }[]>`
+        select coalesce(sum(sessions), 0)::float8 as n from pg_stat_database`,
+    ),
+  );
+  return counts.reduce((sum, [row]) => sum + (row?.n ?? 0), 0);
+}
+
 export interface FleetLoad {
   /** Requests answered so far. */
   readonly requests: number;

@@ -7,7 +7,7 @@
 import type { Datastore, Sql } from "../packages/datastore/src/index.js";
 import { copyPartialsBack, stepTimedAlerter } from "./baseline-history.js";
 import { startBusyMachine } from "./busy-machine.js";
-import { collectorSessions, startFleetLoad } from "./fleet-databases.js";
+import { collectorSessions, sessionsStarted, startFleetLoad } from "./fleet-databases.js";
 import { setUpFleet } from "./fleet-setup.js";
 import { percentile } from "./harness.js";
 import { memoryLine } from "./memory-lines.js";
@@ -78,6 +78,8 @@ interface DatastoreSize {
   metricRows: number;
   /** The same per metrics table (partitions summed). */
   metricsTableRows: Map<string, number>;
+  /** (connection, probe) pairs run at least once: a pair's first run stores rows later runs do not. */
+  probesRun: number;
 }
 
 async function datastoreSize(sql: Sql): Promise<DatastoreSize> {
@@ -91,6 +93,7 @@ async function datastoreSize(sql: Sql): Promise<DatastoreSize> {
     left join pg_stat_user_tables s on s.relid = c.oid
     where c.relkind in ('r', 'm') and n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast')
     group by 1, 2`;
+  const [runs] = await sql<{ n: number }[]>`select count(*)::int as n from probe_runs`;
   const metricsTables = new Map(
     tables.filter((table) => table.schema === "metrics").map((table) => [table.name, table.bytes]),
   );
@@ -108,6 +111,7 @@ async function datastoreSize(sql: Sql): Promise<DatastoreSize> {
         .map((table) => [`${table.schema}.${table.name}`, table.bytes]),
     ),
     metricRows: sum(tables.filter((table) => table.schema === "metrics").map((table) => table.inserted)),
+    probesRun: runs?.n ?? 0,
   };
 }
 
@@ -204,7 +208,9 @@ async function measure(cleanup: Cleanup): Promise<void> {
   const collectorSamples: ProcessSample[] = [];
   const alerterSamples: ProcessSample[] = [];
   const sessions: number[] = [];
-  let warmedUp: { at: number; size: DatastoreSize; datastoreSeen: typeof datastoreSeen } | undefined;
+  let warmedUp:
+    | { at: number; size: DatastoreSize; datastoreSeen: typeof datastoreSeen; sessionsStarted: number }
+    | undefined;
   let samplingOn: { at: number; size: DatastoreSize; datastoreSeen: typeof datastoreSeen } | undefined;
   while (Date.now() - started < SECONDS * 1000) {
     cleanup.checkpoint();
@@ -224,7 +230,12 @@ async function measure(cleanup: Cleanup): Promise<void> {
       datastoreSeen.set(pid, session);
     }
     if (!warmedUp && at - started >= WARM_UP_SECONDS * 1000) {
-      warmedUp = { at, size: await datastoreSize(sql), datastoreSeen: new Map(datastoreSeen) };
+      warmedUp = {
+        at,
+        size: await datastoreSize(sql),
+        datastoreSeen: new Map(datastoreSeen),
+        sessionsStarted: await sessionsStarted(clusters),
+      };
       // The trigger on probe_configs tells the collector at once.
       await sql`update probe_configs set is_enabled = false where name = 'activity_sampling'`;
     }
@@ -241,6 +252,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
     datastoreSeen.set(pid, session);
   }
   const endSize = await datastoreSize(sql);
+  const endSessionsStarted = await sessionsStarted(clusters);
   const activityRows = await activityRowSizes(sql);
   const collected = await sql<{ connections: number; errors: number; error: string | null }[]>`
     select count(distinct r.connection_id)::int as connections,
@@ -391,6 +403,18 @@ async function measure(cleanup: Cleanup): Promise<void> {
       `${(metricsPerDay / MB).toFixed(1)} + ${(otherPerDay / MB).toFixed(1)} MB; ` +
         `${(totalPerDay / MB / DATABASES).toFixed(2)} MB per database`,
       "measured",
+    ],
+    [
+      "(connection, probe) pairs first run after the mark, of all run by the end (their first rows, stored once, are in the growth)",
+      `${endSize.probesRun - (warmedUp?.size.probesRun ?? 0)} of ${endSize.probesRun}`,
+      "—",
+    ],
+    [
+      "sessions started per second on the monitored clusters after the mark (the collector's and the load's)",
+      growthSeconds > 0
+        ? ((endSessionsStarted - (warmedUp?.sessionsStarted ?? 0)) / growthSeconds).toFixed(1)
+        : "—",
+      "—",
     ],
     ["largest metrics tables' growth, MB per day", largest, "—"],
     ["largest other tables' growth, MB per day", largestOther, "—"],

@@ -8,7 +8,12 @@ import { type ProbeSchedule, ProbeTimers } from "./probe-timers.js";
 import type { ProbeDefinition, ProbeRow } from "./probes/types.js";
 import { collectedPerConnection, type ServerGroup } from "./server-group.js";
 import { ConnectError, describeError, RunTimeoutError } from "./sessions.js";
-import { type PartitionManager, type RunStoreDeps, storeCollectedRun } from "./storage.js";
+import {
+  type PartitionManager,
+  type RunStoreDeps,
+  recordRunWithoutRows,
+  storeCollectedRun,
+} from "./storage.js";
 import type { ConnectionRow } from "./target.js";
 
 export interface MonitorSettings {
@@ -82,6 +87,8 @@ export class ConnectionMonitor {
   private queue: Promise<void> = Promise.resolve();
   /** Runs queued and not done collecting, the one collecting included. */
   private queued = 0;
+  /** The end of the last run's store. */
+  private stored: Promise<void> = Promise.resolve();
   /** Probes that found nothing to read in any database, until when their runs skip the server. */
   private readonly absentUntil = new Map<string, number>();
   private stopped = false;
@@ -104,7 +111,8 @@ export class ConnectionMonitor {
       // otherwise take turns at its few sessions probe by probe).
       firstRunDelayMs: (_probe, schedule) => settings.firstRunDelayMs(0, 1, schedule, connection.id),
       // A run's rows are stored while the next run collects, so that run finds the session the
-      // previous one left (see `keepSession`) instead of a datastore write's time later.
+      // previous one left (see `keepSession`) instead of a datastore write's time later; but it
+      // collects only once the store before is done, so collecting never outruns the datastore.
       run: (probe) => {
         this.queued += 1;
         const collected = this.queue
@@ -112,13 +120,16 @@ export class ConnectionMonitor {
           .finally(() => {
             this.queued -= 1;
           });
-        this.queue = collected.then(
-          () => {},
-          () => {},
-        );
-        return collected.then(async (store) => {
+        const stored = collected.then(async (store) => {
           await store();
         });
+        const storedBefore = this.stored;
+        this.stored = stored.catch(() => {});
+        this.queue = collected.then(
+          () => storedBefore,
+          () => storedBefore,
+        );
+        return stored;
       },
     });
   }
@@ -157,8 +168,11 @@ export class ConnectionMonitor {
     const store = (rows: ProbeRow[] | null) => () =>
       storeCollectedRun(this.deps, probe, [this.id], collectedAt, rows);
     if ((this.absentUntil.get(probe.name) ?? 0) > attemptAt) {
-      // An empty run, as the server would give: the run is recorded, no session is opened.
-      return store([]);
+      // An empty run, as the server would give, without a session; recorded in one statement
+      // unless an empty run means something to store (a snapshot, or every object gone).
+      return probe.snapshot || probe.changedRows
+        ? store([])
+        : () => recordRunWithoutRows(this.deps, probe, this.id, collectedAt);
     }
     this.absentUntil.delete(probe.name);
     const deadline = attemptAt + this.deps.settings.runTimeoutSeconds * 1000;

@@ -537,6 +537,32 @@ export interface RunStoreDeps {
 }
 
 /**
+ * Records a run that had nothing to store (a probe skipping a database where what it reads is absent)
+ * in one statement: `probe_runs` only, while this collector holds the connection's lease, so staleness
+ * sees the probe running. Not worth the outage buffer: the next such run records it again.
+ */
+export async function recordRunWithoutRows(
+  deps: RunStoreDeps,
+  probe: ProbeSpec,
+  connectionId: number,
+  collectedAt: Date,
+): Promise<void> {
+  try {
+    await deps.sql`
+      insert into probe_runs (connection_id, probe_name, last_run_at)
+      select connection_id, ${probe.name}, ${collectedAt.toISOString()}::timestamptz
+      from collector_leases where connection_id = ${connectionId} and holder = ${deps.leaseHolder}
+      on conflict (connection_id, probe_name) do update set last_run_at = excluded.last_run_at`;
+  } catch (error) {
+    const unavailable = deps.outage?.unavailable(error) ?? false;
+    deps.logger[unavailable ? "debug" : "error"](
+      { connectionId, probe: probe.name, err: describeError(error) },
+      "recording a probe run failed",
+    );
+  }
+}
+
+/**
  * Stores a collected run (`storeServerRun`; a server-wide probe's once for the server of the
  * connections, `storeServerWideRun`), creating its partition first, and logs what went wrong instead
  * of throwing; answers the connections it was stored for (under). While the datastore is unavailable
