@@ -1,7 +1,13 @@
 import { readServerInfo } from "@dbmon/datastore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CollectorLogger, type ProbeDefinition, probeRegistry } from "../src/index.js";
-import { ensureMetricsTables, PartitionManager, storeProbeRun, weekStart } from "../src/storage.js";
+import {
+  ensureMetricsTables,
+  PartitionManager,
+  recordRunWithoutRows,
+  storeProbeRun,
+  weekStart,
+} from "../src/storage.js";
 import { insertConnection, openTestEnvironment, type TestEnvironment } from "./support.js";
 
 const sampleProbe: ProbeDefinition = {
@@ -122,6 +128,30 @@ describe("metrics storage", () => {
     await sql`update collector_leases set holder = 'collector-b' where connection_id = ${other}`;
     expect(await store("collector-a")).toMatchObject({ stored: 0, leaseLost: true });
     expect([await stored(), await runs()]).toEqual([2, 1]);
+  });
+
+  it("records a run without rows only while the connection's lease names the collector", async () => {
+    const sql = env.datastore.sql;
+    const leased = await insertConnection(env, { name: "without rows", database_name: "postgres" });
+    const partitions = new PartitionManager(sql, [sampleProbe]);
+    const record = (holder: string, at: Date) =>
+      recordRunWithoutRows({ sql, logger, partitions, leaseHolder: holder }, sampleProbe, leased, at);
+    const lastRun = async () =>
+      (
+        await sql<{ at: number }[]>`
+          select extract(epoch from last_run_at)::float8 as at from probe_runs
+          where connection_id = ${leased} and probe_name = ${sampleProbe.name}`
+      ).map((row) => new Date(row.at * 1000).toISOString());
+    await sql`
+      insert into collector_leases (connection_id, holder, acquired_at, expires_at)
+      values (${leased}, 'collector-a', now(), now() + interval '1 minute')`;
+    await record("collector-b", new Date("2026-01-01T00:00:00Z"));
+    expect(await lastRun()).toEqual([]);
+    await record("collector-a", new Date("2026-01-01T00:01:00Z"));
+    await record("collector-a", new Date("2026-01-01T00:02:00Z"));
+    expect(await lastRun()).toEqual(["2026-01-01T00:02:00.000Z"]);
+    // Nothing is stored in the probe's table.
+    expect(await sql`select 1 from metrics.test_samples where connection_id = ${leased}`).toHaveLength(0);
   });
 
   it("stores a snapshot only when its content differs from the last one", async () => {
