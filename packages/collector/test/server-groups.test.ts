@@ -1,24 +1,22 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type EmbeddedServer, silentLogger, startEmbeddedServer } from "@dbmon/datastore";
-import postgres from "postgres";
+import type { EmbeddedServer } from "@dbmon/datastore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProbeDefinition, probeRegistry, type RunningCollector, startCollector } from "../src/index.js";
 import {
   insertConnection,
   openTestEnvironment,
+  type PrivateServer,
   quietLogger,
+  startPrivateServer,
   type TestEnvironment,
   waitFor,
 } from "./support.js";
 
 // A PostgreSQL 18 server of this file's own: its sessions can be counted and every database of it
 // visited as often as the tests like.
-let dataDir: string;
-let server: EmbeddedServer;
 const role = "dbmon_grouped";
 const rolePassword = "Grouped-Pa55";
+let privateServer: PrivateServer;
+let server: EmbeddedServer;
 
 /** A database probe storing how many sessions the collector's role has open on the whole server. */
 const sessionCount: ProbeDefinition = {
@@ -46,21 +44,17 @@ const registryProbe = (name: string) => {
 };
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), "dbmon-collector-groups-"));
-  server = await startEmbeddedServer({ dataDir, port: 0, logger: silentLogger });
-  const admin = postgres(server.url, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create role "${role}" login password '${rolePassword}'`);
-  for (const name of ["alpha", "beta", "gamma", "delta"]) {
-    await admin.unsafe(`create database "${name}"`);
-  }
-  await admin.end();
+  privateServer = await startPrivateServer("groups", { name: role, password: rolePassword }, [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+  ]);
+  server = privateServer.server;
 });
 
 afterAll(async () => {
-  await server?.stop();
-  if (dataDir) {
-    await rm(dataDir, { recursive: true, force: true });
-  }
+  await privateServer?.stop();
 });
 
 describe("connections to one server", () => {

@@ -1,14 +1,13 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type EmbeddedServer, silentLogger, startEmbeddedServer } from "@dbmon/datastore";
+import type { EmbeddedServer } from "@dbmon/datastore";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeRegistry, type RunningCollector, startCollector } from "../src/index.js";
 import {
   insertConnection,
   openTestEnvironment,
+  type PrivateServer,
   quietLogger,
+  startPrivateServer,
   type TestEnvironment,
   waitFor,
 } from "./support.js";
@@ -25,27 +24,17 @@ const BATCH = [
 ];
 const SPOCK = ["spock_exception_log", "spock_resolutions"];
 
-let dataDir: string;
+const role = { name: "dbmon_reuse", password: "Reuse-Pa55word" };
+let privateServer: PrivateServer;
 let server: EmbeddedServer;
-const role = "dbmon_reuse";
-const rolePassword = "Reuse-Pa55word";
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), "dbmon-collector-reuse-"));
-  server = await startEmbeddedServer({ dataDir, port: 0, logger: silentLogger });
-  const admin = postgres(server.url, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create role "${role}" login password '${rolePassword}'`);
-  for (const name of DATABASES) {
-    await admin.unsafe(`create database "${name}"`);
-  }
-  await admin.end();
+  privateServer = await startPrivateServer("reuse", role, DATABASES);
+  server = privateServer.server;
 });
 
 afterAll(async () => {
-  await server?.stop();
-  if (dataDir) {
-    await rm(dataDir, { recursive: true, force: true });
-  }
+  await privateServer?.stop();
 });
 
 describe("a connection's probes due together", () => {
@@ -61,8 +50,8 @@ describe("a connection's probes due together", () => {
         await insertConnection(env, {
           port: server.port,
           database_name: database,
-          username: role,
-          password: rolePassword,
+          username: role.name,
+          password: role.password,
         }),
       );
     }

@@ -4,10 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   type Datastore,
+  type EmbeddedServer,
   encryptSecret,
   loadSecretKey,
   openDatastore,
   type SecretKey,
+  silentLogger,
+  startEmbeddedServer,
 } from "@dbmon/datastore";
 import { createTestDatabase, databaseUrl, type TestDatabase } from "@dbmon/datastore/testing";
 import postgres from "postgres";
@@ -123,3 +126,34 @@ export async function createMonitoredDatabase(
 }
 
 export { waitFor } from "@dbmon/datastore/testing";
+
+/** An embedded server of a test file's own, with a login role and databases made for it. */
+export interface PrivateServer {
+  server: EmbeddedServer;
+  stop(): Promise<void>;
+}
+
+export async function startPrivateServer(
+  name: string,
+  role: { name: string; password: string },
+  databases: readonly string[],
+): Promise<PrivateServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), `dbmon-collector-${name}-`));
+  const server = await startEmbeddedServer({ dataDir, port: 0, logger: silentLogger });
+  const admin = postgres(server.url, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create role "${role.name}" login password '${role.password}'`);
+    for (const database of databases) {
+      await admin.unsafe(`create database "${database}"`);
+    }
+  } finally {
+    await admin.end();
+  }
+  return {
+    server,
+    async stop() {
+      await server.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
