@@ -103,8 +103,9 @@ export type QueryFn = (text: string) => Promise<ProbeRow[]>;
 
 /**
  * How long a released session waits for its database's next run before a run elsewhere may close
- * it. That run is already queued (a connection's probes run back to back), so it asks within
- * milliseconds; the bound only matters if it never does.
+ * it. That run is already queued (a connection's probes run back to back) and asks as soon as the
+ * store before the last one is done, usually within milliseconds; the bound keeps a slow datastore
+ * (or a next run that needs no session) from holding one of the server's few sessions idle.
  */
 const KEEP_FOR_NEXT_RUN_MS = 1000;
 
