@@ -866,8 +866,11 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
         expect(all.map((alert) => [alert.database_name, alert.severity]).sort()).toEqual(
           databases.map((database) => [database, "critical"]),
         );
+        // Raised at the first collection past the rule's 75 %, which may come while the
+        // transactions are still being used up (two runs saw 77.7 and 79.4), so the value lies
+        // between the threshold and the 80 % reached.
         for (const alert of all) {
-          expect(alert.metric_value).toBeGreaterThanOrEqual(80);
+          expect(alert.metric_value).toBeGreaterThan(75);
         }
         await freezeAll();
         await cleared(P, all);

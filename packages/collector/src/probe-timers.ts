@@ -86,24 +86,25 @@ export class ProbeTimers {
       return;
     }
     const last = this.lastDueAt.get(probe.name);
-    const now = Date.now();
-    if (last === undefined) {
-      this.arm(probe, now + this.settings.firstRunDelayMs(probe, schedule));
-      return;
-    }
-    const due = last + schedule.intervalSeconds * 1000;
-    // A run late by less than an interval (a slow run before it) keeps the phase; later than that
-    // (the process stalled, the interval shrank) the rhythm starts again from now rather than
-    // running back to back to catch up.
-    this.arm(probe, due >= now - schedule.intervalSeconds * 1000 ? due : now);
+    const intervalMs = schedule.intervalSeconds * 1000;
+    this.arm(
+      probe,
+      last === undefined ? Date.now() + this.settings.firstRunDelayMs(probe, schedule) : last + intervalMs,
+      intervalMs,
+    );
   }
 
-  /** Runs the probe at `dueAt` (epoch ms), at once when that has passed. */
-  private arm(probe: ProbeDefinition, dueAt: number): void {
+  /**
+   * Runs the probe at `dueAt` (epoch ms), at once when that has passed. A run that starts later than
+   * a fifth of its interval (a busy process, a slow run before it) sets a new phase from its start:
+   * kept, the phase would bring the next run in sooner than that, or back to back to catch up.
+   */
+  private arm(probe: ProbeDefinition, dueAt: number, intervalMs: number): void {
     const timer = setTimeout(
       () => {
+        const startedAt = Date.now();
         this.timers.delete(probe.name);
-        this.lastDueAt.set(probe.name, dueAt);
+        this.lastDueAt.set(probe.name, startedAt - dueAt > intervalMs / 5 ? startedAt : dueAt);
         this.inFlight.add(probe.name);
         const run = this.settings.run(probe).finally(() => {
           this.running.delete(run);

@@ -91,6 +91,29 @@ describe("a probe's rhythm", () => {
       }
     }
   });
+  it("starts a new phase after a run later than a fifth of its interval, instead of catching up", async () => {
+    const starts: number[] = [];
+    const timers = new ProbeTimers({
+      probes: [probe("slow run", 60)],
+      schedule: () => ({ enabled: true, intervalSeconds: 60 }),
+      firstRunDelayMs: () => 7_000,
+      run: async () => {
+        starts.push(Date.now() - 1_000_000);
+        // The first run takes 75 s: the second is due at 67 s and can only start at 82 s.
+        await new Promise((done) => setTimeout(done, starts.length === 1 ? 75_000 : 1_000));
+      },
+    });
+    timers.start(new Map(), Date.now());
+    await vi.advanceTimersByTimeAsync(300_000);
+    const stopped = timers.stop();
+    await vi.advanceTimersByTimeAsync(2_000);
+    await stopped;
+    // 15 s late (more than 12 s): the third a full interval after the second, not 45 s after it.
+    const [first = 0, second = 0, third = 0, fourth = 0] = starts;
+    expect(first).toBe(7_000);
+    expect(second - 82_000).toBeLessThan(5);
+    expect([third - second, fourth - third]).toEqual([60_000, 60_000]);
+  });
 });
 
 describe("readings of the collector's own host", () => {
