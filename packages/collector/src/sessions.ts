@@ -201,8 +201,8 @@ export class ServerSessions {
         this.discard(other);
         continue;
       }
-      const keptUntil = Math.min(...idleElsewhere.map((session) => session.keptUntil));
-      await this.waitForRelease(deadline, Number.isFinite(keptUntil) ? keptUntil : undefined);
+      // Infinite when no idle session is kept: then only a release wakes the wait.
+      await this.waitForRelease(deadline, Math.min(...idleElsewhere.map((session) => session.keptUntil)));
     }
   }
 
