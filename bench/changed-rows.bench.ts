@@ -102,6 +102,7 @@ export async function run(): Promise<void> {
       serverVersionNum: version?.v ?? 0,
       systemStatsSchema: null,
       isLocalHost: true,
+      includeSystemCatalogs: true,
       absent: () => {},
     };
     let afterFirst = new Map<string, { before: Size; after: Size }>();

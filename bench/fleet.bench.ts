@@ -29,10 +29,6 @@ const BUSY = {
   ioMbPerSecond: Number(process.env.BENCH_FLEET_BUSY_IO_MB ?? 10),
 };
 /**
- * The collector spreads first runs over up to 30 s and snapshot probes store everything at first:
- * what follows the first two minutes (half of a shorter run) is reported apart.
- */
-/**
  * Steady state starts once every probe has run once: the collector spreads first runs over 0.3 s per
  * connection, up to 300 s (snapshot probes' first full copies among them), plus half a minute.
  */

@@ -108,6 +108,7 @@ async function collectRun(run: number): Promise<void> {
     serverVersionNum: version?.v ?? 0,
     systemStatsSchema: null,
     isLocalHost: true,
+    includeSystemCatalogs: true,
     absent: () => {},
   };
   const at = runAt(run);

@@ -1,6 +1,11 @@
-import { ensureMetricsTables, PartitionManager, probeRegistry, startCollector } from "@dbmon/collector";
+import {
+  ensureMetricsTables,
+  PartitionManager,
+  probeDefaults,
+  probeRegistry,
+  startCollector,
+} from "@dbmon/collector";
 import { readServerInfo, seedProbeConfigs } from "@dbmon/datastore";
-import { findProbeSpec } from "@dbmon/monitoring";
 import { presentServerInfo, type ServerInfoDocument } from "../src/server-info/present.js";
 import type { TestApp } from "./support.js";
 
@@ -37,15 +42,7 @@ export async function addConnection(
 
 /** The global probe defaults, as a collector seeds them at start. */
 export async function seedProbeDefaults(t: TestApp): Promise<void> {
-  await seedProbeConfigs(
-    t.datastore.sql,
-    probeRegistry.map((probe) => ({
-      name: probe.name,
-      description: findProbeSpec(probe.name)?.description ?? "",
-      intervalSeconds: probe.intervalSeconds,
-      retentionDays: probe.retentionDays,
-    })),
-  );
+  await seedProbeConfigs(t.datastore.sql, probeRegistry.map(probeDefaults));
 }
 
 /** The metrics tables of every probe, with partitions for the weeks around `at`. */

@@ -55,6 +55,7 @@ describe("probe configuration endpoints", () => {
         "created_at",
         "description",
         "id",
+        "include_system_catalogs",
         "is_enabled",
         "name",
         "retention_days",
@@ -66,7 +67,16 @@ describe("probe configuration endpoints", () => {
       is_enabled: true,
       collection_interval_seconds: 60,
       retention_days: 7,
+      include_system_catalogs: null,
     });
+    expect(
+      body
+        .filter((row) => row.include_system_catalogs !== null)
+        .map((row) => [row.name, row.include_system_catalogs]),
+    ).toEqual([
+      ["pg_stat_all_indexes", true],
+      ["pg_stat_all_tables", true],
+    ]);
     expect(String(activity?.created_at)).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
@@ -127,10 +137,12 @@ describe("probe configuration endpoints", () => {
       default_enabled: true,
       default_interval_seconds: 60,
       default_retention_days: 7,
+      default_include_system_catalogs: null,
       has_override: false,
       override_enabled: null,
       override_interval_seconds: null,
       override_retention_days: null,
+      override_include_system_catalogs: null,
     });
 
     const body = { is_enabled: false, collection_interval_seconds: 120, retention_days: 3 };
@@ -207,5 +219,83 @@ describe("probe configuration endpoints", () => {
     const badId = await get("/api/v1/probe-configs?connection_id=x", viewer.token);
     expect(await badId.json()).toEqual({ error: "Invalid connection_id parameter" });
     expect((await get(`/api/v1/probe-configs?connection_id=${hidden}`, viewer.token)).status).toBe(403);
+  });
+  it("leaves out the system catalogs per probe configuration, only where a probe lists them", async () => {
+    const api = typedClient(t, manager.token);
+    const list = await api.call(listProbeConfigs, { query: {} });
+    const tables = list.find((row) => row.name === "pg_stat_all_tables");
+    const settings = list.find((row) => row.name === "pg_settings");
+
+    const updated = await api.call(updateProbeConfig, {
+      params: { id: tables?.id ?? 0 },
+      body: { include_system_catalogs: false },
+    });
+    expect(updated).toMatchObject({ name: "pg_stat_all_tables", include_system_catalogs: false });
+    expect(updated.collection_interval_seconds).toBe(tables?.collection_interval_seconds);
+
+    const inapplicable = await put(
+      `/api/v1/probe-configs/${settings?.id}`,
+      { include_system_catalogs: false },
+      manager.token,
+    );
+    expect(inapplicable.status).toBe(400);
+    expect(await inapplicable.json()).toEqual({
+      error: "include_system_catalogs applies only to a probe that lists system catalogs",
+    });
+    const mistyped = await put(
+      `/api/v1/probe-configs/${tables?.id}`,
+      { include_system_catalogs: "no" },
+      manager.token,
+    );
+    expect(mistyped.status).toBe(400);
+    expect(await mistyped.json()).toEqual({ error: "Request failed" });
+    expect(
+      (await put(`/api/v1/probe-configs/${tables?.id}`, { include_system_catalogs: true }, viewer.token))
+        .status,
+    ).toBe(403);
+
+    // An override without the field takes the global default's; with it, its own.
+    const scope = { scope: "server" as const, scopeId: mine };
+    const base = { is_enabled: true, collection_interval_seconds: 300, retention_days: 7 };
+    await api.call(upsertProbeOverride, {
+      params: { ...scope, probeName: "pg_stat_all_tables" },
+      body: base,
+    });
+    await api.call(upsertProbeOverride, {
+      params: { ...scope, probeName: "pg_stat_all_indexes" },
+      body: { ...base, include_system_catalogs: false },
+    });
+    const overrides = await api.call(listProbeOverrides, { params: scope });
+    expect(
+      overrides
+        .filter((row) => row.name.startsWith("pg_stat_all_"))
+        .map((row) => [row.name, row.default_include_system_catalogs, row.override_include_system_catalogs]),
+    ).toEqual([
+      ["pg_stat_all_indexes", true, false],
+      ["pg_stat_all_tables", false, false],
+    ]);
+    const effective = await api.call(listProbeConfigs, { query: { connection_id: mine } });
+    expect(
+      effective
+        .filter((row) => row.include_system_catalogs !== null)
+        .map((row) => [row.name, row.include_system_catalogs, row.connection_id]),
+    ).toEqual([
+      ["pg_stat_all_indexes", false, mine],
+      ["pg_stat_all_tables", false, mine],
+    ]);
+
+    const refused = await put(
+      `/api/v1/probe-overrides/server/${mine}/pg_stat_activity`,
+      { ...base, include_system_catalogs: true },
+      manager.token,
+    );
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({
+      error: "include_system_catalogs applies only to a probe that lists system catalogs",
+    });
+    expect(
+      (await api.call(listProbeOverrides, { params: scope })).find((row) => row.name === "pg_stat_activity")
+        ?.has_override,
+    ).toBe(false);
   });
 });

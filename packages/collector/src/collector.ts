@@ -9,13 +9,7 @@ import {
   type SecretKey,
   seedProbeConfigs,
 } from "@dbmon/datastore";
-import {
-  findProbeSpec,
-  type HostPolicy,
-  refreshClusterTopology,
-  rollUpMetrics,
-  rollupTables,
-} from "@dbmon/monitoring";
+import { type HostPolicy, refreshClusterTopology, rollUpMetrics, rollupTables } from "@dbmon/monitoring";
 import { ACTIVITY_SAMPLING_DESCRIPTION, activitySamplingProbe } from "./activity-sampling.js";
 import { ActivityStore } from "./activity-store.js";
 import { ChangedRowsMemory } from "./changed-rows.js";
@@ -24,7 +18,7 @@ import { type Clock, type CollectorLogger, systemClock } from "./logger.js";
 import { ConnectionMonitor, type MonitorDeps } from "./monitor.js";
 import { OutageBuffer } from "./outage-buffer.js";
 import { firstRunOffsetMs } from "./probe-timers.js";
-import { probeRegistry } from "./probes/registry.js";
+import { probeDefaults, probeRegistry } from "./probes/registry.js";
 import type { ProbeDefinition } from "./probes/types.js";
 import { dropExpiredActivity, dropExpiredPartitions } from "./retention.js";
 import { ServerGroup, serverKey } from "./server-group.js";
@@ -151,12 +145,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const tables = [...probes, ...rollupTables];
   await ensureMetricsTables(sql, tables);
   await seedProbeConfigs(sql, [
-    ...probes.map((probe) => ({
-      name: probe.name,
-      description: findProbeSpec(probe.name)?.description ?? "",
-      intervalSeconds: probe.intervalSeconds,
-      retentionDays: probe.retentionDays,
-    })),
+    ...probes.map(probeDefaults),
     {
       name: activitySamplingProbe.name,
       description: ACTIVITY_SAMPLING_DESCRIPTION,
@@ -197,6 +186,9 @@ export async function startCollector(options: CollectorOptions): Promise<Running
           enabled: config?.enabled ?? true,
           intervalSeconds: overrides[probe.name] ?? config?.intervalSeconds ?? probe.intervalSeconds,
         };
+      },
+      includeSystemCatalogs(connectionId, probe) {
+        return configs.get(connectionId)?.get(probe.name)?.includeSystemCatalogs ?? true;
       },
       firstRunDelayMs(slot, slots, schedule, phaseId) {
         // Folded into the interval rather than spread over a window as short as it, so that a

@@ -8,7 +8,7 @@ export {
   startCollector,
 } from "./collector.js";
 export type { Clock, CollectorLogger } from "./logger.js";
-export { findProbe, probeRegistry } from "./probes/registry.js";
+export { findProbe, probeDefaults, probeRegistry } from "./probes/registry.js";
 export type {
   ColumnType,
   ProbeCollection,

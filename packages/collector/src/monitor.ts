@@ -20,6 +20,11 @@ export interface MonitorSettings {
   probes: readonly ProbeDefinition[];
   schedule(connectionId: number, probe: ProbeDefinition): ProbeSchedule;
   /**
+   * Whether a probe that may leave out the system catalogs (`systemCatalogsOptional`) lists them on
+   * this connection: its probe configuration's `include_system_catalogs`.
+   */
+  includeSystemCatalogs(connectionId: number, probe: ProbeDefinition): boolean;
+  /**
    * Delay of a first run: `slot` of `slots` evenly apart in the spread window, the whole pattern
    * shifted by a phase derived from `phaseId` (a connection id).
    */
@@ -200,14 +205,18 @@ export class ConnectionMonitor {
     const { sessions } = this.group;
     // Databases where the probe found nothing to read (and so returned nothing).
     let absentIn = 0;
+    const includeSystemCatalogs = this.deps.settings.includeSystemCatalogs(this.id, probe);
     const runIn = async (database: string) => {
       let absent = false;
       const rows = await sessions.withSession(
         database,
         deadline,
         (query) =>
-          runProbeOn(probe, query, this.group.server, () => {
-            absent = true;
+          runProbeOn(probe, query, this.group.server, {
+            includeSystemCatalogs,
+            absent: () => {
+              absent = true;
+            },
           }),
         () => this.keepSession(database),
       );

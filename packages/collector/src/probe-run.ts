@@ -15,15 +15,20 @@ export interface RunServer {
   isLocalHost: boolean;
 }
 
-/**
- * Runs a probe on one session; null when the probe cannot run on this server. `absent` hears when
- * the probe found nothing to read in the session's database (see `ProbeContext.absent`).
- */
+/** How a connection's settings shape one run (see `ProbeContext`). */
+export interface RunOptions {
+  /** Hears when the probe found nothing to read in the session's database (`ProbeContext.absent`). */
+  absent?: () => void;
+  /** `ProbeContext.includeSystemCatalogs`; true unless the probe configuration says otherwise. */
+  includeSystemCatalogs?: boolean;
+}
+
+/** Runs a probe on one session; null when the probe cannot run on this server. */
 export async function runProbeOn(
   probe: ProbeDefinition,
   query: QueryFn,
   server: RunServer,
-  absent: () => void = () => {},
+  { absent = () => {}, includeSystemCatalogs = true }: RunOptions = {},
 ): Promise<ProbeRow[] | null> {
   const taggedQuery: QueryFn = (text) => query(tagged(probe, text));
   let systemStatsSchema: string | null = null;
@@ -39,6 +44,7 @@ export async function runProbeOn(
     serverVersionNum: server.serverVersionNum,
     systemStatsSchema,
     isLocalHost: server.isLocalHost,
+    includeSystemCatalogs,
     absent,
   };
   if (probe.collect) {

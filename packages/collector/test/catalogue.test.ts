@@ -3,9 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type EmbeddedServer, silentLogger, startEmbeddedServer } from "@dbmon/datastore";
 import { databaseUrl, machinePostgresAvailable } from "@dbmon/datastore/testing";
+import { SYSTEM_SCHEMAS } from "@dbmon/monitoring";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { probeRegistry } from "../src/index.js";
+import { findProbe, probeRegistry } from "../src/index.js";
 import type { ColumnType, ProbeContext, ProbeDefinition, ProbeRow } from "../src/probes/types.js";
 import { queryForVersion } from "../src/probes/types.js";
 import { ensureMetricsTables, PartitionManager, storeProbeRun } from "../src/storage.js";
@@ -27,6 +28,7 @@ async function runProbe(
   sql: postgres.Sql,
   probe: ProbeDefinition,
   isLocalHost: boolean,
+  includeSystemCatalogs = true,
 ): Promise<ProbeRow[] | null> {
   const [version] = await sql<{ v: number }[]>`select current_setting('server_version_num')::int as v`;
   const context: ProbeContext = {
@@ -34,6 +36,7 @@ async function runProbe(
     serverVersionNum: version?.v ?? 0,
     systemStatsSchema: null,
     isLocalHost,
+    includeSystemCatalogs,
     absent: () => {},
   };
   if (probe.collect) {
@@ -161,6 +164,22 @@ function checkCatalogue(server: () => { url: string; version: number }, env: () 
     }
     if (server().version >= 15) {
       expect(results.get("pg_stat_recovery_prefetch")?.length).toBe(1);
+    }
+  });
+
+  it("leaves out the system catalogs' tables and indexes when the probe configuration says so", async () => {
+    const system = (rows: ProbeRow[] | null | undefined) =>
+      (rows ?? []).filter((row) => SYSTEM_SCHEMAS.includes(String(row.schemaname))).length;
+    for (const name of ["pg_stat_all_tables", "pg_stat_all_indexes"]) {
+      const probe = findProbe(name) as ProbeDefinition;
+      expect(probe.systemCatalogsOptional, name).toBe(true);
+      expect(system(results.get(name)), name).toBeGreaterThan(10);
+      const without = await runProbe(sql, probe, true, false);
+      expect(system(without), name).toBe(0);
+      expect(
+        without?.some((row) => row.relname === "orders"),
+        name,
+      ).toBe(true);
     }
   });
 

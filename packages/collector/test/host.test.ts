@@ -14,6 +14,7 @@ describe("host probes", () => {
       serverVersionNum: 150000,
       systemStatsSchema: null,
       isLocalHost: false,
+      includeSystemCatalogs: true,
       absent: () => {},
     };
     expect(await pgSysOsInfo.collect?.(context)).toBeNull();

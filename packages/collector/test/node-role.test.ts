@@ -112,6 +112,7 @@ describe.skipIf(!machinePostgresBinariesAvailable())(
           serverVersionNum: 150000,
           systemStatsSchema: null,
           isLocalHost: true,
+          includeSystemCatalogs: true,
           absent: () => {},
         };
         // ...which must not count for this database's subscription, whose worker is down.

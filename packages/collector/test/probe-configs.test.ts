@@ -1,8 +1,10 @@
 import { resolveProbeConfig } from "@dbmon/datastore";
 import { machinePostgresAvailable } from "@dbmon/datastore/testing";
+import type postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   dropExpiredPartitions,
+  findProbe,
   type ProbeDefinition,
   type RunningCollector,
   startCollector,
@@ -114,6 +116,71 @@ describe.skipIf(!machinePostgres)("probe configuration", () => {
       async () => ((await rows("tick_fast", first)) > stoppedAt ? true : undefined),
       5000,
     );
+  }, 60_000);
+
+  it("leaves out the system catalogs' tables and indexes where the probe configuration says so", async () => {
+    const withTables = (sql: postgres.Sql) =>
+      sql.unsafe(
+        "create table orders (id int primary key, placed_at timestamptz); insert into orders values (1, now())",
+      );
+    const left = await createMonitoredDatabase(MONITORED_SERVER_URL, withTables);
+    const kept = await createMonitoredDatabase(MONITORED_SERVER_URL, withTables);
+    const { sql } = env.datastore;
+    const leaving = await insertConnection(env, { database_name: left.name, name: "without catalogs" });
+    const keeping = await insertConnection(env, { database_name: kept.name, name: "with catalogs" });
+    const probes = ["pg_stat_all_tables", "pg_stat_all_indexes"].map(
+      (name) => findProbe(name) as ProbeDefinition,
+    );
+    for (const probe of probes) {
+      await sql`insert into probe_configs (name, collection_interval_seconds, retention_days, is_enabled,
+          include_system_catalogs, scope, scope_id, user_modified)
+        values (${probe.name}, 1, 7, true, false, 'server', ${leaving}, true)`;
+    }
+    await collector?.stop();
+    collector = await startCollector({
+      datastore: env.datastore,
+      logger: quietLogger,
+      secretKey: env.secretKey,
+      probes,
+      intervalOverrides: { pg_stat_all_tables: 1, pg_stat_all_indexes: 1 },
+      pollSeconds: 60,
+    });
+    try {
+      // Seeded on: both probes list objects of every schema.
+      expect(
+        await sql`select name, include_system_catalogs from probe_configs
+          where scope = 'global' and name like 'pg_stat_all_%' order by name`,
+      ).toEqual([
+        { name: "pg_stat_all_indexes", include_system_catalogs: true },
+        { name: "pg_stat_all_tables", include_system_catalogs: true },
+      ]);
+      const schemas = async (probe: string, connectionId: number, database: string) => {
+        const [found] = await sql.unsafe<{ runs: number; system: number; user: number }[]>(
+          `select count(distinct collected_at)::int as runs,
+             count(*) filter (where schemaname in ('pg_catalog', 'information_schema', 'pg_toast'))::int as system,
+             count(*) filter (where schemaname = 'public')::int as user
+           from metrics.${probe} where connection_id = $1 and database_name = $2`,
+          [connectionId, database],
+        );
+        return found?.runs && found.runs >= 2 ? found : undefined;
+      };
+      for (const probe of probes) {
+        const without = await waitFor(`${probe.name} without catalogs`, () =>
+          schemas(probe.name, leaving, left.name),
+        );
+        expect(without.user).toBeGreaterThan(0);
+        expect(without.system).toBe(0);
+        const withThem = await waitFor(`${probe.name} with catalogs`, () =>
+          schemas(probe.name, keeping, kept.name),
+        );
+        expect(withThem.user).toBeGreaterThan(0);
+        expect(withThem.system).toBeGreaterThan(10 * withThem.runs);
+      }
+    } finally {
+      await collector.stop();
+      await left.drop();
+      await kept.drop();
+    }
   }, 60_000);
 
   it("resolves server over cluster over group over global", () => {

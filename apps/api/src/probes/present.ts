@@ -10,6 +10,7 @@ export function presentProbeConfig(config: ProbeConfig) {
     description: config.description,
     collection_interval_seconds: config.collectionIntervalSeconds,
     retention_days: config.retentionDays,
+    include_system_catalogs: config.includeSystemCatalogs,
     created_at: config.createdAt.toISOString(),
     updated_at: config.updatedAt.toISOString(),
   };
@@ -23,10 +24,12 @@ export function presentProbeOverride({ global, override }: ProbeOverride) {
     default_enabled: global.isEnabled,
     default_interval_seconds: global.collectionIntervalSeconds,
     default_retention_days: global.retentionDays,
+    default_include_system_catalogs: global.includeSystemCatalogs,
     has_override: override !== null,
     override_enabled: override?.isEnabled ?? null,
     override_interval_seconds: override?.collectionIntervalSeconds ?? null,
     override_retention_days: override?.retentionDays ?? null,
+    override_include_system_catalogs: override?.includeSystemCatalogs ?? null,
   };
 }
 
@@ -34,6 +37,7 @@ interface WireSettings {
   is_enabled: boolean;
   collection_interval_seconds: number;
   retention_days: number;
+  include_system_catalogs?: boolean;
 }
 
 /** The settings of a wire body (an override's, all given; a change's, each optional). */
@@ -44,5 +48,6 @@ export function settingsOf(body: Partial<WireSettings>): Partial<CollectionSetti
     isEnabled: body.is_enabled,
     collectionIntervalSeconds: body.collection_interval_seconds,
     retentionDays: body.retention_days,
+    includeSystemCatalogs: body.include_system_catalogs,
   };
 }

@@ -9,7 +9,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { RequestAccess } from "../auth/access.js";
 import { requireSettingsScope, type ScopeKind } from "../auth/visibility.js";
-import { NotFound } from "../errors.js";
+import { InvalidInput, NotFound } from "../errors.js";
 
 const { probeConfigs } = schema;
 
@@ -21,6 +21,8 @@ export interface CollectionSettings {
   isEnabled: boolean;
   collectionIntervalSeconds: number;
   retentionDays: number;
+  /** Only for a probe with system catalogs to leave out; absent in an override: the global default's. */
+  includeSystemCatalogs?: boolean;
 }
 
 /** The fields of a setting to change; absent ones stay. */
@@ -34,6 +36,14 @@ export interface ProbeOverride {
 
 const CONFIG_NOT_FOUND = "Probe config not found";
 const SCOPE_NOT_FOUND = "Probe override scope not found";
+const NO_SYSTEM_CATALOGS = "include_system_catalogs applies only to a probe that lists system catalogs";
+
+/** Refuses a system catalogs setting for a probe without any to leave out (its value is null). */
+function requireSystemCatalogsSetting(settings: CollectionSettingsChange, current: boolean | null): void {
+  if (settings.includeSystemCatalogs !== undefined && current === null) {
+    throw new InvalidInput(NO_SYSTEM_CATALOGS);
+  }
+}
 
 /**
  * Probe configuration: the global defaults, the settings that apply to a connection, and overrides
@@ -86,6 +96,7 @@ export class ProbeSettings {
   }
 
   async update(id: number, change: CollectionSettingsChange): Promise<ProbeConfig> {
+    requireSystemCatalogsSetting(change, (await this.get(id)).includeSystemCatalogs);
     const [row] = await this.datastore.db
       .update(probeConfigs)
       .set({ ...change, userModified: true, updatedAt: sql`now()` })
@@ -121,17 +132,19 @@ export class ProbeSettings {
     settings: CollectionSettings,
   ): Promise<void> {
     await requireSettingsScope(this.datastore.db, access, scope, scopeId, "change", SCOPE_NOT_FOUND);
-    await this.requireKnownProbe(probeName);
+    requireSystemCatalogsSetting(settings, await this.knownProbeSystemCatalogs(probeName));
     await this.datastore.sql`
       insert into probe_configs (name, description, collection_interval_seconds, retention_days, is_enabled,
-        scope, scope_id, user_modified)
+        include_system_catalogs, scope, scope_id, user_modified)
       select name, description, ${settings.collectionIntervalSeconds}, ${settings.retentionDays},
-        ${settings.isEnabled}, ${scope}, ${scopeId}, true
+        ${settings.isEnabled}, coalesce(${settings.includeSystemCatalogs ?? null}::boolean, include_system_catalogs),
+        ${scope}, ${scopeId}, true
       from probe_configs where scope = 'global' and name = ${probeName}
       on conflict (name, scope, scope_id) do update set
         collection_interval_seconds = excluded.collection_interval_seconds,
         retention_days = excluded.retention_days,
         is_enabled = excluded.is_enabled,
+        include_system_catalogs = excluded.include_system_catalogs,
         user_modified = true,
         updated_at = now()`;
   }
@@ -151,10 +164,16 @@ export class ProbeSettings {
 
   /** Not found unless the probe is in the catalogue (has a global default). */
   private async requireKnownProbe(name: string): Promise<void> {
-    const [row] = await this.datastore.sql`
-      select 1 from probe_configs where scope = 'global' and name = ${name}`;
+    await this.knownProbeSystemCatalogs(name);
+  }
+
+  /** The global default's `include_system_catalogs` of a probe in the catalogue; not found otherwise. */
+  private async knownProbeSystemCatalogs(name: string): Promise<boolean | null> {
+    const [row] = await this.datastore.sql<{ include_system_catalogs: boolean | null }[]>`
+      select include_system_catalogs from probe_configs where scope = 'global' and name = ${name}`;
     if (!row) {
       throw new NotFound("Probe not found");
     }
+    return row.include_system_catalogs;
   }
 }

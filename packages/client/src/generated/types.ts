@@ -1243,6 +1243,8 @@ export interface ProbeConfig {
   description: string;
   collection_interval_seconds: number;
   retention_days: number;
+  /** Whether the probe lists the system catalogs' tables or indexes too (schemas pg_catalog, information_schema and pg_toast); null for a probe without any to leave out. Without them, checks and alerts over table statistics see the user's objects only. */
+  include_system_catalogs: boolean | null;
   created_at: string;
   updated_at: string;
 }
@@ -1253,6 +1255,8 @@ export interface ProbeConfigUpdate {
   collection_interval_seconds?: number;
   /** Days, greater than 0 */
   retention_days?: number;
+  /** Whether the probe lists the system catalogs' objects too; only for a probe whose include_system_catalogs is not null */
+  include_system_catalogs?: boolean;
 }
 
 export interface ProbeOverride {
@@ -1261,10 +1265,13 @@ export interface ProbeOverride {
   default_enabled: boolean;
   default_interval_seconds: number;
   default_retention_days: number;
+  /** null for a probe without system catalogs to leave out */
+  default_include_system_catalogs: boolean | null;
   has_override: boolean;
   override_enabled: boolean | null;
   override_interval_seconds: number | null;
   override_retention_days: number | null;
+  override_include_system_catalogs: boolean | null;
 }
 
 export interface ProbeOverrideStatus {
@@ -1277,6 +1284,8 @@ export interface ProbeOverrideUpdate {
   collection_interval_seconds: number;
   /** Days, greater than 0 */
   retention_days: number;
+  /** Absent: the global default's */
+  include_system_catalogs?: boolean;
 }
 
 export interface MetricSeries {

@@ -93,6 +93,7 @@ export const pgStatAllTables = relationProbe({
         ? "pg_catalog.pg_stat_all_tables t left join pg_catalog.pg_statio_all_tables io on io.relid = t.relid"
         : "pg_catalog.pg_stat_all_tables t"
     } left join pg_catalog.pg_class c on c.oid = t.relid`,
+  schema: "t.schemaname",
   tail: "order by t.schemaname, t.relname",
 });
 
@@ -114,6 +115,7 @@ export const pgStatAllIndexes = relationProbe({
     has("io")
       ? "pg_catalog.pg_stat_all_indexes i left join pg_catalog.pg_statio_all_indexes io on io.indexrelid = i.indexrelid"
       : "pg_catalog.pg_stat_all_indexes i",
+  schema: "i.schemaname",
   tail: "order by i.schemaname, i.relname, i.indexrelname",
 });
 

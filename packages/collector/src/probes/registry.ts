@@ -1,4 +1,5 @@
-import { probeCatalogue } from "@dbmon/monitoring";
+import type { ProbeDefaults } from "@dbmon/datastore";
+import { findProbeSpec, probeCatalogue } from "@dbmon/monitoring";
 import {
   pgStatAllIndexes,
   pgStatAllTables,
@@ -107,4 +108,15 @@ export const probeRegistry: readonly ProbeDefinition[] = attachCollections();
 /** A probe of the registry by name. */
 export function findProbe(name: string): ProbeDefinition | undefined {
   return probeRegistry.find((probe) => probe.name === name);
+}
+
+/** A probe's global probe configuration as collectors seed it (`seedProbeConfigs`). */
+export function probeDefaults(probe: ProbeDefinition): ProbeDefaults {
+  return {
+    name: probe.name,
+    description: findProbeSpec(probe.name)?.description ?? "",
+    intervalSeconds: probe.intervalSeconds,
+    retentionDays: probe.retentionDays,
+    systemCatalogsOptional: probe.systemCatalogsOptional === true,
+  };
 }

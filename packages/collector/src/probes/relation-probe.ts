@@ -1,4 +1,4 @@
-import { type ColumnType, findProbeSpec } from "@dbmon/monitoring";
+import { type ColumnType, findProbeSpec, SYSTEM_SCHEMAS_SQL } from "@dbmon/monitoring";
 import type { ProbeCollection, ProbeContext, ProbeRow } from "./types.js";
 
 /**
@@ -34,7 +34,12 @@ export interface RelationQuery {
   columns: readonly SourcedColumn[];
   /** FROM clause (with joins), given what exists; `main` always exists when this is called. */
   from(catalogue: Catalogue): string;
-  /** Extra clauses after FROM (where, order by, limit). */
+  /**
+   * The expression naming a listed object's schema, for a probe whose configuration may leave out
+   * the system catalogs (the catalogue's `systemCatalogsOptional`).
+   */
+  schema?: string;
+  /** Extra clauses after FROM (order by, limit; a WHERE only in a probe without `schema`). */
   tail?: string | ((catalogue: Catalogue) => string);
   /** Rows to store besides, or instead of, the query's (e.g. a sentinel row). */
   finish?(rows: ProbeRow[], context: ProbeContext, catalogue: Catalogue): Promise<ProbeRow[]>;
@@ -111,8 +116,16 @@ function storable(expr: string, type: ColumnType): string {
   }
 }
 
-/** Builds the SELECT of a relation probe for what the monitored server has. */
-export function relationSelect(options: RelationQuery, catalogue: Catalogue, types: ColumnTypes): string {
+/**
+ * Builds the SELECT of a relation probe for what the monitored server has, without the system
+ * catalogs' objects when `includeSystemCatalogs` is false and the probe names their schema.
+ */
+export function relationSelect(
+  options: RelationQuery,
+  catalogue: Catalogue,
+  types: ColumnTypes,
+  includeSystemCatalogs = true,
+): string {
   const list = options.columns.map((col) => {
     const type = types.get(col.name) as ColumnType;
     let source: string | null;
@@ -126,7 +139,11 @@ export function relationSelect(options: RelationQuery, catalogue: Catalogue, typ
     return `${expr}::${sqlType(type)} as "${col.name}"`;
   });
   const tail = typeof options.tail === "function" ? options.tail(catalogue) : (options.tail ?? "");
-  return `select ${list.join(",\n  ")}\nfrom ${options.from(catalogue)} ${tail}`;
+  const where =
+    options.schema !== undefined && !includeSystemCatalogs
+      ? `where ${options.schema} not in ${SYSTEM_SCHEMAS_SQL}`
+      : "";
+  return `select ${list.join(",\n  ")}\nfrom ${options.from(catalogue)} ${where} ${tail}`;
 }
 
 /** The type the driver receives: big integers as text so that no digit is lost. */
@@ -146,6 +163,9 @@ function sqlType(type: ColumnType): string {
  */
 export function relationProbe(options: RelationQuery & { name: string }): ProbeCollection {
   const types = catalogueColumnTypes(options.name, options);
+  if (findProbeSpec(options.name)?.systemCatalogsOptional && options.schema === undefined) {
+    throw new Error(`probe ${options.name} may leave out the system catalogs but names no schema`);
+  }
   return { name: options.name, collect: (context) => collectRelation(options, types, context) };
 }
 
@@ -163,6 +183,6 @@ export async function collectRelation(
     }
     return options.finish([], context, catalogue);
   }
-  const rows = await context.query(relationSelect(options, catalogue, types));
+  const rows = await context.query(relationSelect(options, catalogue, types, context.includeSystemCatalogs));
   return options.finish ? options.finish(rows, context, catalogue) : rows;
 }

@@ -20,6 +20,11 @@ export interface ProbeContext {
   /** The server runs on the collector's own host (loopback or socket address, or flagged local). */
   isLocalHost: boolean;
   /**
+   * Whether a probe listing objects of every schema lists the system catalogs' too (the probe
+   * configuration's `include_system_catalogs`); probes without any to leave out ignore it.
+   */
+  includeSystemCatalogs: boolean;
+  /**
    * Tells that what the probe reads does not exist in this database (an extension's table where the
    * extension is not installed), so the run is empty and the next ones may skip it for a while.
    */

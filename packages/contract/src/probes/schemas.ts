@@ -20,6 +20,15 @@ export const ProbeConfigSchema = z
     description: z.string(),
     collection_interval_seconds: z.number().int(),
     retention_days: z.number().int(),
+    include_system_catalogs: z
+      .boolean()
+      .nullable()
+      .openapi({
+        description:
+          "Whether the probe lists the system catalogs' tables or indexes too (schemas pg_catalog, " +
+          "information_schema and pg_toast); null for a probe without any to leave out. Without them, " +
+          "checks and alerts over table statistics see the user's objects only.",
+      }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   })
@@ -29,6 +38,13 @@ export const ProbeConfigIdParamsSchema = z.object({
   id: idParam("Invalid config ID").openapi({ param: { name: "id", in: "path" } }),
 });
 
+const includeSystemCatalogs = () =>
+  z.boolean(message("Request failed")).openapi({
+    description:
+      "Whether the probe lists the system catalogs' objects too; only for a probe whose " +
+      "include_system_catalogs is not null",
+  });
+
 const positive = () =>
   z.number(message("Request failed")).int(message("Request failed")).positive(message("Request failed"));
 
@@ -37,6 +53,7 @@ export const ProbeConfigUpdateSchema = z
     is_enabled: z.boolean(message("Request failed")).optional(),
     collection_interval_seconds: positive().optional().openapi({ description: "Seconds, greater than 0" }),
     retention_days: positive().optional().openapi({ description: "Days, greater than 0" }),
+    include_system_catalogs: includeSystemCatalogs().optional(),
   })
   .openapi("ProbeConfigUpdate");
 
@@ -56,10 +73,15 @@ export const ProbeOverrideSchema = z
     default_enabled: z.boolean(),
     default_interval_seconds: z.number().int(),
     default_retention_days: z.number().int(),
+    default_include_system_catalogs: z
+      .boolean()
+      .nullable()
+      .openapi({ description: "null for a probe without system catalogs to leave out" }),
     has_override: z.boolean(),
     override_enabled: z.boolean().nullable(),
     override_interval_seconds: z.number().int().nullable(),
     override_retention_days: z.number().int().nullable(),
+    override_include_system_catalogs: z.boolean().nullable(),
   })
   .openapi("ProbeOverride");
 
@@ -68,6 +90,9 @@ export const ProbeOverrideUpdateSchema = z
     is_enabled: z.boolean(message("Request failed")),
     collection_interval_seconds: positive().openapi({ description: "Seconds, greater than 0" }),
     retention_days: positive().openapi({ description: "Days, greater than 0" }),
+    include_system_catalogs: includeSystemCatalogs()
+      .optional()
+      .openapi({ description: "Absent: the global default's" }),
   })
   .openapi("ProbeOverrideUpdate");
 

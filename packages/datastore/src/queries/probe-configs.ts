@@ -8,6 +8,8 @@ export interface ProbeDefaults {
   description: string;
   intervalSeconds: number;
   retentionDays: number;
+  /** The probe lists system catalogs' objects that its configuration may leave out. */
+  systemCatalogsOptional?: boolean;
 }
 
 /** The settings that apply to one probe on one connection. */
@@ -15,6 +17,8 @@ export interface EffectiveProbeConfig {
   enabled: boolean;
   intervalSeconds: number;
   retentionDays: number;
+  /** Null for a probe without system catalogs to leave out. */
+  includeSystemCatalogs: boolean | null;
 }
 
 /** Where a connection sits in the cluster hierarchy (null when it is in none). */
@@ -30,6 +34,7 @@ interface ConfigRow {
   is_enabled: boolean;
   collection_interval_seconds: number;
   retention_days: number;
+  include_system_catalogs: boolean | null;
 }
 
 /**
@@ -45,6 +50,7 @@ export async function seedProbeConfigs(sql: Sql, defaults: readonly ProbeDefault
     description: probe.description,
     collection_interval_seconds: Math.max(1, Math.round(probe.intervalSeconds)),
     retention_days: probe.retentionDays,
+    include_system_catalogs: probe.systemCatalogsOptional ? true : null,
     scope: "global",
     scope_id: 0,
   }));
@@ -111,7 +117,9 @@ export async function effectiveProbeConfigs(
   }
   const [rows, placements] = await Promise.all([
     sql<ConfigRow[]>`
-      select name, scope, scope_id, is_enabled, collection_interval_seconds, retention_days from probe_configs`,
+      select name, scope, scope_id, is_enabled, collection_interval_seconds, retention_days,
+        include_system_catalogs
+      from probe_configs`,
     connectionPlacements(sql, connectionIds),
   ]);
   const byProbe = new Map<string, ConfigRow[]>();
@@ -128,6 +136,7 @@ export async function effectiveProbeConfigs(
           enabled: row.is_enabled,
           intervalSeconds: row.collection_interval_seconds,
           retentionDays: row.retention_days,
+          includeSystemCatalogs: row.include_system_catalogs,
         });
       }
     }

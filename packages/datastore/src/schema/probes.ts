@@ -17,6 +17,11 @@ export const probeConfigs = pgTable(
     collectionIntervalSeconds: integer().notNull(),
     retentionDays: integer().notNull(),
     isEnabled: boolean().notNull().default(true),
+    /**
+     * Whether the probe lists the system catalogs' objects too; null for probes that have none to
+     * leave out (only those the catalogue marks `systemCatalogsOptional`).
+     */
+    includeSystemCatalogs: boolean(),
     scope: text().notNull(),
     scopeId: integer().notNull().default(0),
     /** Set by a person (through the API), as opposed to a seeded default. */

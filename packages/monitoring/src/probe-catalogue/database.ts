@@ -95,6 +95,7 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
     name: "pg_stat_all_tables",
     description: "Table access, tuple and vacuum statistics with block I/O",
     changedRows: { key: ["schemaname", "relname"], footprint: catalogTables },
+    systemCatalogsOptional: true,
     intervalSeconds: 300,
     columns: [
       ["schemaname", "text"],
@@ -133,6 +134,7 @@ export const databaseProbes: readonly DescribedProbeSpec[] = probesOfScope("data
     name: "pg_stat_all_indexes",
     description: "Index usage statistics with block I/O",
     changedRows: { key: ["indexrelid"], footprint: { when: systemObject, immediate: [] } },
+    systemCatalogsOptional: true,
     intervalSeconds: 300,
     columns: [
       ["relid", "bigint"],

@@ -74,6 +74,12 @@ export interface ProbeSpec {
    * than once per server.
    */
   readsConnectedDatabase?: true;
+  /**
+   * A database probe listing objects of every schema, whose system catalogs' objects (schemas
+   * SYSTEM_SCHEMAS, named by column `schemaname`) the probe configuration may leave out: its
+   * `include_system_catalogs` setting, true by default.
+   */
+  systemCatalogsOptional?: true;
 }
 
 /**
