@@ -30,33 +30,45 @@ const BLOCKED = "wait_event_type = 'Lock' and cardinality(blocking_pids) > 0";
  * Database load per vCPU: average active sessions over the LOAD_WINDOW_MINUTES minutes up to each
  * sampled minute (samples ÷ ticks, so minutes the sampler missed do not dilute it; ticks without
  * samples are an idle minute), divided by the host's vCPUs: the logical processors of its latest
- * pg_sys_cpu_info snapshot (system_stats, or the collector's own host); a connection without one has
+ * pg_sys_cpu_info snapshot (system_stats, or the collector's own host); a server without one has
  * no load ratio. Above 1: more sessions want to run (on CPU or waiting) than the host has processors.
  *
- * Computed connection by connection and minute by minute (laterals: index lookups): the newest
+ * A server's load, once per server (`wholeServer`): the sampler stores each session under the
+ * connection of its database, so the samples of every connection of the server are summed, and
+ * their ticks, alike for every connection that samples with the server, are taken once (their
+ * highest), as the API's load does (`@dbmon/datastore`, queries/activity.ts). Read per connection,
+ * a server of a hundred registered databases showed each a hundredth of its load.
+ *
+ * Computed server by server and minute by minute (laterals: index lookups): the newest
  * minutes are past the statistics of the week's partition (ANALYZE ran before they were stored), so
  * the planner estimates a row or two where a fleet has thousands, and a set-wide join of the minutes
  * with the connections' vCPUs ran once per connection (seconds at 1,000 connections).
  */
 export const loadPerVcpu: MetricDefinition = {
   tables: ["activity_ticks", "activity_minutes", "pg_sys_cpu_info"],
+  wholeServer: true,
   // Minutes are stored when they close: the latest one is a minute or two old.
   freshnessSeconds: 300,
-  latest: `select connection_id, max(minute) as collected_at
-    from ${rowsBetween("activity_ticks", "minute", "$2")} a group by connection_id`,
+  latest: `select v.server_connection_id as connection_id, max(a.minute) as collected_at
+    from ${rowsBetween("activity_ticks", "minute", "$2")} a
+    join public.dbmon_connection_servers v on v.connection_id = a.connection_id
+    group by v.server_connection_id`,
   sql: `
-  select c.connection_id, null::text as database_name, null::text as object_name, l.minute as collected_at,
-    l.sessions / cpu.vcpus as value
-  from public.dbmon_connection_servers c
+  select c.server_connection_id as connection_id, null::text as database_name, null::text as object_name,
+    l.minute as collected_at, l.sessions / cpu.vcpus as value
+  from (select server_connection_id, array_agg(connection_id) as sources
+        from public.dbmon_connection_servers group by server_connection_id) c
   cross join lateral (select logical_processor::float8 as vcpus from metrics.pg_sys_cpu_info
     where connection_id = c.server_connection_id and collected_at <= $1::timestamptz and logical_processor > 0
     order by collected_at desc limit 1) cpu
   cross join lateral (
     select t.minute, sum(coalesce(s.samples, 0)) over w / nullif(sum(t.ticks) over w, 0) as sessions
-    from metrics.activity_ticks t
+    from (select minute, max(ticks) as ticks from metrics.activity_ticks
+          where connection_id = any(c.sources)
+            and minute > $2::timestamptz - make_interval(mins => ${LOAD_WINDOW_MINUTES - 1}) and minute <= $1::timestamptz
+          group by minute) t
     cross join lateral (select sum(samples)::float8 as samples from metrics.activity_minutes
-      where connection_id = c.connection_id and minute = t.minute) s
-    where t.connection_id = c.connection_id and t.minute > $2::timestamptz - make_interval(mins => ${LOAD_WINDOW_MINUTES - 1}) and t.minute <= $1::timestamptz
+      where connection_id = any(c.sources) and minute = t.minute) s
     window w as (order by t.minute range between make_interval(mins => ${LOAD_WINDOW_MINUTES - 1}) preceding and current row)) l
   where l.minute > $2::timestamptz`,
 };

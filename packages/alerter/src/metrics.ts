@@ -40,6 +40,12 @@ export interface MetricDefinition {
    */
   readsConnectedDatabase?: true;
   /**
+   * Every value is its server's, whichever of the server's connections it is read under, though its
+   * tables are not a server-wide probe's (the activity sampler's): its values are whole-server
+   * (`isServerWide`).
+   */
+  wholeServer?: true;
+  /**
    * The values of a server-wide probe name databases, each under the connection that collects it
    * (`collectedDatabaseJoin`): every connection of a server reads its rows.
    */
@@ -76,16 +82,17 @@ export interface MetricValue {
  * database or one connection: a row without a database from a server- or host-scope probe that the
  * collector runs once per server. Such values are the same through every connection of a server, so
  * they are evaluated once per server (`server-alerts.ts`). Per-database rows of server-wide probes
- * (age_percent) name their database and already count once (`collectedDatabaseJoin`); the activity
- * sampler's tables are no probe's: their samples are split among a server's connections by database.
+ * (age_percent) name their database and already count once (`collectedDatabaseJoin`). The activity
+ * sampler's tables are no probe's: their samples are split among a server's connections by database,
+ * so a rule over them is whole-server only when it sums the server's (`wholeServer`).
  */
 export function isServerWide(metric: string, value: { database_name: string | null }): boolean {
   const definition = metricDefinitions[metric];
   const scope = definition ? findProbeSpec(definition.tables[0])?.scope : undefined;
   return (
     value.database_name === null &&
-    (scope === "server" || scope === "host") &&
-    definition?.readsConnectedDatabase !== true
+    (definition?.wholeServer === true ||
+      ((scope === "server" || scope === "host") && definition?.readsConnectedDatabase !== true))
   );
 }
 
