@@ -13,6 +13,7 @@ import { percentile } from "./harness.js";
 import { memoryLine } from "./memory-lines.js";
 import { datastoreCpuBetween, datastoreCpuSeconds, processUsage } from "./proc.js";
 import { Cleanup, exited, startChild, stopChild } from "./processes.js";
+import { describeWaits, sampleSessionWaits } from "./session-waits.js";
 
 const DATABASES = Number(process.env.BENCH_FLEET_DATABASES ?? 1000);
 const PER_CLUSTER = Number(process.env.BENCH_FLEET_DATABASES_PER_CLUSTER ?? 100);
@@ -42,6 +43,8 @@ const WARM_UP_SECONDS = Math.round(Math.min(Math.min(300, 0.3 * DATABASES) + 30,
 const SAMPLING_ON_SECONDS = Math.round(WARM_UP_SECONDS + (SECONDS - WARM_UP_SECONDS) / 2);
 const ACTIVITY_TABLES = ["activity_samples", "activity_minutes", "activity_ticks"] as const;
 const SAMPLE_SECONDS = 5;
+/** How often the children's busy datastore sessions are sampled for what they wait on. */
+const WAIT_SAMPLE_MS = 250;
 const HOUR_MS = 3600_000;
 /** The alerter's default baseline window (7 days). */
 const LOOKBACK_HOURS = 7 * 24;
@@ -201,6 +204,8 @@ async function measure(cleanup: Cleanup): Promise<void> {
   cleanup.checkpoint();
 
   const started = Date.now();
+  const waits = sampleSessionWaits(sql, ["fleet collector", "fleet alerter"], WAIT_SAMPLE_MS);
+  cleanup.add("stop sampling the sessions' waits", () => waits.stop());
   const collectorSamples: ProcessSample[] = [];
   const alerterSamples: ProcessSample[] = [];
   const sessions: number[] = [];
@@ -232,6 +237,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
         datastoreSeen: new Map(datastoreSeen),
         sessionsStarted: await sessionsStarted(clusters),
       };
+      waits.mark();
       // The trigger on probe_configs tells the collector at once.
       await sql`update probe_configs set is_enabled = false where name = 'activity_sampling'`;
     }
@@ -242,6 +248,7 @@ async function measure(cleanup: Cleanup): Promise<void> {
     await sleep(Math.max(0, at + SAMPLE_SECONDS * 1000 - Date.now()));
   }
   const end = Date.now();
+  const waited = await waits.stop();
   collectorSamples.push({ at: end, ...processUsage(collector.pid) });
   alerterSamples.push({ at: end, ...processUsage(alerter.pid) });
   for (const [pid, session] of await datastoreCpuSeconds(sql)) {
@@ -363,6 +370,16 @@ async function measure(cleanup: Cleanup): Promise<void> {
     [
       `datastore server processes' cores for the collector / the alerter: whole run / after ${WARM_UP_SECONDS} s`,
       `${datastoreCores("fleet collector")}; ${datastoreCores("fleet alerter")}`,
+      "—",
+    ],
+    [
+      `the collector's busy datastore sessions after ${WARM_UP_SECONDS} s (sampled every ${WAIT_SAMPLE_MS} ms): where they were`,
+      describeWaits(waited.get("fleet collector")),
+      "0 % locks",
+    ],
+    [
+      `the alerter's busy datastore sessions after ${WARM_UP_SECONDS} s: where they were`,
+      describeWaits(waited.get("fleet alerter")),
       "—",
     ],
     [
