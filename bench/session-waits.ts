@@ -18,7 +18,7 @@ function stateOf(state: string, waitType: string | null): SessionState {
   if (state.startsWith("idle in transaction")) {
     return "between statements";
   }
-  if (waitType === null || waitType === "CPU") {
+  if (waitType === null) {
     return "running";
   }
   if (waitType === "Lock") {
